@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * Request and response shapes of the auth endpoints. The client's forms use the same schemas, so
+ * the spec's validation rules (required fields, email format, password minimum 6) live once.
+ */
+export const PASSWORD_MIN = 6;
+
+const email = z
+  .string({ error: 'Email is required' })
+  .trim()
+  .min(1, 'Email is required')
+  .max(254, 'Email is too long')
+  .email('Please enter a valid email address');
+const password = z
+  .string({ error: 'Password is required' })
+  .min(1, 'Password is required')
+  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
+  .max(200, 'Password must be at most 200 characters');
+const name = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`)
+    .max(100, `${label} must be at most 100 characters`);
+
+export const loginBody = z.object({ email, password });
+export const registerBody = z.object({
+  firstName: name('First name'),
+  lastName: name('Last name'),
+  email,
+  password,
+});
+export const forgotPasswordBody = z.object({ email });
+export const resetPasswordBody = z.object({
+  token: z.string({ error: 'Reset token is required' }).trim().min(1, 'Reset token is required').max(200),
+  password,
+});
+
+export const user = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  createdAt: z.string(),
+});
+export const userResponse = z.object({ user });
+export const messageResponse = z.object({ message: z.string() });
+export const forgotPasswordResponse = z.object({
+  message: z.string(),
+  resetToken: z.string().optional(),
+});
+
+export type LoginBody = z.infer<typeof loginBody>;
+export type RegisterBody = z.infer<typeof registerBody>;
+export type ForgotPasswordBody = z.infer<typeof forgotPasswordBody>;
+export type ResetPasswordBody = z.infer<typeof resetPasswordBody>;
+export type User = z.infer<typeof user>;
+export type ForgotPasswordResponse = z.infer<typeof forgotPasswordResponse>;

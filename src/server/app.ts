@@ -1,0 +1,103 @@
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openDatabase, type Database } from './db/client.js';
+import { registerErrorHandler } from './http/errors.js';
+import { registerOriginCheck, registerSessionLookup } from './http/session.js';
+import { authRoutes } from './features/auth/auth.routes.js';
+import { healthRoutes } from './features/health/health.routes.js';
+
+export interface BuildOptions {
+  /** Tests hand in a shared database so PGlite boots once per worker. */
+  database?: Database;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+/** Builds the whole server without listening: main.ts listens, tests call `inject`. */
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+          },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const database = opts.database ?? (await openDatabase(config));
+  const ctx: AppContext = { config, database, db: database.db, onUserCreated: [], onClose: [] };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => {
+    for (const stop of ctx.onClose) await stop();
+    if (!opts.database) await database.close();
+  });
+
+  await app.register(cookie);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", 'https://js.stripe.com'],
+        frameSrc: ["'self'", 'https://js.stripe.com', 'https://hooks.stripe.com'],
+        connectSrc: ["'self'", 'https://api.stripe.com'],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        workerSrc: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  registerErrorHandler(app);
+  registerOriginCheck(app);
+  registerSessionLookup(app, ctx);
+
+  await healthRoutes(app, ctx);
+  await authRoutes(app, ctx);
+
+  if (config.webDir && existsSync(path.join(config.webDir, 'index.html'))) {
+    await serveWeb(app, config.webDir);
+  }
+  return app;
+}
+
+async function serveWeb(app: FastifyInstance, webDir: string) {
+  await app.register(fastifyStatic, {
+    root: webDir,
+    wildcard: false,
+    index: false,
+    setHeaders(res, filePath) {
+      // Vite fingerprints everything under /assets, so those never change under the same name.
+      if (filePath.includes(`${path.sep}assets${path.sep}`)) {
+        res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      } else {
+        res.setHeader('Cache-Control', 'no-cache');
+      }
+    },
+  });
+  // Client-side routes (/gallery, /pricing...) all load the single page.
+  app.setNotFoundHandler((request, reply) => {
+    if (request.method !== 'GET' || request.url.startsWith('/api/')) {
+      return reply
+        .status(404)
+        .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+    }
+    return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+  });
+}

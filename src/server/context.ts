@@ -1,0 +1,17 @@
+import type { Config } from './config.js';
+import type { Database, Db } from './db/client.js';
+
+export interface UserCreatedHook {
+  (user: { id: string; email: string }): Promise<void>;
+}
+
+/** What every feature is handed when it registers: configuration, the database and app-wide hooks. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  /** Run after an account is created (e.g. seeding the demo library); failures are logged. */
+  onUserCreated: UserCreatedHook[];
+  /** Background work to stop on shutdown. */
+  onClose: Array<() => Promise<void>>;
+}

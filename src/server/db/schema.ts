@@ -1,0 +1,264 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  firstName: text('first_name').notNull(),
+  lastName: text('last_name').notNull(),
+  stripeCustomerId: text('stripe_customer_id'),
+  createdAt: createdAt(),
+});
+
+/** Only the SHA-256 of a session token is stored, so a database leak does not leak sessions. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('password_resets_user_idx').on(t.userId)],
+);
+
+export const subscriptions = pgTable('subscriptions', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  status: text('status').notNull(),
+  tier: text('tier').notNull(),
+  billingCycle: text('billing_cycle').notNull(),
+  price: integer('price').notNull(),
+  endDate: timestamp('end_date', { withTimezone: true }),
+  /** 'trial' | 'upgrade' | 'stripe': where the current state came from. */
+  source: text('source').notNull(),
+  stripeSubscriptionId: text('stripe_subscription_id').unique(),
+  cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+  /** Created-time of the newest Stripe event applied, so late, older events cannot roll state back. */
+  lastEventAt: timestamp('last_event_at', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const stripeEvents = pgTable('stripe_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  processedAt: timestamp('processed_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const appStatus = pgTable('app_status', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  isActive: boolean('is_active').notNull().default(false),
+  isMonitoring: boolean('is_monitoring').notNull().default(false),
+  activeSince: timestamp('active_since', { withTimezone: true }),
+  lastActivity: timestamp('last_activity', { withTimezone: true }),
+});
+
+export const activities = pgTable(
+  'activities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    app: text('app').notNull(),
+    adDuration: integer('ad_duration').notNull(),
+    timeSaved: integer('time_saved').notNull(),
+    pointsEarned: integer('points_earned').notNull(),
+    gameType: text('game_type'),
+    gameScore: integer('game_score'),
+    gameCompleted: boolean('game_completed'),
+    eventId: text('event_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('activities_user_event_uq').on(t.userId, t.eventId),
+    index('activities_user_created_idx').on(t.userId, t.createdAt),
+  ],
+);
+
+/**
+ * Append-only. Every point a user has comes from one row here; the unique event id per user makes
+ * each award idempotent (a replayed request hits the constraint and adds nothing).
+ */
+export const pointsLedger = pgTable(
+  'points_ledger',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    source: text('source').notNull(),
+    sourceEventId: text('source_event_id').notNull(),
+    points: integer('points').notNull(),
+    message: text('message'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('points_ledger_user_event_uq').on(t.userId, t.sourceEventId),
+    index('points_ledger_user_created_idx').on(t.userId, t.createdAt),
+  ],
+);
+
+export const achievements = pgTable(
+  'achievements',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    achievementId: text('achievement_id').notNull(),
+    unlockedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.achievementId] })],
+);
+
+export const albums = pgTable(
+  'albums',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    isSmartAlbum: boolean('is_smart_album').notNull().default(false),
+    /** Category (or 'people') a smart album mirrors; null for albums users make. */
+    smartKey: text('smart_key'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('albums_user_idx').on(t.userId),
+    uniqueIndex('albums_user_smart_uq').on(t.userId, t.smartKey),
+  ],
+);
+
+export const photos = pgTable(
+  'photos',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    mime: text('mime').notNull(),
+    size: integer('size').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    /** Content-addressed blob keys (sha256): the original is never overwritten. */
+    originalKey: text('original_key').notNull(),
+    previewKey: text('preview_key').notNull(),
+    thumbnailKey: text('thumbnail_key').notNull(),
+    thumbhash: text('thumbhash'),
+    takenAt: timestamp('taken_at', { withTimezone: true }),
+    exif: jsonb('exif').$type<Record<string, unknown>>(),
+    uploadedAt: timestamp('uploaded_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Stable handle for a demo-library photo ('editor' is the photo editor's default). */
+    demoKey: text('demo_key'),
+    analyzed: boolean('analyzed').notNull().default(false),
+    category: text('category'),
+    tags: jsonb('tags').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    description: text('description'),
+    analysisError: text('analysis_error'),
+    faceCount: integer('face_count'),
+    albumId: uuid('album_id').references(() => albums.id, { onDelete: 'set null' }),
+    /** The applied filter version shown instead of the original, if any. */
+    currentVersionId: uuid('current_version_id'),
+  },
+  (t) => [
+    index('photos_user_uploaded_idx').on(t.userId, t.uploadedAt.desc(), t.id.desc()),
+    uniqueIndex('photos_user_demo_uq').on(t.userId, t.demoKey),
+  ],
+);
+
+export const albumPhotos = pgTable(
+  'album_photos',
+  {
+    albumId: uuid('album_id')
+      .notNull()
+      .references(() => albums.id, { onDelete: 'cascade' }),
+    photoId: uuid('photo_id')
+      .notNull()
+      .references(() => photos.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.albumId, t.photoId] }), index('album_photos_photo_idx').on(t.photoId)],
+);
+
+export const photoVersions = pgTable(
+  'photo_versions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    photoId: uuid('photo_id')
+      .notNull()
+      .references(() => photos.id, { onDelete: 'cascade' }),
+    filterName: text('filter_name').notNull(),
+    intensity: integer('intensity').notNull(),
+    originalKey: text('original_key').notNull(),
+    previewKey: text('preview_key').notNull(),
+    thumbnailKey: text('thumbnail_key').notNull(),
+    size: integer('size').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('photo_versions_photo_idx').on(t.photoId)],
+);
+
+/** Database-backed queue: survives restarts and is shared by every server process. */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    photoId: uuid('photo_id').references(() => photos.id, { onDelete: 'cascade' }),
+    status: text('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    runAfter: timestamp('run_after', { withTimezone: true }).notNull().defaultNow(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    durationMs: real('duration_ms'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('jobs_status_run_idx').on(t.status, t.runAfter),
+    index('jobs_user_idx').on(t.userId),
+    uniqueIndex('jobs_pending_photo_uq')
+      .on(t.kind, t.photoId)
+      .where(sql`status in ('queued', 'running')`),
+  ],
+);

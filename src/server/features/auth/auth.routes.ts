@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  forgotPasswordBody,
+  forgotPasswordResponse,
+  loginBody,
+  messageResponse,
+  registerBody,
+  resetPasswordBody,
+  userResponse,
+} from '../../../contract/auth.js';
+import type { AppContext } from '../../context.js';
+import { clearSessionCookie, requireUser, setSessionCookie } from '../../http/session.js';
+import { createAuthRepository, type UserRow } from './auth.repository.js';
+import { createAuthService } from './auth.service.js';
+import { createSmtpMailer } from './mailer.js';
+
+const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'createdAt'>) => ({
+  id: u.id,
+  email: u.email,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  createdAt: u.createdAt.toISOString(),
+});
+
+export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
+  const service = createAuthService({
+    repo: createAuthRepository(ctx.db),
+    config: ctx.config,
+    mailer: ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined,
+    onUserCreated: ctx.onUserCreated,
+    log: (msg, err) => app.log.error({ err }, msg),
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/api/auth/user', { schema: { response: { 200: userResponse } } }, async (request) => ({
+    user: toUser(requireUser(request)),
+  }));
+
+  r.post('/api/auth/register', { schema: { body: registerBody, response: { 201: userResponse } } }, async (request, reply) => {
+    const { user, token, expiresAt } = await service.register(request.body);
+    setSessionCookie(request, reply, token, expiresAt);
+    return reply.status(201).send({ user: toUser(user) });
+  });
+
+  r.post('/api/auth/login', { schema: { body: loginBody, response: { 200: userResponse } } }, async (request, reply) => {
+    const { user, token, expiresAt } = await service.login(request.body.email, request.body.password, request.ip);
+    // A fresh token at every login: a session id planted before sign-in is never promoted.
+    if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
+    setSessionCookie(request, reply, token, expiresAt);
+    return { user: toUser(user) };
+  });
+
+  r.post('/api/auth/logout', { schema: { response: { 200: messageResponse } } }, async (request, reply) => {
+    if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
+    clearSessionCookie(reply);
+    return { message: 'Signed out' };
+  });
+
+  r.post(
+    '/api/auth/forgot-password',
+    { schema: { body: forgotPasswordBody, response: { 200: forgotPasswordResponse } } },
+    async (request) => service.forgotPassword(request.body.email, request.ip),
+  );
+
+  r.post(
+    '/api/auth/reset-password',
+    { schema: { body: resetPasswordBody, response: { 200: messageResponse } } },
+    async (request) => service.resetPassword(request.body.token, request.body.password),
+  );
+}

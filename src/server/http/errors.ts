@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/** Services throw these; the one error handler below turns them into HTTP answers. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code = 'error',
+  ) {
+    super(message);
+  }
+}
+export const badRequest = (message: string) => new AppError(400, message, 'bad_request');
+export const unauthorized = (message = 'Please sign in to continue.') =>
+  new AppError(401, message, 'unauthorized');
+export const forbidden = (message: string) => new AppError(403, message, 'forbidden');
+export const notFound = (message = 'Not found.') => new AppError(404, message, 'not_found');
+export const conflict = (message: string) => new AppError(409, message, 'conflict');
+export const tooMany = (message: string) => new AppError(429, message, 'rate_limited');
+export const unavailable = (message: string) => new AppError(503, message, 'unavailable');
+
+/** Errors from the database driver when the server is unreachable: answer 503, not 500. */
+function isDatabaseDown(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return (
+    typeof code === 'string' &&
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
+  );
+}
+
+export function registerErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof AppError) {
+      return reply.status(err.statusCode).send({ message: err.message, code: err.code });
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const first = err.validation[0];
+      const field = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
+      const detail = first?.message ?? 'Invalid request';
+      return reply.status(400).send({
+        message: field ? `${field}: ${detail}` : detail,
+        code: 'validation',
+      });
+    }
+    if (isDatabaseDown(err)) {
+      request.log.warn({ err }, 'database unavailable');
+      return reply
+        .status(503)
+        .send({ message: 'The service is temporarily unavailable. Please try again shortly.', code: 'unavailable' });
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own 4xx (malformed JSON, body too large, wrong content type) carry safe messages.
+      const message =
+        err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
+          ? 'The request body is not valid JSON.'
+          : err.message;
+      return reply.status(status).send({ message, code: err.code ?? 'bad_request' });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send({ message: 'Something went wrong on our side.', code: 'internal' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+  });
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { and, eq, gt } from 'drizzle-orm';
+import type { AppContext } from '../context.js';
+import { sessions, users } from '../db/schema.js';
+import { hashToken } from '../lib/tokens.js';
+import { unauthorized } from './errors.js';
+
+export const SESSION_COOKIE = 'eyevu_session';
+export const SESSION_DAYS = 30;
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  createdAt: Date;
+  sessionId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    sessionUser: SessionUser | null;
+  }
+}
+
+/** The signed-in user, or a 401 the error handler turns into `{message}`. */
+export function requireUser(request: FastifyRequest): SessionUser {
+  if (!request.sessionUser) throw unauthorized();
+  return request.sessionUser;
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    expires,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply) {
+  reply.clearCookie(SESSION_COOKIE, { path: '/' });
+}
+
+/** Resolves the session cookie on API requests only; static files need no database round trip. */
+export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
+  app.decorateRequest('sessionUser', null);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token) return;
+    const id = hashToken(token);
+    const [row] = await ctx.db
+      .select({
+        id: users.id,
+        email: users.email,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        createdAt: users.createdAt,
+      })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())))
+      .limit(1);
+    if (row) request.sessionUser = { ...row, sessionId: id };
+  });
+}
+
+/**
+ * SameSite=Lax already keeps the cookie off cross-site POSTs; refusing a foreign Origin on unsafe
+ * methods closes the gap for older browsers and same-site subdomains.
+ */
+export function registerOriginCheck(app: FastifyInstance) {
+  app.addHook('onRequest', async (request, reply) => {
+    if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
+    if (request.url.startsWith('/api/stripe/webhook')) return;
+    const origin = request.headers.origin;
+    if (!origin) return;
+    let host: string;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = '';
+    }
+    if (host !== request.headers.host) {
+      return reply.status(403).send({ message: 'Cross-site requests are not allowed.', code: 'forbidden' });
+    }
+  });
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+
+const r = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    alias: {
+      '@domain': r('./src/domain'),
+      '@contract': r('./src/contract'),
+      '@web': r('./src/web'),
+    },
+  },
+  test: {
+    globals: true,
+    include: ['src/**/*.test.{ts,tsx}'],
+    environment: 'node',
+    // Component tests opt into jsdom with a per-file `// @vitest-environment jsdom` comment.
+    setupFiles: ['./src/test-setup.ts'],
+    // PGlite takes seconds to boot and password hashing is deliberately slow.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
