@@ -1,0 +1,183 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import {
+  analyzePhoto,
+  classifyEmbedding,
+  isPhotoCategory,
+  summarizeColours,
+  type Centroid,
+  type Classification,
+  type PhotoAnalysis,
+} from '../../../../domain/photo-analysis';
+import { ensureTfWasm } from './runtime';
+import { EMBEDDING_INPUT, loadEmbedder, type Embedder, type RgbImage } from './embedder';
+import { loadDetector, type Detector, type Detections } from './detectors';
+
+export { cosineSimilarity, normalize, centroidOf } from '../../../../domain/photo-analysis';
+
+/** Longest side fed to the detectors; CenterNet/BlazeFace resize internally anyway. */
+const DETECTOR_MAX_SIDE = 512;
+
+export interface ReferenceEmbeddings {
+  model: string;
+  layer: string;
+  dims: number;
+  margin: number;
+  centroids: Centroid[];
+}
+
+export interface VisionEngineOptions {
+  /** Folder with @vladmandic/human model files (default: node_modules/@vladmandic/human/models). */
+  modelsDir?: string;
+  /** Precomputed centroids (default: assets/reference-embeddings.json under cwd). */
+  referencePath?: string;
+  /** node_modules folder, when the process cwd/bundle location cannot find it. */
+  nodeModulesDir?: string;
+  /** Skip detectors (embedding + category only), e.g. for building the reference file. */
+  detectors?: boolean;
+}
+
+export interface VisionResult extends PhotoAnalysis {
+  classification: Classification;
+  embedding: Float32Array;
+  detections: Detections;
+  embeddingMs: number;
+  detectMs: number;
+  totalMs: number;
+}
+
+export interface VisionEngine {
+  load(): Promise<void>;
+  analyze(image: Buffer): Promise<VisionResult>;
+  embed(image: Buffer): Promise<Float32Array>;
+  readonly loadMs: number | undefined;
+}
+
+export function defaultReferencePath(): string {
+  return path.join(process.cwd(), 'assets', 'reference-embeddings.json');
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
+  if (!isRecord(json) || !Array.isArray(json.centroids) || typeof json.margin !== 'number') {
+    throw new Error('vision: reference embeddings file is malformed');
+  }
+  const centroids: Centroid[] = json.centroids.map((c: unknown) => {
+    if (!isRecord(c) || !isPhotoCategory(c.category) || !Array.isArray(c.vector)) {
+      throw new Error('vision: bad centroid in reference embeddings');
+    }
+    return { category: c.category, vector: Float32Array.from(c.vector.map(Number)) };
+  });
+  return {
+    model: String(json.model),
+    layer: String(json.layer),
+    dims: Number(json.dims),
+    margin: json.margin,
+    centroids,
+  };
+}
+
+/** Decodes once, then derives each model's input; EXIF rotation applied so faces are upright. */
+export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage; detect: RgbImage; thumb: RgbImage }> {
+  const base = sharp(image, { failOn: 'error' }).rotate();
+  const { data, info } = await base
+    .resize(DETECTOR_MAX_SIDE, DETECTOR_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const detect: RgbImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+  const fromDetect = sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } });
+  // Squash (no crop) to the square input: the whole scene matters for the category.
+  const e = await fromDetect.clone().resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
+  const t = await fromDetect.clone().resize(32, 32, { fit: 'fill' }).raw().toBuffer();
+  return {
+    detect,
+    embed: { data: new Uint8Array(e.buffer, e.byteOffset, e.length), width: EMBEDDING_INPUT, height: EMBEDDING_INPUT },
+    thumb: { data: new Uint8Array(t.buffer, t.byteOffset, t.length), width: 32, height: 32 },
+  };
+}
+
+/**
+ * Loads nothing until load()/analyze() is first called; the models then stay in memory
+ * for the life of the process (or worker thread). Calls are serialised internally
+ * because tfjs' WASM backend is single-threaded per process.
+ */
+export function createVisionEngine(options: VisionEngineOptions = {}): VisionEngine {
+  let loading: Promise<void> | undefined;
+  let embedder: Embedder | undefined;
+  let detector: Detector | undefined;
+  let reference: ReferenceEmbeddings | undefined;
+  let loadMs: number | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const load = (): Promise<void> => {
+    loading ??= (async () => {
+      const t0 = performance.now();
+      await ensureTfWasm(options.nodeModulesDir);
+      embedder = await loadEmbedder(options.nodeModulesDir);
+      if (options.detectors !== false) detector = await loadDetector(options.modelsDir, options.nodeModulesDir);
+      if (options.referencePath !== '') {
+        const refPath = options.referencePath ?? defaultReferencePath();
+        reference = parseReferenceEmbeddings(JSON.parse(await readFile(refPath, 'utf8')));
+      }
+      loadMs = performance.now() - t0;
+    })();
+    // A failed load must not poison the engine forever.
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  return {
+    load,
+    get loadMs() {
+      return loadMs;
+    },
+    async embed(image) {
+      await load();
+      const inputs = await decodeForModels(image);
+      return serial(async () => {
+        if (!embedder) throw new Error('vision: embedder not loaded');
+        return embedder.embed(inputs.embed);
+      });
+    },
+    async analyze(image) {
+      await load();
+      const t0 = performance.now();
+      const inputs = await decodeForModels(image);
+      return serial(async () => {
+        if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
+        const t1 = performance.now();
+        const embedding = embedder.embed(inputs.embed);
+        const t2 = performance.now();
+        const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
+        const t3 = performance.now();
+        const classification = classifyEmbedding(embedding, reference.centroids, reference.margin);
+        const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
+        const analysis = analyzePhoto({ classification, objects: detections.objects, faces: detections.faces, colours });
+        return {
+          ...analysis,
+          classification,
+          embedding,
+          detections,
+          embeddingMs: t2 - t1,
+          detectMs: t3 - t2,
+          totalMs: performance.now() - t0,
+        };
+      });
+    },
+  };
+}
