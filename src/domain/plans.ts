@@ -64,7 +64,13 @@ export const PLANS: readonly Plan[] = [
     id: 'premium',
     name: 'Premium',
     description: 'Smart organization for your whole library',
-    features: ['Everything in Basic', 'AI photo organization', 'Smart albums', 'AI photo filters', 'Detailed statistics'],
+    features: [
+      'Everything in Basic',
+      'AI photo organization',
+      'Smart albums',
+      'AI photo filters',
+      'Detailed statistics',
+    ],
     monthlyPrice: 999,
     yearlyPrice: 9590,
     popular: true,
@@ -132,7 +138,14 @@ export interface UpgradeModalPlan {
 }
 
 export const UPGRADE_MODAL_PLANS: readonly UpgradeModalPlan[] = [
-  { id: 'monthly', price: 499, durationDays: 30, priceLabel: '$4.99/month', note: 'Unlimited ad skipping', tag: 'Popular' },
+  {
+    id: 'monthly',
+    price: 499,
+    durationDays: 30,
+    priceLabel: '$4.99/month',
+    note: 'Unlimited ad skipping',
+    tag: 'Popular',
+  },
   { id: 'yearly', price: 4999, durationDays: 365, priceLabel: '$49.99/year', note: 'Save 17% annually', tag: null },
 ];
 

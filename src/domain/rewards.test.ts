@@ -25,7 +25,14 @@ import {
 describe('reward points', () => {
   it('has the default points per type', () => {
     expect(REWARD_TYPES).toEqual(['points', 'streak', 'achievement', 'upload', 'login', 'activation']);
-    expect(DEFAULT_REWARD_POINTS).toEqual({ points: 10, streak: 25, achievement: 50, upload: 5, login: 10, activation: 15 });
+    expect(DEFAULT_REWARD_POINTS).toEqual({
+      points: 10,
+      streak: 25,
+      achievement: 50,
+      upload: 5,
+      login: 10,
+      activation: 15,
+    });
     expect(isRewardType('login')).toBe(true);
     expect(isRewardType('bogus')).toBe(false);
   });
@@ -77,18 +84,30 @@ describe('achievements', () => {
 
   it('skips already unlocked ones and can unlock several at once', () => {
     const progress = { photosUploaded: 10, adsSkipped: 5, currentStreak: 1, totalPoints: 0 };
-    expect(newlyUnlockedAchievements(progress, []).map((a) => a.id)).toEqual(['first_steps', 'photo_collector', 'ad_skipper']);
-    expect(newlyUnlockedAchievements(progress, ['first_steps', 'ad_skipper']).map((a) => a.id)).toEqual(['photo_collector']);
+    expect(newlyUnlockedAchievements(progress, []).map((a) => a.id)).toEqual([
+      'first_steps',
+      'photo_collector',
+      'ad_skipper',
+    ]);
+    expect(newlyUnlockedAchievements(progress, ['first_steps', 'ad_skipper']).map((a) => a.id)).toEqual([
+      'photo_collector',
+    ]);
   });
 });
 
 describe('nextLoginStreak', () => {
   it('starts at 1 on first login without a message', () => {
-    expect(nextLoginStreak({ lastLoginDay: null, currentStreak: 0 }, '2024-05-10')).toEqual({ currentStreak: 1, isNewDay: true });
+    expect(nextLoginStreak({ lastLoginDay: null, currentStreak: 0 }, '2024-05-10')).toEqual({
+      currentStreak: 1,
+      isNewDay: true,
+    });
   });
 
   it('keeps the streak on the same day', () => {
-    expect(nextLoginStreak({ lastLoginDay: '2024-05-10', currentStreak: 4 }, '2024-05-10')).toEqual({ currentStreak: 4, isNewDay: false });
+    expect(nextLoginStreak({ lastLoginDay: '2024-05-10', currentStreak: 4 }, '2024-05-10')).toEqual({
+      currentStreak: 4,
+      isNewDay: false,
+    });
   });
 
   it('adds one on the next day with a welcome message', () => {
@@ -103,11 +122,17 @@ describe('nextLoginStreak', () => {
   });
 
   it('resets to 1 after a gap, with no message', () => {
-    expect(nextLoginStreak({ lastLoginDay: '2024-05-07', currentStreak: 9 }, '2024-05-10')).toEqual({ currentStreak: 1, isNewDay: true });
+    expect(nextLoginStreak({ lastLoginDay: '2024-05-07', currentStreak: 9 }, '2024-05-10')).toEqual({
+      currentStreak: 1,
+      isNewDay: true,
+    });
   });
 
   it('does not give a new day when the clock moved back', () => {
-    expect(nextLoginStreak({ lastLoginDay: '2024-05-11', currentStreak: 3 }, '2024-05-10')).toEqual({ currentStreak: 3, isNewDay: false });
+    expect(nextLoginStreak({ lastLoginDay: '2024-05-11', currentStreak: 3 }, '2024-05-10')).toEqual({
+      currentStreak: 3,
+      isNewDay: false,
+    });
   });
 
   it('rejects a malformed today', () => {

@@ -85,11 +85,39 @@ export interface Achievement {
 }
 
 export const ACHIEVEMENTS: readonly Achievement[] = [
-  { id: 'first_steps', name: 'First Steps', description: 'Upload your first photo', metric: 'photosUploaded', threshold: 1, points: 25 },
-  { id: 'photo_collector', name: 'Photo Collector', description: 'Upload 10 photos', metric: 'photosUploaded', threshold: 10, points: 50 },
+  {
+    id: 'first_steps',
+    name: 'First Steps',
+    description: 'Upload your first photo',
+    metric: 'photosUploaded',
+    threshold: 1,
+    points: 25,
+  },
+  {
+    id: 'photo_collector',
+    name: 'Photo Collector',
+    description: 'Upload 10 photos',
+    metric: 'photosUploaded',
+    threshold: 10,
+    points: 50,
+  },
   { id: 'ad_skipper', name: 'Ad Skipper', description: 'Skip 5 ads', metric: 'adsSkipped', threshold: 5, points: 30 },
-  { id: 'week_warrior', name: 'Week Warrior', description: 'Log in 7 days in a row', metric: 'currentStreak', threshold: 7, points: 100 },
-  { id: 'point_master', name: 'Point Master', description: 'Earn 500 points', metric: 'totalPoints', threshold: 500, points: 75 },
+  {
+    id: 'week_warrior',
+    name: 'Week Warrior',
+    description: 'Log in 7 days in a row',
+    metric: 'currentStreak',
+    threshold: 7,
+    points: 100,
+  },
+  {
+    id: 'point_master',
+    name: 'Point Master',
+    description: 'Earn 500 points',
+    metric: 'totalPoints',
+    threshold: 500,
+    points: 75,
+  },
 ];
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
-import { registerErrorHandler } from './http/errors.js';
+import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
@@ -71,9 +71,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
 
-  if (config.webDir && existsSync(path.join(config.webDir, 'index.html'))) {
-    await serveWeb(app, config.webDir);
-  }
+  const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
+  if (spa) await serveWeb(app, config.webDir!);
+  registerNotFound(app, { spa });
   return app;
 }
 
@@ -85,19 +85,10 @@ async function serveWeb(app: FastifyInstance, webDir: string) {
     setHeaders(res, filePath) {
       // Vite fingerprints everything under /assets, so those never change under the same name.
       if (filePath.includes(`${path.sep}assets${path.sep}`)) {
-        res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        res.header('Cache-Control', 'public, max-age=31536000, immutable');
       } else {
-        res.setHeader('Cache-Control', 'no-cache');
+        res.header('Cache-Control', 'no-cache');
       }
     },
-  });
-  // Client-side routes (/gallery, /pricing...) all load the single page.
-  app.setNotFoundHandler((request, reply) => {
-    if (request.method !== 'GET' || request.url.startsWith('/api/')) {
-      return reply
-        .status(404)
-        .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
-    }
-    return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
   });
 }

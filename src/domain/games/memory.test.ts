@@ -67,7 +67,12 @@ describe('memory flips', () => {
     const s0 = started();
     const { pair } = pairs(s0);
     const s = flipCard(flipCard(s0, pair[0], T0 + 100), pair[1], T0 + 200);
-    expect(s.cards.filter((c) => c.isMatched).map((c) => c.id).sort()).toEqual([...pair].sort());
+    expect(
+      s.cards
+        .filter((c) => c.isMatched)
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...pair].sort());
     expect(s.flippedIds).toEqual([]);
     expect(s.matches).toBe(1);
     expect(s.score).toBe(10);

@@ -22,8 +22,7 @@ export interface MemoryCard {
 export type MemoryPhase = 'intro' | 'playing' | 'complete';
 
 export type MemoryTimer =
-  | { kind: 'flip-back'; dueAt: number; cardIds: readonly [number, number] }
-  | { kind: 'complete'; dueAt: number };
+  { kind: 'flip-back'; dueAt: number; cardIds: readonly [number, number] } | { kind: 'complete'; dueAt: number };
 
 export interface MemoryState {
   phase: MemoryPhase;

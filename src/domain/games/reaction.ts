@@ -171,7 +171,12 @@ export function tickReaction(state: ReactionState, now: number): ReactionState {
     const timeUp = endsAt(s);
     const spawnAt = s.nextSpawnAt;
 
-    if (expiring && expiring.expiresAt <= now && expiring.expiresAt <= timeUp && (spawnAt === null || expiring.expiresAt <= spawnAt)) {
+    if (
+      expiring &&
+      expiring.expiresAt <= now &&
+      expiring.expiresAt <= timeUp &&
+      (spawnAt === null || expiring.expiresAt <= spawnAt)
+    ) {
       const misses = s.misses + 1;
       s = {
         ...s,

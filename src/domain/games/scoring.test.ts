@@ -74,9 +74,15 @@ describe('validateGameResult', () => {
       completed: true,
       points: 6,
     });
-    expect(validateGameResult({ gameType: 'reaction', score: 200, completed: true }, 15)).toMatchObject({ ok: true, points: 20 });
+    expect(validateGameResult({ gameType: 'reaction', score: 200, completed: true }, 15)).toMatchObject({
+      ok: true,
+      points: 20,
+    });
     expect(validateGameResult({ gameType: 'reaction', score: 188, completed: true }, 30)).toMatchObject({ ok: true });
-    expect(validateGameResult({ gameType: 'trivia', score: 85, completed: true }, 30)).toMatchObject({ ok: true, points: 8 });
+    expect(validateGameResult({ gameType: 'trivia', score: 85, completed: true }, 30)).toMatchObject({
+      ok: true,
+      points: 8,
+    });
     expect(validateGameResult({ gameType: 'trivia', score: 87, completed: true }, 45)).toMatchObject({ ok: true });
   });
 
@@ -113,6 +119,10 @@ describe('validateGameResult', () => {
       completed: false,
       points: 1,
     });
-    expect(validateGameResult({ gameType: 'memory', score: 40, completed: false }, 30)).toMatchObject({ ok: true, score: 0, points: 1 });
+    expect(validateGameResult({ gameType: 'memory', score: 40, completed: false }, 30)).toMatchObject({
+      ok: true,
+      score: 0,
+      points: 1,
+    });
   });
 });

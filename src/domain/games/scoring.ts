@@ -107,8 +107,7 @@ export interface GameData {
 }
 
 export type GameResultCheck =
-  | { ok: true; gameType: GameType; score: number; completed: boolean; points: number }
-  | { ok: false; reason: string };
+  { ok: true; gameType: GameType; score: number; completed: boolean; points: number } | { ok: false; reason: string };
 
 function memoryScores(): Set<number> {
   const scores = new Set<number>();

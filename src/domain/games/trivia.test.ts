@@ -168,7 +168,7 @@ describe('trivia play', () => {
     expect(s0.questions).toHaveLength(3);
     expect(triviaQuestionLabel(s0)).toBe('Question 1/3');
     const last = answerAll(s0, 100);
-    const done = tickTrivia(last, (last.advanceAt ?? 0));
+    const done = tickTrivia(last, last.advanceAt ?? 0);
     expect(done.phase).toBe('complete');
     expect(done.result?.score).toBe(30 + triviaTimeBonus(45_000 - 4300, 45_000));
   });

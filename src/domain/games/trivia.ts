@@ -27,7 +27,12 @@ export interface TriviaQuestion {
 export const TRIVIA_QUESTIONS: readonly TriviaQuestion[] = [
   {
     question: 'What does "JPEG" stand for?',
-    options: ['Joint Photographic Experts Group', 'Just Picture Encoding Graphics', 'Java Photo Exchange Gateway', 'Joined Pixel Element Grid'],
+    options: [
+      'Joint Photographic Experts Group',
+      'Just Picture Encoding Graphics',
+      'Java Photo Exchange Gateway',
+      'Joined Pixel Element Grid',
+    ],
     correctAnswer: 0,
     category: 'Photography',
   },
@@ -39,7 +44,12 @@ export const TRIVIA_QUESTIONS: readonly TriviaQuestion[] = [
   },
   {
     question: 'What is the "golden hour" in photography?',
-    options: ['Noon on a sunny day', 'The hour after midnight', 'Shortly after sunrise or before sunset', 'Any hour with a golden filter'],
+    options: [
+      'Noon on a sunny day',
+      'The hour after midnight',
+      'Shortly after sunrise or before sunset',
+      'Any hour with a golden filter',
+    ],
     correctAnswer: 2,
     category: 'Photography',
   },
@@ -256,7 +266,8 @@ export function triviaQuestionLabel(state: TriviaState): string {
 /** Progress bar fraction 0..1: questions answered out of the total. */
 export function triviaProgress(state: TriviaState): number {
   if (state.questions.length === 0) return 1;
-  const answered = state.phase === 'complete' ? state.questions.length : state.index + (state.selectedAnswer === null ? 0 : 1);
+  const answered =
+    state.phase === 'complete' ? state.questions.length : state.index + (state.selectedAnswer === null ? 0 : 1);
   return answered / state.questions.length;
 }
 

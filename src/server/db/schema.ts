@@ -160,10 +160,7 @@ export const albums = pgTable(
     smartKey: text('smart_key'),
     createdAt: createdAt(),
   },
-  (t) => [
-    index('albums_user_idx').on(t.userId),
-    uniqueIndex('albums_user_smart_uq').on(t.userId, t.smartKey),
-  ],
+  (t) => [index('albums_user_idx').on(t.userId), uniqueIndex('albums_user_smart_uq').on(t.userId, t.smartKey)],
 );
 
 export const photos = pgTable(
@@ -190,7 +187,10 @@ export const photos = pgTable(
     demoKey: text('demo_key'),
     analyzed: boolean('analyzed').notNull().default(false),
     category: text('category'),
-    tags: jsonb('tags').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    tags: jsonb('tags')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     description: text('description'),
     analysisError: text('analysis_error'),
     faceCount: integer('face_count'),

@@ -12,8 +12,7 @@ export class AppError extends Error {
   }
 }
 export const badRequest = (message: string) => new AppError(400, message, 'bad_request');
-export const unauthorized = (message = 'Please sign in to continue.') =>
-  new AppError(401, message, 'unauthorized');
+export const unauthorized = (message = 'Please sign in to continue.') => new AppError(401, message, 'unauthorized');
 export const forbidden = (message: string) => new AppError(403, message, 'forbidden');
 export const notFound = (message = 'Not found.') => new AppError(404, message, 'not_found');
 export const conflict = (message: string) => new AppError(409, message, 'conflict');
@@ -61,8 +60,16 @@ export function registerErrorHandler(app: FastifyInstance) {
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ message: 'Something went wrong on our side.', code: 'internal' });
   });
+}
 
+/** Unknown API paths answer JSON 404; with a built client, other GETs load the single page. */
+export function registerNotFound(app: FastifyInstance, opts: { spa: boolean }) {
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+    if (opts.spa && request.method === 'GET' && !request.url.startsWith('/api/')) {
+      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+    }
+    return reply
+      .status(404)
+      .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
   });
 }

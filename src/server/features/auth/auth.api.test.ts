@@ -1,3 +1,4 @@
+import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { passwordResets, sessions } from '../../db/schema.js';
 import { createTestApp, sessionCookieFrom, signUp, testDbKind, type TestApp } from '../../test/harness.js';
@@ -11,7 +12,7 @@ describe(`auth API (${testDbKind})`, () => {
   });
   afterAll(() => t.close());
 
-  const inject = (...args: Parameters<TestApp['app']['inject']>) => t.app.inject(...args);
+  const inject = (opts: InjectOptions) => t.app.inject(opts);
 
   it('registers, sets a secure session cookie and reports the user', async () => {
     const res = await inject({
@@ -42,18 +43,30 @@ describe(`auth API (${testDbKind})`, () => {
 
   it('refuses a duplicate email with 409', async () => {
     const { body } = await signUp(t.app);
-    const res = await inject({ method: 'POST', url: '/api/auth/register', payload: { ...body, email: body.email.toUpperCase() } });
+    const res = await inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { ...body, email: body.email.toUpperCase() },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('An account with this email already exists.');
   });
 
   it('logs in with the right password, with a new token each time, and refuses a wrong one', async () => {
     const { body, cookie: first } = await signUp(t.app);
-    const bad = await inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: 'wrong-pass' } });
+    const bad = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: body.email, password: 'wrong-pass' },
+    });
     expect(bad.statusCode).toBe(401);
     expect(bad.json().message).toBe('Invalid email or password');
 
-    const ok = await inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } });
+    const ok = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: body.email, password: body.password },
+    });
     expect(ok.statusCode).toBe(200);
     expect(sessionCookieFrom(ok)).not.toBe(first);
   });
@@ -75,7 +88,11 @@ describe(`auth API (${testDbKind})`, () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.json().message).toMatch(/Too many attempts/);
     // Even the right password is refused while the window lasts.
-    const right = await inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } });
+    const right = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: body.email, password: body.password },
+    });
     expect(right.statusCode).toBe(429);
   });
 
@@ -86,17 +103,33 @@ describe(`auth API (${testDbKind})`, () => {
     const { resetToken } = forgot.json();
     expect(resetToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const reset = await inject({ method: 'POST', url: '/api/auth/reset-password', payload: { token: resetToken, password: 'newpass1' } });
+    const reset = await inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: resetToken, password: 'newpass1' },
+    });
     expect(reset.statusCode).toBe(200);
-    const again = await inject({ method: 'POST', url: '/api/auth/reset-password', payload: { token: resetToken, password: 'other12' } });
+    const again = await inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: resetToken, password: 'other12' },
+    });
     expect(again.statusCode).toBe(400);
     expect(again.json().message).toMatch(/invalid or has expired/);
 
     // Existing sessions end with a reset.
     expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(401);
-    const oldPw = await inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } });
+    const oldPw = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: body.email, password: body.password },
+    });
     expect(oldPw.statusCode).toBe(401);
-    const newPw = await inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: 'newpass1' } });
+    const newPw = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: body.email, password: 'newpass1' },
+    });
     expect(newPw.statusCode).toBe(200);
   });
 
@@ -116,7 +149,11 @@ describe(`auth API (${testDbKind})`, () => {
   });
 
   it('does not reveal whether an email has an account', async () => {
-    const res = await inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: 'nobody@example.com' } });
+    const res = await inject({
+      method: 'POST',
+      url: '/api/auth/forgot-password',
+      payload: { email: 'nobody@example.com' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().resetToken).toBeUndefined();
   });
@@ -125,7 +162,11 @@ describe(`auth API (${testDbKind})`, () => {
     const prod = await createTestApp({ demoMode: false });
     try {
       const { body } = await signUp(prod.app);
-      const res = await prod.app.inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } });
+      const res = await prod.app.inject({
+        method: 'POST',
+        url: '/api/auth/forgot-password',
+        payload: { email: body.email },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().resetToken).toBeUndefined();
     } finally {

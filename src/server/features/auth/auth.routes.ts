@@ -37,19 +37,27 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
     user: toUser(requireUser(request)),
   }));
 
-  r.post('/api/auth/register', { schema: { body: registerBody, response: { 201: userResponse } } }, async (request, reply) => {
-    const { user, token, expiresAt } = await service.register(request.body);
-    setSessionCookie(request, reply, token, expiresAt);
-    return reply.status(201).send({ user: toUser(user) });
-  });
+  r.post(
+    '/api/auth/register',
+    { schema: { body: registerBody, response: { 201: userResponse } } },
+    async (request, reply) => {
+      const { user, token, expiresAt } = await service.register(request.body);
+      setSessionCookie(request, reply, token, expiresAt);
+      return reply.status(201).send({ user: toUser(user) });
+    },
+  );
 
-  r.post('/api/auth/login', { schema: { body: loginBody, response: { 200: userResponse } } }, async (request, reply) => {
-    const { user, token, expiresAt } = await service.login(request.body.email, request.body.password, request.ip);
-    // A fresh token at every login: a session id planted before sign-in is never promoted.
-    if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
-    setSessionCookie(request, reply, token, expiresAt);
-    return { user: toUser(user) };
-  });
+  r.post(
+    '/api/auth/login',
+    { schema: { body: loginBody, response: { 200: userResponse } } },
+    async (request, reply) => {
+      const { user, token, expiresAt } = await service.login(request.body.email, request.body.password, request.ip);
+      // A fresh token at every login: a session id planted before sign-in is never promoted.
+      if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
+      setSessionCookie(request, reply, token, expiresAt);
+      return { user: toUser(user) };
+    },
+  );
 
   r.post('/api/auth/logout', { schema: { response: { 200: messageResponse } } }, async (request, reply) => {
     if (request.sessionUser) await service.logout(request.sessionUser.sessionId);

@@ -1,0 +1,58 @@
+import { formatClock12h } from '@domain/format';
+import { BatteryFull, Signal, Wifi } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { THEME_LABELS, THEMES, useTheme, type Theme } from '../theme';
+
+/** Re-renders once a second so the clock never lags by more than that. */
+export function useClock(intervalMs = 1000): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const id = setInterval(() => setNow(new Date()), intervalMs);
+    return () => clearInterval(id);
+  }, [intervalMs]);
+  return now;
+}
+
+export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
+  const [theme, setTheme] = useTheme();
+  return (
+    <>
+      <label htmlFor={id} className="sr-only">
+        Theme
+      </label>
+      <select
+        id={id}
+        value={theme}
+        onChange={(e) => setTheme(e.target.value as Theme)}
+        className="min-h-8 rounded-md border border-border bg-surface px-1 text-xs text-fg"
+      >
+        {THEMES.map((t) => (
+          <option key={t} value={t}>
+            {THEME_LABELS[t]}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+export function StatusBar({ active = false }: { active?: boolean }) {
+  const now = useClock();
+  return (
+    <header className="sticky top-0 z-40 flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
+      <time dateTime={now.toISOString()} className="w-14 text-sm font-semibold tabular-nums" data-testid="clock">
+        {formatClock12h(now)}
+      </time>
+      <span className="text-base font-bold tracking-tight text-primary">Eyevu</span>
+      <div className="flex items-center gap-1.5">
+        {active && <span className="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-white">Active</span>}
+        <ThemePicker />
+        <span className="flex items-center gap-0.5 text-muted" aria-hidden>
+          <Signal className="size-3.5" />
+          <Wifi className="size-3.5" />
+          <BatteryFull className="size-4" />
+        </span>
+      </div>
+    </header>
+  );
+}

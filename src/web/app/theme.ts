@@ -1,0 +1,71 @@
+import { useSyncExternalStore } from 'react';
+
+/**
+ * The spec reads the default theme two ways (auto in the provider, purple in the customizer);
+ * Eyevu uses purple everywhere, including public/theme-init.js which applies it before first paint.
+ */
+export const THEMES = ['light', 'dark', 'auto', 'purple', 'blue', 'green', 'orange'] as const;
+export type Theme = (typeof THEMES)[number];
+export const DEFAULT_THEME: Theme = 'purple';
+export const THEME_STORAGE_KEY = 'eyevu-theme';
+export const THEME_LABELS: Record<Theme, string> = {
+  light: 'Light',
+  dark: 'Dark',
+  auto: 'Auto',
+  purple: 'Purple',
+  blue: 'Blue',
+  green: 'Green',
+  orange: 'Orange',
+};
+
+const isTheme = (v: unknown): v is Theme => typeof v === 'string' && (THEMES as readonly string[]).includes(v);
+
+function readStored(): Theme {
+  try {
+    const v = localStorage.getItem(THEME_STORAGE_KEY);
+    return isTheme(v) ? v : DEFAULT_THEME;
+  } catch {
+    return DEFAULT_THEME;
+  }
+}
+
+let theme: Theme = typeof window === 'undefined' ? DEFAULT_THEME : readStored();
+const listeners = new Set<() => void>();
+const darkQuery = () => window.matchMedia?.('(prefers-color-scheme: dark)');
+
+export function applyTheme(t: Theme) {
+  const root = document.documentElement;
+  root.dataset.theme = t;
+  root.classList.toggle('dark', t === 'dark' || (t === 'auto' && !!darkQuery()?.matches));
+}
+
+export function setTheme(t: Theme) {
+  theme = t;
+  try {
+    localStorage.setItem(THEME_STORAGE_KEY, t);
+  } catch {
+    // Private mode: the theme still applies for this visit.
+  }
+  applyTheme(t);
+  listeners.forEach((l) => l());
+}
+
+/** 'auto' follows the system setting live, not only at load. */
+export function watchSystemTheme(): () => void {
+  const q = darkQuery();
+  if (!q) return () => {};
+  const onChange = () => theme === 'auto' && applyTheme('auto');
+  q.addEventListener('change', onChange);
+  return () => q.removeEventListener('change', onChange);
+}
+
+export function useTheme(): [Theme, (t: Theme) => void] {
+  const value = useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => theme,
+  );
+  return [value, setTheme];
+}

@@ -1,0 +1,60 @@
+import { apiRequest, createQueryClient, errorMessage, getQueryFn } from './api';
+
+describe('api client', () => {
+  const fetchMock = vi.fn();
+  beforeEach(() => {
+    fetchMock.mockReset();
+    vi.stubGlobal('fetch', fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('sends JSON with credentials and throws "<status>: <body>" on failure', async () => {
+    fetchMock.mockResolvedValue(new Response('{"message":"Invalid email or password"}', { status: 401 }));
+    await expect(apiRequest('POST', '/api/auth/login', { email: 'a' })).rejects.toThrow(
+      '401: {"message":"Invalid email or password"}',
+    );
+    expect(fetchMock).toHaveBeenCalledWith('/api/auth/login', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"email":"a"}',
+      credentials: 'include',
+    });
+  });
+
+  it('uses the status text when the body is empty', async () => {
+    fetchMock.mockResolvedValue(new Response('', { status: 503, statusText: 'Service Unavailable' }));
+    await expect(apiRequest('GET', '/x')).rejects.toThrow('503: Service Unavailable');
+  });
+
+  it('builds the GET path from the query key joined by slashes', async () => {
+    fetchMock.mockResolvedValue(Response.json({ ok: 1 }));
+    const fn = getQueryFn<{ ok: number }>({ on401: 'throw' });
+    const ctx = { queryKey: ['/api/photos', 'abc'], signal: new AbortController().signal, meta: undefined };
+    await expect(fn(ctx as never)).resolves.toEqual({ ok: 1 });
+    expect(fetchMock).toHaveBeenCalledWith('/api/photos/abc', { credentials: 'include' });
+  });
+
+  it('returns null on 401 only when asked to', async () => {
+    fetchMock.mockResolvedValue(new Response('', { status: 401, statusText: 'Unauthorized' }));
+    const ctx = { queryKey: ['/api/auth/user'], signal: new AbortController().signal, meta: undefined };
+    await expect(getQueryFn({ on401: 'returnNull' })(ctx as never)).resolves.toBeNull();
+    await expect(getQueryFn({ on401: 'throw' })(ctx as never)).rejects.toThrow('401: Unauthorized');
+  });
+
+  it('never goes stale, never refetches on focus, never retries', () => {
+    const q = createQueryClient().getDefaultOptions();
+    expect(q.queries).toMatchObject({
+      staleTime: Infinity,
+      refetchOnWindowFocus: false,
+      retry: false,
+      refetchInterval: false,
+    });
+    expect(q.mutations).toMatchObject({ retry: false });
+  });
+
+  it('pulls the server message out of an error, with fallbacks', () => {
+    expect(errorMessage(new Error('409: {"message":"Taken"}'), 'x')).toBe('Taken');
+    expect(errorMessage(new Error('500: '), 'Fallback')).toBe('Fallback');
+    expect(errorMessage(new TypeError('Failed to fetch'), 'x')).toBe('Network error. Please try again.');
+  });
+});

@@ -1,0 +1,67 @@
+import { QueryClient, type QueryFunction } from '@tanstack/react-query';
+
+/** Spec section 8: a failed response becomes `Error("<status>: <body text or status text>")`. */
+export async function throwIfResNotOk(res: Response) {
+  if (!res.ok) {
+    const text = (await res.text()) || res.statusText;
+    throw new Error(`${res.status}: ${text}`);
+  }
+}
+
+export async function apiRequest(method: string, url: string, data?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
+    body: data !== undefined ? JSON.stringify(data) : undefined,
+    credentials: 'include',
+  });
+  await throwIfResNotOk(res);
+  return res;
+}
+
+/**
+ * The server answers errors as JSON `{message}`; forms show that message. Falls back to the text
+ * after the status when the body is not JSON.
+ */
+export function errorMessage(err: unknown, fallback: string): string {
+  if (!(err instanceof Error)) return fallback;
+  if (err instanceof TypeError) return 'Network error. Please try again.';
+  const m = /^\d{3}: ([\s\S]*)$/.exec(err.message);
+  if (!m) return fallback;
+  try {
+    const body = JSON.parse(m[1]!) as { message?: unknown };
+    return typeof body.message === 'string' && body.message ? body.message : fallback;
+  } catch {
+    return m[1] || fallback;
+  }
+}
+
+export const errorStatus = (err: unknown): number | undefined => {
+  const m = err instanceof Error ? /^(\d{3}):/.exec(err.message) : null;
+  return m ? Number(m[1]) : undefined;
+};
+
+type UnauthorizedBehavior = 'returnNull' | 'throw';
+export const getQueryFn =
+  <T>({ on401 }: { on401: UnauthorizedBehavior }): QueryFunction<T> =>
+  async ({ queryKey }) => {
+    const res = await fetch(queryKey.join('/'), { credentials: 'include' });
+    if (on401 === 'returnNull' && res.status === 401) return null as T;
+    await throwIfResNotOk(res);
+    return (await res.json()) as T;
+  };
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        queryFn: getQueryFn({ on401: 'throw' }),
+        refetchInterval: false,
+        refetchOnWindowFocus: false,
+        staleTime: Infinity,
+        retry: false,
+      },
+      mutations: { retry: false },
+    },
+  });
+}
