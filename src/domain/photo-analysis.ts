@@ -74,7 +74,11 @@ export interface Classification {
   margin: number;
 }
 
-export function classifyEmbedding(embedding: Vector, centroids: readonly Centroid[], minMargin: number): Classification {
+export function classifyEmbedding(
+  embedding: Vector,
+  centroids: readonly Centroid[],
+  minMargin: number,
+): Classification {
   if (centroids.length < 2) throw new Error('need at least two centroids');
   const scored = centroids
     .map((c) => ({ category: c.category, sim: cosineSimilarity(embedding, c.vector) }))
@@ -263,6 +267,7 @@ export const THRESHOLDS = {
   minFaceArea: 0.002,
   faceAreaForPeople: 0.015,
   groupSize: 3,
+  subjectAreaForCategory: 0.15,
   nightBrightness: 0.2,
   outdoorSky: 0.35,
 } as const;
@@ -270,15 +275,92 @@ export const THRESHOLDS = {
 const area = (b: Box): number => Math.max(0, b.w) * Math.max(0, b.h);
 
 const INDOOR_OBJECTS = new Set([
-  'couch', 'bed', 'tv', 'laptop', 'dining table', 'chair', 'refrigerator', 'oven', 'microwave',
-  'sink', 'toilet', 'book', 'keyboard', 'mouse', 'potted plant', 'remote', 'clock', 'vase', 'toaster',
+  'couch',
+  'bed',
+  'tv',
+  'laptop',
+  'dining table',
+  'chair',
+  'refrigerator',
+  'oven',
+  'microwave',
+  'sink',
+  'toilet',
+  'book',
+  'keyboard',
+  'mouse',
+  'potted plant',
+  'remote',
+  'clock',
+  'vase',
+  'toaster',
 ]);
 const OUTDOOR_OBJECTS = new Set([
-  'car', 'bus', 'truck', 'train', 'boat', 'airplane', 'traffic light', 'stop sign', 'fire hydrant',
-  'bench', 'horse', 'sheep', 'cow', 'elephant', 'giraffe', 'zebra', 'bear', 'kite', 'surfboard',
-  'skis', 'snowboard', 'motorcycle', 'bicycle', 'parking meter',
+  'car',
+  'bus',
+  'truck',
+  'train',
+  'boat',
+  'airplane',
+  'traffic light',
+  'stop sign',
+  'fire hydrant',
+  'bench',
+  'horse',
+  'sheep',
+  'cow',
+  'elephant',
+  'giraffe',
+  'zebra',
+  'bear',
+  'kite',
+  'surfboard',
+  'skis',
+  'snowboard',
+  'motorcycle',
+  'bicycle',
+  'parking meter',
 ]);
 const ANIMALS = new Set(['bird', 'cat', 'dog', 'horse', 'sheep', 'cow', 'elephant', 'bear', 'zebra', 'giraffe']);
+const VEHICLES = new Set(['bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat']);
+const FOOD = new Set([
+  'banana',
+  'apple',
+  'sandwich',
+  'orange',
+  'broccoli',
+  'carrot',
+  'hot dog',
+  'pizza',
+  'donut',
+  'cake',
+  'wine glass',
+  'cup',
+  'bowl',
+]);
+
+/** A detected subject this large decides the category even against the embedding. */
+function categoryFromObjects(objects: readonly DetectedObject[]): PhotoCategory | undefined {
+  let best: { category: PhotoCategory; a: number } | undefined;
+  for (const o of objects) {
+    const category: PhotoCategory | undefined = ANIMALS.has(o.label)
+      ? 'animals'
+      : VEHICLES.has(o.label)
+        ? 'vehicles_transport'
+        : FOOD.has(o.label)
+          ? 'food_drink'
+          : undefined;
+    const a = area(o.box);
+    if (category && a >= THRESHOLDS.subjectAreaForCategory && (!best || a > best.a)) best = { category, a };
+  }
+  return best?.category;
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  const cx = a.x + a.w / 2;
+  const cy = a.y + a.h / 2;
+  return cx >= b.x && cx <= b.x + b.w && cy >= b.y && cy <= b.y + b.h;
+}
 
 // ---------------------------------------------------------------- analysis
 
@@ -300,14 +382,24 @@ export interface PhotoAnalysis {
 export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
   const T = THRESHOLDS;
   const objects = input.objects.filter((o) => o.score >= T.objectScore && area(o.box) >= T.minObjectArea);
-  const persons = input.objects.filter((o) => o.label === 'person' && o.score >= T.objectScore && area(o.box) >= T.minPersonArea);
-  const faces = input.faces.filter((f) => f.hasMesh && f.score >= T.faceScore && area(f.box) >= T.minFaceArea);
+  const persons = input.objects.filter(
+    (o) => o.label === 'person' && o.score >= T.objectScore && area(o.box) >= T.minPersonArea,
+  );
+  // Dog and cat faces can pass even the mesh check; a face only counts inside a person box.
+  const faces = input.faces.filter(
+    (f) =>
+      f.hasMesh &&
+      f.score >= T.faceScore &&
+      area(f.box) >= T.minFaceArea &&
+      persons.some((p) => overlaps(f.box, p.box)),
+  );
   const faceCount = faces.length;
   const personCount = Math.max(persons.length, faceCount);
 
   const bigPerson = persons.some((p) => area(p.box) >= T.personAreaForPeople);
   const bigFace = faces.some((f) => area(f.box) >= T.faceAreaForPeople);
-  const category: CategoryResult = bigPerson || bigFace ? 'people' : input.classification.category;
+  const category: CategoryResult =
+    bigPerson || bigFace ? 'people' : (categoryFromObjects(objects) ?? input.classification.category);
 
   const tags: string[] = [];
   const add = (t: string): void => {
@@ -332,7 +424,11 @@ export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
   };
 }
 
-function inferSetting(category: CategoryResult, objects: readonly DetectedObject[], c: ColourSummary): 'indoor' | 'outdoor' | undefined {
+function inferSetting(
+  category: CategoryResult,
+  objects: readonly DetectedObject[],
+  c: ColourSummary,
+): 'indoor' | 'outdoor' | undefined {
   const indoor = objects.filter((o) => INDOOR_OBJECTS.has(o.label)).length;
   const outdoor = objects.filter((o) => OUTDOOR_OBJECTS.has(o.label)).length;
   if (indoor > outdoor) return 'indoor';

@@ -30,13 +30,20 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     wasmPlatformFetch: false,
     modelBasePath: localModelBase(dir),
     cacheModels: false,
-    debug: false,
+    debug: process.env.EYEVU_VISION_DEBUG === '1',
     warmup: 'none',
     async: false,
     filter: { enabled: false },
     face: {
       enabled: true,
-      detector: { enabled: true, modelPath: 'blazeface.json', maxDetected: 20, minConfidence: 0.5, rotation: false, return: false },
+      detector: {
+        enabled: true,
+        modelPath: 'blazeface.json',
+        maxDetected: 20,
+        minConfidence: 0.5,
+        rotation: false,
+        return: false,
+      },
       // FaceMesh re-scores each BlazeFace crop; cat and dog faces pass BlazeFace but fail the mesh.
       mesh: { enabled: true, modelPath: 'facemesh.json' },
       iris: { enabled: false },

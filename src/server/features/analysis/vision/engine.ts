@@ -24,6 +24,8 @@ export interface ReferenceEmbeddings {
   layer: string;
   dims: number;
   margin: number;
+  /** Reference-set mean, subtracted from every embedding before cosine comparison. */
+  mean?: Float32Array;
   centroids: Centroid[];
 }
 
@@ -77,6 +79,7 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
     layer: String(json.layer),
     dims: Number(json.dims),
     margin: json.margin,
+    mean: Array.isArray(json.mean) ? Float32Array.from(json.mean.map(Number)) : undefined,
     centroids,
   };
 }
@@ -91,7 +94,11 @@ export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage;
     .toColourspace('srgb')
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const detect: RgbImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+  const detect: RgbImage = {
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+    width: info.width,
+    height: info.height,
+  };
   const fromDetect = sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } });
   // Squash (no crop) to the square input: the whole scene matters for the category.
   const e = await fromDetect.clone().resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
@@ -165,9 +172,16 @@ export function createVisionEngine(options: VisionEngineOptions = {}): VisionEng
         const t2 = performance.now();
         const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
         const t3 = performance.now();
-        const classification = classifyEmbedding(embedding, reference.centroids, reference.margin);
+        const mean = reference.mean;
+        const centred = mean ? embedding.map((x, i) => x - mean[i]) : embedding;
+        const classification = classifyEmbedding(centred, reference.centroids, reference.margin);
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
-        const analysis = analyzePhoto({ classification, objects: detections.objects, faces: detections.faces, colours });
+        const analysis = analyzePhoto({
+          classification,
+          objects: detections.objects,
+          faces: detections.faces,
+          colours,
+        });
         return {
           ...analysis,
           classification,

@@ -46,8 +46,12 @@ function diskGraphModelHandler(jsonPath: string): tf.io.IOHandler {
         format: typeof json.format === 'string' ? json.format : undefined,
         generatedBy: typeof json.generatedBy === 'string' ? json.generatedBy : undefined,
         convertedBy: typeof json.convertedBy === 'string' ? json.convertedBy : undefined,
-        userDefinedMetadata: isRecord(json.userDefinedMetadata) ? (json.userDefinedMetadata as Record<string, object>) : undefined,
+        userDefinedMetadata: isRecord(json.userDefinedMetadata)
+          ? (json.userDefinedMetadata as Record<string, object>)
+          : undefined,
         modelInitializer: json.modelInitializer as tf.io.ModelArtifacts['modelInitializer'],
+        // Human reads input sizes from the signature.
+        signature: isRecord(json.signature) ? (json.signature as Record<string, object>) : undefined,
         weightSpecs: specs,
         weightData: all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
       };
