@@ -1,0 +1,237 @@
+// @vitest-environment jsdom
+import { createMemoryGame } from '@domain/games/memory';
+import { createTriviaGame } from '@domain/games/trivia';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { MiniGameDialog, type MiniGameDialogProps } from './mini-game-dialog';
+
+const SEED = 1234;
+const T0 = new Date('2025-03-01T10:00:00Z').getTime();
+
+function setup(overrides: Partial<MiniGameDialogProps> = {}) {
+  const onFinish = vi.fn();
+  const onOpenChange = vi.fn();
+  const props: MiniGameDialogProps = {
+    open: true,
+    onOpenChange,
+    app: 'Instagram',
+    adDuration: 15,
+    onFinish,
+    nextSeed: () => SEED,
+    ...overrides,
+  };
+  const utils = render(<MiniGameDialog {...props} />);
+  return { ...utils, props, onFinish, onOpenChange };
+}
+
+/**
+ * Advances the fake clock in small steps: React re-arms a game's next deadline in an effect after
+ * each tick, so one long jump inside a single act() would only fire the first deadline.
+ */
+function advance(ms: number) {
+  for (let left = ms; left > 0; left -= 20) act(() => vi.advanceTimersByTime(Math.min(20, left)));
+  act(() => vi.advanceTimersByTime(0));
+}
+const click = (el: HTMLElement) => act(() => fireEvent.click(el));
+const button = (name: string | RegExp) => screen.getByRole('button', { name });
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('MiniGameDialog selection', () => {
+  it('shows the title, app and ad length, and the three games', () => {
+    setup();
+    const dialog = screen.getByRole('dialog', { name: 'Ad Break Mini-Game' });
+    expect(within(dialog).getByText('Instagram ad • 15s')).toBeInTheDocument();
+    expect(within(dialog).getByRole('heading', { name: 'Choose Your Game' })).toBeInTheDocument();
+    expect(within(dialog).getByText('Play a quick game while the ad runs!')).toBeInTheDocument();
+    expect(button(/Memory Match/)).toHaveTextContent('Find matching pairs of emojis');
+    expect(button(/Reaction Speed/)).toHaveTextContent('Tap targets as fast as you can');
+    expect(button(/Quick Trivia/)).toHaveTextContent('Answer fun questions about tech & photos');
+    expect(button('Close mini-game')).toBeInTheDocument();
+  });
+
+  it('Skip Game reports a no-game outcome and closes', () => {
+    const { onFinish, onOpenChange } = setup();
+    click(button('Skip Game'));
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'none', score: 0, completed: false });
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it('closing mid-game reports a zero-score unfinished game', () => {
+    const { onFinish, onOpenChange } = setup();
+    click(button(/Reaction Speed/));
+    click(button('Start Game'));
+    click(screen.getAllByRole('button', { name: 'Target' })[0]!);
+    click(button('Close mini-game'));
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'reaction', score: 0, completed: false });
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it('resets to the selection view each time it opens', () => {
+    const { rerender, props } = setup();
+    click(button(/Quick Trivia/));
+    expect(button('Start Game')).toBeInTheDocument();
+    rerender(<MiniGameDialog {...props} open={false} />);
+    rerender(<MiniGameDialog {...props} open />);
+    expect(screen.getByRole('heading', { name: 'Choose Your Game' })).toBeInTheDocument();
+  });
+});
+
+describe('Trivia', () => {
+  const questions = createTriviaGame({ seed: SEED, timeLimitSeconds: 15 }).questions;
+
+  it('has an intro, then answers with feedback, locks, and moves on after 2 s', () => {
+    setup();
+    click(button(/Quick Trivia/));
+    expect(screen.getByRole('heading', { name: 'Quick Trivia' })).toBeInTheDocument();
+    click(button('Start Game'));
+
+    expect(screen.getByText('Question 1/8')).toBeInTheDocument();
+    expect(screen.getByText('15s left')).toBeInTheDocument();
+    const q1 = questions[0]!;
+    expect(screen.getByText(q1.category)).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: q1.question })).toBeInTheDocument();
+    const options = q1.options.map((o, i) => button(`${'ABCD'[i]}. ${o}`));
+
+    advance(1000);
+    expect(screen.getByText('14s left')).toBeInTheDocument();
+    click(options[q1.correctAnswer]!);
+    expect(screen.getByRole('status')).toHaveTextContent('Correct! +10 points');
+    expect(screen.getByText('Score: 10')).toBeInTheDocument();
+    expect(options[q1.correctAnswer]).toHaveClass('bg-success');
+    for (const o of options) expect(o).toBeDisabled();
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '13');
+
+    advance(1999);
+    expect(screen.getByText('Question 1/8')).toBeInTheDocument();
+    advance(1);
+    expect(screen.getByText('Question 2/8')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent('');
+
+    const q2 = questions[1]!;
+    const wrong = (q2.correctAnswer + 1) % 4;
+    click(button(`${'ABCD'[wrong]}. ${q2.options[wrong]}`));
+    expect(screen.getByRole('status')).toHaveTextContent(`Incorrect. The answer was ${q2.options[q2.correctAnswer]}.`);
+    expect(button(`${'ABCD'[wrong]}. ${q2.options[wrong]}`)).toHaveClass('bg-danger');
+    expect(button(`${'ABCD'[q2.correctAnswer]}. ${q2.options[q2.correctAnswer]}`)).toHaveClass('bg-success');
+    expect(screen.getByText('Score: 10')).toBeInTheDocument();
+  });
+
+  it('plays 8 questions to the result view and reports the score', () => {
+    const all = createTriviaGame({ seed: SEED, timeLimitSeconds: 45 }).questions;
+    const { onFinish } = setup({ adDuration: 45 });
+    click(button(/Quick Trivia/));
+    click(button('Start Game'));
+    for (let i = 0; i < 8; i++) {
+      const q = all[i]!;
+      expect(screen.getByText(`Question ${i + 1}/8`)).toBeInTheDocument();
+      click(button(`${'ABCD'[q.correctAnswer]}. ${q.options[q.correctAnswer]}`));
+      advance(2000);
+    }
+    // Last answer at 14 s of 45: 31 s left -> bonus round(6.9) = 7; 80 + 7 = 87.
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'trivia', score: 87, completed: true });
+    expect(screen.getByRole('heading', { name: 'Game Complete!' })).toBeInTheDocument();
+    expect(screen.getByText('Great job!')).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: '2 of 3 stars' })).toBeInTheDocument();
+    expect(screen.getByText('You earned 8 Eyevu points!')).toBeInTheDocument();
+  });
+
+  it('ends with the points so far when the time limit runs out', () => {
+    const { onFinish, onOpenChange } = setup({ timeLimitSeconds: 10 });
+    click(button(/Quick Trivia/));
+    click(button('Start Game'));
+    advance(10_000);
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'trivia', score: 0, completed: true });
+    expect(screen.getByText('Good try!')).toBeInTheDocument();
+    expect(screen.getByText('You earned 0 Eyevu points!')).toBeInTheDocument();
+    click(button('Continue Browsing'));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(onFinish).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('Memory', () => {
+  const cards = createMemoryGame({ seed: SEED }).cards;
+  const cardButton = (id: number) => screen.getByRole('button', { name: new RegExp(`^Card ${id + 1}(:|$)`) });
+  const twinOf = (id: number) => cards.find((c) => c.id !== id && c.emoji === cards[id]!.emoji)!.id;
+
+  it('flips a mismatch back after 1 s and refuses a third flip', () => {
+    setup();
+    click(button(/Memory Match/));
+    click(button('Start Game'));
+    const a = 0;
+    const b = cards.find((c) => c.emoji !== cards[0]!.emoji)!.id;
+    const c = cards.find((x) => x.id !== a && x.id !== b)!.id;
+    click(cardButton(a));
+    click(cardButton(b));
+    expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}: ${cards[a]!.emoji}`);
+    expect(screen.getByRole('status')).toHaveTextContent('Not a match.');
+    click(cardButton(c));
+    expect(cardButton(c)).toHaveAccessibleName(`Card ${c + 1}`);
+    advance(999);
+    expect(cardButton(b)).toBeDisabled();
+    advance(1);
+    expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}`);
+    expect(cardButton(b)).toBeEnabled();
+  });
+
+  it('finds all pairs and completes 0.5 s after the last', () => {
+    const { onFinish } = setup();
+    click(button(/Memory Match/));
+    click(button('Start Game'));
+    const done = new Set<number>();
+    for (const card of cards) {
+      if (done.has(card.id)) continue;
+      const twin = twinOf(card.id);
+      done.add(card.id).add(twin);
+      click(cardButton(card.id));
+      click(cardButton(twin));
+    }
+    expect(screen.getByRole('status')).toHaveTextContent('Match! +10 points. 6 of 6 pairs found.');
+    expect(cardButton(0)).toBeDisabled();
+    advance(499);
+    expect(onFinish).not.toHaveBeenCalled();
+    advance(1);
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'memory', score: 60, completed: true });
+    expect(screen.getByRole('heading', { name: 'Game Complete!' })).toBeInTheDocument();
+    expect(screen.getByText('You earned 6 Eyevu points!')).toBeInTheDocument();
+  });
+});
+
+describe('Reaction', () => {
+  it('counts a hit, a miss after 2 s, and reports 0.5 s after 15 hits', () => {
+    const { onFinish } = setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    expect(screen.getByRole('heading', { name: 'Reaction Speed' })).toBeInTheDocument();
+    click(button('Start Game'));
+    click(screen.getByRole('button', { name: 'Target' }));
+    expect(screen.getByRole('status')).toHaveTextContent('Hit! 1 of 15.');
+
+    // Next target at 800 ms; leave it for 2 s.
+    advance(800);
+    expect(screen.getAllByRole('button', { name: 'Target' })).toHaveLength(1);
+    advance(2000);
+    expect(screen.getByText('1/15')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent(/Missed!/);
+
+    // Hit every target as it appears until 15 hits.
+    for (let guard = 0; guard < 200 && !screen.queryByText('15/15'); guard++) {
+      const targets = screen.queryAllByRole('button', { name: 'Target' });
+      if (targets.length) click(targets[0]!);
+      else advance(50);
+    }
+    expect(screen.getByRole('status')).toHaveTextContent('15 hits! Well done.');
+    advance(499);
+    expect(onFinish).not.toHaveBeenCalled();
+    advance(1);
+    const score = onFinish.mock.calls[0]![0].score as number;
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'reaction', score, completed: true });
+    expect(score).toBeGreaterThanOrEqual(150);
+    expect(screen.getByText('Amazing!')).toBeInTheDocument();
+    expect(screen.getByText(`You earned ${Math.floor(score / 10)} Eyevu points!`)).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,121 @@
+import type { GameOutcome } from '@domain/games/game-outcome';
+import {
+  answerTrivia,
+  createTriviaGame,
+  currentTriviaQuestion,
+  optionLetter,
+  startTrivia,
+  tickTrivia,
+  TRIVIA_QUESTION_COUNT,
+  triviaNextDeadline,
+  triviaOptionLook,
+  triviaProgress,
+  triviaQuestionLabel,
+  type TriviaQuestion,
+  type TriviaState,
+  triviaTimeLeftSeconds,
+} from '@domain/games/trivia';
+import { useReducer } from 'react';
+import { cn } from '../../lib/cn';
+import { GameAnnouncer, GameIntro } from './game-intro';
+import { useDeadline, useNow, useReportOnce } from './use-game-clock';
+
+type Action =
+  { type: 'start'; now: number } | { type: 'answer'; option: number; now: number } | { type: 'tick'; now: number };
+
+function reducer(state: TriviaState, action: Action): TriviaState {
+  if (action.type === 'start') return startTrivia(state, action.now);
+  if (action.type === 'answer') return answerTrivia(state, action.option, action.now);
+  return tickTrivia(state, action.now);
+}
+
+const LOOK: Record<ReturnType<typeof triviaOptionLook>, string> = {
+  idle: 'border-border bg-surface hover:bg-surface-2',
+  correct: 'border-success bg-success text-white',
+  wrong: 'border-danger bg-danger text-white',
+  dimmed: 'border-border bg-surface opacity-60',
+};
+
+export interface TriviaGameProps {
+  seed: number;
+  timeLimitSeconds?: number;
+  onComplete: (outcome: GameOutcome) => void;
+  /** Injectable question pool (tests); defaults to the domain's pool. */
+  pool?: readonly TriviaQuestion[];
+}
+
+/** Quick Trivia view; the rules live in src/domain/games/trivia.ts. */
+export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: TriviaGameProps) {
+  const [game, dispatch] = useReducer(reducer, undefined, () => createTriviaGame({ seed, timeLimitSeconds, pool }));
+  useDeadline(triviaNextDeadline(game), (now) => dispatch({ type: 'tick', now }));
+  useReportOnce(game.result, onComplete);
+  const now = useNow(game.phase === 'question');
+
+  if (game.phase === 'intro') {
+    return (
+      <GameIntro title="Quick Trivia" icon="🧩" onStart={() => dispatch({ type: 'start', now: Date.now() })}>
+        <p>Answer {TRIVIA_QUESTION_COUNT} questions about technology, photography and social media.</p>
+        <p>10 points per correct answer, plus a bonus for finishing quickly.</p>
+      </GameIntro>
+    );
+  }
+
+  const question = currentTriviaQuestion(game);
+  const progress = Math.round(triviaProgress(game) * 100);
+  const answered = game.selectedAnswer !== null;
+
+  return (
+    <div className="flex flex-col gap-3">
+      <div className="flex items-center justify-between text-sm">
+        <span className="font-semibold">Score: {game.score}</span>
+        <span>{triviaQuestionLabel(game)}</span>
+        <span className="tabular-nums">{triviaTimeLeftSeconds(game, now)}s left</span>
+      </div>
+      <div
+        role="progressbar"
+        aria-label="Trivia progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={progress}
+        className="h-2 overflow-hidden rounded-full bg-surface-2"
+      >
+        <div className="h-full bg-primary transition-all" style={{ width: `${progress}%` }} />
+      </div>
+      {question ? (
+        <>
+          <span className="self-start rounded-full bg-primary-soft px-2 py-0.5 text-xs font-medium">
+            {question.category}
+          </span>
+          <h3 className="text-base font-semibold">{question.question}</h3>
+          <ul className="flex flex-col gap-2">
+            {question.options.map((option, i) => (
+              <li key={option}>
+                <button
+                  type="button"
+                  disabled={answered}
+                  aria-label={`${optionLetter(i)}. ${option}`}
+                  onClick={() => dispatch({ type: 'answer', option: i, now: Date.now() })}
+                  className={cn(
+                    'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition disabled:cursor-default',
+                    LOOK[triviaOptionLook(game, i)],
+                  )}
+                >
+                  <span
+                    className="grid size-7 shrink-0 place-items-center rounded-full bg-surface-2 font-bold text-fg"
+                    aria-hidden
+                  >
+                    {optionLetter(i)}
+                  </span>
+                  <span aria-hidden>{option}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        game.phase !== 'complete' && <p className="py-6 text-center text-muted">Loading...</p>
+      )}
+      <GameAnnouncer message={game.feedback ?? ''} />
+    </div>
+  );
+}
