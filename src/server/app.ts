@@ -11,7 +11,15 @@ import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { authRoutes } from './features/auth/auth.routes.js';
+import { photosRoutes } from './features/photos/photos.routes.js';
+import { LocalBlobStore } from './storage/blob-store.js';
+import { activitiesRoutes } from './features/activities/activities.routes.js';
+import { appStatusRoutes } from './features/app-status/app-status.routes.js';
+import { rewardsRoutes } from './features/rewards/rewards.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
+import { paymentsRoutes } from './features/payments/payments.routes.js';
+import { createSubscriptionReader } from './features/subscriptions/subscription-reader.js';
+import { subscriptionsRoutes } from './features/subscriptions/subscriptions.routes.js';
 
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */
@@ -41,7 +49,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.setSerializerCompiler(serializerCompiler);
 
   const database = opts.database ?? (await openDatabase(config));
-  const ctx: AppContext = { config, database, db: database.db, onUserCreated: [], onClose: [] };
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    subscriptions: createSubscriptionReader(database.db),
+    blobs: new LocalBlobStore(config.blobDir),
+    onUserCreated: [],
+    onPhotosUploaded: [],
+    onPhotoIngested: [],
+    onClose: [],
+  };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
     for (const stop of ctx.onClose) await stop();
@@ -70,6 +88,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
+  await photosRoutes(app, ctx);
+  await subscriptionsRoutes(app, ctx);
+  await paymentsRoutes(app, ctx);
+  await rewardsRoutes(app, ctx);
+  await activitiesRoutes(app, ctx);
+  await appStatusRoutes(app, ctx);
 
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   if (spa) await serveWeb(app, config.webDir!);

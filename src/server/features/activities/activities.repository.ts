@@ -1,0 +1,36 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { activities } from '../../db/schema.js';
+
+export type ActivityRow = typeof activities.$inferSelect;
+
+export function createActivitiesRepository(db: Db) {
+  return {
+    async listForUser(userId: string, limit: number): Promise<ActivityRow[]> {
+      return db
+        .select()
+        .from(activities)
+        .where(eq(activities.userId, userId))
+        .orderBy(desc(activities.createdAt), desc(activities.id))
+        .limit(limit);
+    },
+    async findByEvent(tx: Db, userId: string, eventId: string): Promise<ActivityRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(activities)
+        .where(and(eq(activities.userId, userId), eq(activities.eventId, eventId)))
+        .limit(1);
+      return row;
+    },
+    /** Undefined when this user already recorded the event id (the unique index decides, even under a race). */
+    async insert(tx: Db, values: typeof activities.$inferInsert): Promise<ActivityRow | undefined> {
+      const [row] = await tx
+        .insert(activities)
+        .values(values)
+        .onConflictDoNothing({ target: [activities.userId, activities.eventId] })
+        .returning();
+      return row;
+    },
+  };
+}
+export type ActivitiesRepository = ReturnType<typeof createActivitiesRepository>;

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { adCompletionPoints, skipReward, skipRewardMessage } from '@domain/rewards';
+import { SIMULATED_ADS, validateGameResult } from '@domain/games/scoring';
+import type { Activity, CreateActivityBody, CreateActivityResponse } from '../../../contract/activities.js';
+import { badRequest, forbidden } from '../../http/errors.js';
+import { toAchievementView, type Ledger } from '../rewards/index.js';
+import type { ActivitiesRepository, ActivityRow } from './activities.repository.js';
+
+export const ACTIVITIES_LIST_LIMIT = 200;
+export const AD_OVERLAY_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
+
+/**
+ * May this user record an ad-overlay activity (an ad break WITHOUT a mini-game)? Gating is owned
+ * by the subscriptions / ad-break work (issues 5 and 6); until they pass a real check, everyone may.
+ */
+export type CanUseAdOverlay = (userId: string) => Promise<boolean>;
+export const allowAllAdOverlay: CanUseAdOverlay = async () => true;
+
+export interface ActivitiesServiceDeps {
+  repo: ActivitiesRepository;
+  ledger: Ledger;
+  canUseAdOverlay?: CanUseAdOverlay;
+}
+
+export function toActivity(row: ActivityRow): Activity {
+  return {
+    id: row.id,
+    app: row.app,
+    adDuration: row.adDuration,
+    pointsEarned: row.pointsEarned,
+    timeSaved: row.timeSaved,
+    gameType: row.gameType,
+    gameScore: row.gameScore,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Records a finished ad break. The server recomputes everything the client posts:
+ * - the app must be one of SIMULATED_ADS and adDuration its duration, else 400;
+ * - timeSaved = the ad's duration;
+ * - pointsEarned = validateGameResult(gameData).points with a game (impossible scores are 400),
+ *   otherwise adCompletionPoints(duration); plus the skip reward ceil(duration / 10) as its own entry.
+ * The activity row and its ledger entries (`activity:<eventId>`, `skip:<eventId>`, achievements)
+ * commit in one transaction. The event id comes from `Idempotency-Key`, else body `eventId`, else a
+ * fresh UUID (then a replayed request cannot be recognised and counts again).
+ */
+export function createActivitiesService({ repo, ledger, canUseAdOverlay = allowAllAdOverlay }: ActivitiesServiceDeps) {
+  return {
+    async list(userId: string): Promise<Activity[]> {
+      return (await repo.listForUser(userId, ACTIVITIES_LIST_LIMIT)).map(toActivity);
+    },
+
+    async record(userId: string, body: CreateActivityBody, idempotencyKey?: string): Promise<CreateActivityResponse> {
+      const ad = SIMULATED_ADS.find((a) => a.app === body.app);
+      if (!ad) throw badRequest(`Unknown app: ${body.app}`);
+      if (body.adDuration !== ad.durationSeconds) {
+        throw badRequest(`${ad.app} ads last ${ad.durationSeconds} seconds`);
+      }
+      const eventId = idempotencyKey?.trim() || body.eventId || randomUUID();
+      if (eventId.length > 200) throw badRequest('Idempotency-Key is too long');
+
+      const existing = await repo.findByEvent(ledger.db, userId, eventId);
+      if (existing) return replay(existing);
+
+      let points: number;
+      let game: { gameType: string; score: number; completed: boolean } | null = null;
+      if (body.gameData) {
+        const check = validateGameResult(body.gameData, ad.durationSeconds);
+        if (!check.ok) throw badRequest(check.reason);
+        points = check.points;
+        game = { gameType: check.gameType, score: check.score, completed: check.completed };
+      } else {
+        if (!(await canUseAdOverlay(userId))) throw forbidden(AD_OVERLAY_REQUIRED_MESSAGE);
+        points = adCompletionPoints(ad.durationSeconds);
+      }
+      const skip = skipReward(ad.durationSeconds);
+
+      const result = await ledger.transaction(async (tx) => {
+        const row = await repo.insert(tx, {
+          userId,
+          app: ad.app,
+          adDuration: ad.durationSeconds,
+          timeSaved: ad.durationSeconds,
+          pointsEarned: points,
+          gameType: game?.gameType ?? null,
+          gameScore: game?.score ?? null,
+          gameCompleted: game?.completed ?? null,
+          eventId,
+        });
+        if (!row) return null;
+        const added = await ledger.addEntries(tx, userId, [
+          { source: 'activity', sourceEventId: `activity:${eventId}`, points, message: `${ad.app} ad` },
+          { source: 'skip', sourceEventId: `skip:${eventId}`, points: skip, message: skipRewardMessage(skip) },
+        ]);
+        const newAchievements = await ledger.unlockAchievements(tx, userId);
+        return { row, added, newAchievements };
+      });
+      if (!result) {
+        // Lost a race with the same event id: the other request recorded it.
+        const row = await repo.findByEvent(ledger.db, userId, eventId);
+        if (!row) throw badRequest('Could not record the activity');
+        return replay(row);
+      }
+      const achievementPoints = result.newAchievements.reduce((s, a) => s + a.points, 0);
+      return {
+        activity: toActivity(result.row),
+        recorded: true,
+        skipReward: skip,
+        pointsAdded: result.added.reduce((s, e) => s + e.points, 0) + achievementPoints,
+        message: skipRewardMessage(skip),
+        newAchievements: result.newAchievements.map(toAchievementView),
+      };
+    },
+  };
+}
+export type ActivitiesService = ReturnType<typeof createActivitiesService>;
+
+function replay(row: ActivityRow): CreateActivityResponse {
+  return {
+    activity: toActivity(row),
+    recorded: false,
+    skipReward: 0,
+    pointsAdded: 0,
+    message: 'Already recorded',
+    newAchievements: [],
+  };
+}

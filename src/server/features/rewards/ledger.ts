@@ -1,0 +1,181 @@
+import { and, count, desc, eq, gte, inArray, isNull, sum } from 'drizzle-orm';
+import {
+  ACHIEVEMENTS,
+  nextLoginStreak,
+  newlyUnlockedAchievements,
+  type Achievement,
+  type AchievementProgress,
+  type LoginStreakState,
+} from '@domain/rewards';
+import { isCalendarDay, type CalendarDay } from '@domain/calendar';
+import type { Db } from '../../db/client.js';
+import { achievements, activities, photos, pointsLedger } from '../../db/schema.js';
+
+/**
+ * The points ledger: the ONLY way points are added. Public API of the rewards feature, used by
+ * activities, app-status and the photo upload hook. Every entry has a per-user unique
+ * `sourceEventId`, so a replayed award hits the constraint and adds nothing.
+ *
+ * Event id namespaces: `login:<day>`, `streak:<day>`, `activation:<day>`, `achievement:<id>`,
+ * `activity:<eventId>`, `skip:<eventId>`, `upload:<batchId>`.
+ */
+export interface LedgerEntry {
+  source: string;
+  sourceEventId: string;
+  points: number;
+  message?: string;
+}
+
+export const LOGIN_SOURCE = 'login';
+
+export function createLedger(db: Db) {
+  /** Inserts each entry unless its event id exists; returns the entries actually added. */
+  async function addEntries(tx: Db, userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]> {
+    const added: LedgerEntry[] = [];
+    for (const e of entries) {
+      const points = Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0;
+      const rows = await tx
+        .insert(pointsLedger)
+        .values({ userId, source: e.source, sourceEventId: e.sourceEventId, points, message: e.message ?? null })
+        .onConflictDoNothing({ target: [pointsLedger.userId, pointsLedger.sourceEventId] })
+        .returning({ id: pointsLedger.id });
+      if (rows.length > 0) added.push({ ...e, points });
+    }
+    return added;
+  }
+
+  async function totalPoints(tx: Db, userId: string): Promise<number> {
+    const [row] = await tx
+      .select({ total: sum(pointsLedger.points) })
+      .from(pointsLedger)
+      .where(eq(pointsLedger.userId, userId));
+    return Number(row?.total ?? 0);
+  }
+
+  async function activityTotals(tx: Db, userId: string): Promise<{ adsSkipped: number; timeSaved: number }> {
+    const [row] = await tx
+      .select({ n: count(), time: sum(activities.timeSaved) })
+      .from(activities)
+      .where(eq(activities.userId, userId));
+    return { adsSkipped: Number(row?.n ?? 0), timeSaved: Number(row?.time ?? 0) };
+  }
+
+  /** Photos the user uploaded; the demo library seeded at sign-up does not count. */
+  async function photoCount(tx: Db, userId: string): Promise<number> {
+    const [row] = await tx
+      .select({ n: count() })
+      .from(photos)
+      .where(and(eq(photos.userId, userId), isNull(photos.demoKey)));
+    return Number(row?.n ?? 0);
+  }
+
+  /** Local days ('YYYY-MM-DD') with a login reward, ascending, from `login:<day>` event ids. */
+  async function loginDays(tx: Db, userId: string): Promise<{ days: CalendarDay[]; lastLoginAt: Date | null }> {
+    const rows = await tx
+      .select({ id: pointsLedger.sourceEventId, at: pointsLedger.createdAt })
+      .from(pointsLedger)
+      .where(and(eq(pointsLedger.userId, userId), eq(pointsLedger.source, LOGIN_SOURCE)));
+    const days = [...new Set(rows.map((r) => r.id.slice(LOGIN_SOURCE.length + 1)).filter(isCalendarDay))].sort();
+    const lastLoginAt = rows.reduce<Date | null>((m, r) => (!m || r.at > m ? r.at : m), null);
+    return { days, lastLoginAt };
+  }
+
+  async function unlockedIds(tx: Db, userId: string): Promise<string[]> {
+    const rows = await tx
+      .select({ id: achievements.achievementId })
+      .from(achievements)
+      .where(eq(achievements.userId, userId));
+    return rows.map((r) => r.id);
+  }
+
+  async function progress(tx: Db, userId: string): Promise<AchievementProgress> {
+    const [total, acts, photosUploaded, login] = [
+      await totalPoints(tx, userId),
+      await activityTotals(tx, userId),
+      await photoCount(tx, userId),
+      await loginDays(tx, userId),
+    ];
+    return {
+      photosUploaded,
+      adsSkipped: acts.adsSkipped,
+      currentStreak: streakFromDays(login.days).currentStreak,
+      totalPoints: total,
+    };
+  }
+
+  /**
+   * Unlocks every achievement whose threshold is reached, exactly once (the achievements primary
+   * key), and adds its points as `achievement:<id>`. Loops because those points can unlock Point Master.
+   */
+  async function unlockAchievements(tx: Db, userId: string): Promise<Achievement[]> {
+    const unlocked: Achievement[] = [];
+    for (let round = 0; round < ACHIEVEMENTS.length; round++) {
+      const fresh = newlyUnlockedAchievements(await progress(tx, userId), await unlockedIds(tx, userId));
+      if (fresh.length === 0) break;
+      for (const a of fresh) {
+        const rows = await tx
+          .insert(achievements)
+          .values({ userId, achievementId: a.id })
+          .onConflictDoNothing()
+          .returning({ id: achievements.achievementId });
+        if (rows.length === 0) continue;
+        await addEntries(tx, userId, [
+          { source: 'achievement', sourceEventId: `achievement:${a.id}`, points: a.points, message: a.name },
+        ]);
+        unlocked.push(a);
+      }
+    }
+    return unlocked;
+  }
+
+  return {
+    db,
+    addEntries,
+    totalPoints,
+    activityTotals,
+    photoCount,
+    loginDays,
+    unlockedIds,
+    unlockAchievements,
+    /** Runs `fn` in one transaction (the activity row and its ledger entries commit together). */
+    transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+      return db.transaction((tx) => fn(tx as unknown as Db));
+    },
+    /** Adds entries and unlocks achievements in one transaction. */
+    async award(userId: string, entries: LedgerEntry[]) {
+      return db.transaction(async (raw) => {
+        const tx = raw as unknown as Db;
+        const added = await addEntries(tx, userId, entries);
+        const newAchievements = await unlockAchievements(tx, userId);
+        return { added, newAchievements };
+      });
+    },
+    /** Ledger entries since `since`, for the per-day chart. */
+    async entriesSince(userId: string, since: Date) {
+      return db
+        .select({ points: pointsLedger.points, createdAt: pointsLedger.createdAt })
+        .from(pointsLedger)
+        .where(and(eq(pointsLedger.userId, userId), gte(pointsLedger.createdAt, since)))
+        .orderBy(desc(pointsLedger.createdAt));
+    },
+    async hasEvents(userId: string, eventIds: string[]) {
+      if (eventIds.length === 0) return [];
+      const rows = await db
+        .select({ id: pointsLedger.sourceEventId })
+        .from(pointsLedger)
+        .where(and(eq(pointsLedger.userId, userId), inArray(pointsLedger.sourceEventId, eventIds)));
+      return rows.map((r) => r.id);
+    },
+  };
+}
+export type Ledger = ReturnType<typeof createLedger>;
+
+/** Streak after replaying each login day through the domain rule, oldest first. */
+export function streakFromDays(days: readonly CalendarDay[]): LoginStreakState {
+  let state: LoginStreakState = { lastLoginDay: null, currentStreak: 0 };
+  for (const day of days) {
+    const r = nextLoginStreak(state, day);
+    state = { lastLoginDay: r.isNewDay ? day : state.lastLoginDay, currentStreak: r.currentStreak };
+  }
+  return state;
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  recordRewardBody,
+  recordRewardResponse,
+  rewardsSummary,
+  stats,
+  statsQuery,
+} from '../../../contract/rewards.js';
+import type { AppContext } from '../../context.js';
+import { requireUser } from '../../http/session.js';
+import { createLedger } from './ledger.js';
+import { createRewardsService } from './rewards.service.js';
+
+type UploadHook = (userId: string, count: number, batchId: string) => Promise<void>;
+
+/** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
+export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
+  const service = createRewardsService({ ledger: createLedger(ctx.db) });
+  const hooks = (ctx as unknown as { onPhotosUploaded?: UploadHook[] }).onPhotosUploaded;
+  if (Array.isArray(hooks)) {
+    hooks.push(async (userId, count, batchId) => {
+      await service.recordUpload(userId, count, batchId);
+    });
+  }
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/api/rewards', { schema: { response: { 200: rewardsSummary } } }, async (request) =>
+    service.summary(requireUser(request).id),
+  );
+
+  r.post(
+    '/api/rewards/record',
+    { schema: { body: recordRewardBody, response: { 200: recordRewardResponse } } },
+    async (request) => service.record(requireUser(request).id, request.body.type, request.body.utcOffsetMinutes),
+  );
+
+  r.get('/api/stats', { schema: { querystring: statsQuery, response: { 200: stats } } }, async (request) =>
+    service.stats(requireUser(request).id, request.query.utcOffsetMinutes),
+  );
+}

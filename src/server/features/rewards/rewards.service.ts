@@ -1,0 +1,199 @@
+import {
+  ACHIEVEMENT_UNLOCKED_MESSAGE,
+  APP_ACTIVATED_MESSAGE,
+  calendarDay,
+  clampUtcOffset,
+  DEFAULT_REWARD_POINTS,
+  nextLoginStreak,
+  photosUploadedMessage,
+  pointsEarnedMessage,
+  streakBonus,
+  streakBonusDaysMessage,
+  uploadReward,
+  WELCOME_BACK_MESSAGE,
+  type Achievement,
+  type RewardType,
+} from '@domain/rewards';
+import { pointsPerDay } from '@domain/insights';
+import { DAY_MS } from '@domain/calendar';
+import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '../../../contract/rewards.js';
+import { streakFromDays, type Ledger } from './ledger.js';
+
+export const toAchievementView = (a: Achievement): AchievementView => ({
+  id: a.id,
+  name: a.name,
+  description: a.description,
+  points: a.points,
+});
+
+export interface RewardsServiceDeps {
+  ledger: Ledger;
+  now?: () => Date;
+}
+
+/**
+ * Reward rules on top of the ledger. The client names a reward type; the server decides whether it
+ * is due and how many points it is worth (src/domain/rewards.ts). Posted `points` are ignored.
+ */
+export function createRewardsService({ ledger, now = () => new Date() }: RewardsServiceDeps) {
+  const today = (utcOffsetMinutes?: number) => calendarDay(now(), clampUtcOffset(utcOffsetMinutes ?? 0));
+
+  async function streakNow(userId: string) {
+    return streakFromDays((await ledger.loginDays(ledger.db, userId)).days).currentStreak;
+  }
+
+  /** Login reward once per local day, plus the streak bonus (5 x days) on a new day with a streak above 1. */
+  async function recordLogin(userId: string, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
+    const day = today(utcOffsetMinutes);
+    const result = await ledger.transaction(async (tx) => {
+      const { days } = await ledger.loginDays(tx, userId);
+      const next = nextLoginStreak(streakFromDays(days), day);
+      let added = 0;
+      let message = WELCOME_BACK_MESSAGE;
+      if (next.isNewDay) {
+        message = next.message ?? WELCOME_BACK_MESSAGE;
+        const entries = [
+          { source: 'login', sourceEventId: `login:${day}`, points: DEFAULT_REWARD_POINTS.login, message },
+        ];
+        if (next.currentStreak > 1) {
+          entries.push({
+            source: 'streak',
+            sourceEventId: `streak:${day}`,
+            points: streakBonus(next.currentStreak),
+            message: streakBonusDaysMessage(next.currentStreak),
+          });
+        }
+        added = (await ledger.addEntries(tx, userId, entries)).reduce((s, e) => s + e.points, 0);
+      }
+      const newAchievements = await ledger.unlockAchievements(tx, userId);
+      const currentStreak = streakFromDays((await ledger.loginDays(tx, userId)).days).currentStreak;
+      return { added, message, newAchievements, currentStreak };
+    });
+    return response('login', day, result.added, result.message, result.currentStreak, result.newAchievements);
+  }
+
+  /** Activation reward (15) once per local day. */
+  async function recordActivation(userId: string, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
+    const day = today(utcOffsetMinutes);
+    const { added, newAchievements } = await ledger.award(userId, [
+      {
+        source: 'activation',
+        sourceEventId: `activation:${day}`,
+        points: DEFAULT_REWARD_POINTS.activation,
+        message: APP_ACTIVATED_MESSAGE,
+      },
+    ]);
+    const points = sumPoints(added);
+    return response('activation', day, points, APP_ACTIVATED_MESSAGE, await streakNow(userId), newAchievements);
+  }
+
+  /**
+   * Upload reward, 5 x photos, once per upload batch. Called by the photos feature's
+   * `onPhotosUploaded(userId, count, batchId)` hook after the photos are stored, never by the client.
+   */
+  async function recordUpload(userId: string, photoCount: number, batchId: string) {
+    return ledger.award(userId, [
+      {
+        source: 'upload',
+        sourceEventId: `upload:${batchId}`,
+        points: uploadReward(photoCount),
+        message: photosUploadedMessage(photoCount),
+      },
+    ]);
+  }
+
+  /**
+   * `POST /api/rewards/record`. login and activation are once per local day; streak re-checks the
+   * day's streak bonus (same event id as the login's, so never twice); achievement unlocks whatever
+   * is due. upload and points have no event the server can verify from this call (uploads are
+   * rewarded by the upload itself, ad rewards by POST /api/activities), so they add 0.
+   */
+  async function record(userId: string, type: RewardType, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
+    const day = today(utcOffsetMinutes);
+    switch (type) {
+      case 'login':
+        return recordLogin(userId, utcOffsetMinutes);
+      case 'activation':
+        return recordActivation(userId, utcOffsetMinutes);
+      case 'streak': {
+        const { days } = await ledger.loginDays(ledger.db, userId);
+        const streak = streakFromDays(days).currentStreak;
+        const loggedInToday = days.includes(day);
+        const entries =
+          loggedInToday && streak > 1
+            ? [
+                {
+                  source: 'streak',
+                  sourceEventId: `streak:${day}`,
+                  points: streakBonus(streak),
+                  message: streakBonusDaysMessage(streak),
+                },
+              ]
+            : [];
+        const { added, newAchievements } = await ledger.award(userId, entries);
+        return response('streak', day, sumPoints(added), streakBonusDaysMessage(streak), streak, newAchievements);
+      }
+      case 'achievement': {
+        const { newAchievements } = await ledger.award(userId, []);
+        return response('achievement', day, 0, ACHIEVEMENT_UNLOCKED_MESSAGE, await streakNow(userId), newAchievements);
+      }
+      case 'upload':
+      case 'points': {
+        const { newAchievements } = await ledger.award(userId, []);
+        return response(type, day, 0, pointsEarnedMessage(0), await streakNow(userId), newAchievements);
+      }
+    }
+  }
+
+  async function summary(userId: string): Promise<RewardsSummary> {
+    const db = ledger.db;
+    const login = await ledger.loginDays(db, userId);
+    const acts = await ledger.activityTotals(db, userId);
+    return {
+      lastLoginDate: login.lastLoginAt ? login.lastLoginAt.toISOString() : null,
+      currentStreak: streakFromDays(login.days).currentStreak,
+      photosUploaded: await ledger.photoCount(db, userId),
+      adsSkipped: acts.adsSkipped,
+      totalPoints: await ledger.totalPoints(db, userId),
+      achievements: await ledger.unlockedIds(db, userId),
+    };
+  }
+
+  async function stats(userId: string, utcOffsetMinutes?: number): Promise<Stats> {
+    const db = ledger.db;
+    const at = now();
+    const acts = await ledger.activityTotals(db, userId);
+    const entries = await ledger.entriesSince(userId, new Date(at.getTime() - 8 * DAY_MS));
+    return {
+      totalPoints: await ledger.totalPoints(db, userId),
+      adsSkipped: acts.adsSkipped,
+      timeSaved: acts.timeSaved,
+      pointsByDay: pointsPerDay(entries, at, 7, clampUtcOffset(utcOffsetMinutes ?? 0)),
+    };
+  }
+
+  return { record, recordLogin, recordActivation, recordUpload, summary, stats };
+}
+export type RewardsService = ReturnType<typeof createRewardsService>;
+
+const sumPoints = (entries: { points: number }[]) => entries.reduce((s, e) => s + e.points, 0);
+
+function response(
+  type: RewardType,
+  day: string,
+  points: number,
+  message: string,
+  currentStreak: number,
+  newAchievements: Achievement[],
+): RecordRewardResponse {
+  const achievementPoints = newAchievements.reduce((s, a) => s + a.points, 0);
+  return {
+    type,
+    points: points + achievementPoints,
+    awarded: points + achievementPoints > 0,
+    message,
+    currentStreak,
+    day,
+    newAchievements: newAchievements.map(toAchievementView),
+  };
+}
