@@ -44,6 +44,11 @@ export interface Config {
   smtpUrl?: string;
   mailFrom: string;
   stripe: { secretKey?: string; webhookSecret?: string; publicKey?: string };
+  /**
+   * Test-only: where the Stripe SDK sends API calls (a local test double). Never read from the
+   * environment; undefined means the real api.stripe.com.
+   */
+  stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
   maxUploadBytes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   trustProxy: boolean;

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
+import type { SubscriptionReader } from './features/subscriptions/subscription-reader.js';
 
 export interface UserCreatedHook {
   (user: { id: string; email: string }): Promise<void>;
@@ -10,6 +11,8 @@ export interface AppContext {
   config: Config;
   database: Database;
   db: Db;
+  /** Server-side gating: `isActive(userId)`, `requireActive(userId, message?)` (403), `get(userId)`. */
+  subscriptions: SubscriptionReader;
   /** Run after an account is created (e.g. seeding the demo library); failures are logged. */
   onUserCreated: UserCreatedHook[];
   /** Background work to stop on shutdown. */

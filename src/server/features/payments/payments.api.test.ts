@@ -1,0 +1,272 @@
+import type { InjectOptions } from 'fastify';
+import Stripe from 'stripe';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { startStripeDouble, type StripeDouble } from './stripe-test-double.js';
+
+const WEBHOOK_SECRET = 'whsec_test_eyevu';
+
+describe(`payments API with a Stripe test double (${testDbKind})`, () => {
+  let t: TestApp;
+  let stripe: StripeDouble;
+  beforeAll(async () => {
+    stripe = await startStripeDouble();
+    t = await createTestApp({
+      stripe: { secretKey: 'sk_test_eyevu', webhookSecret: WEBHOOK_SECRET, publicKey: 'pk_test_eyevu' },
+      stripeApi: stripe.api,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await stripe.close();
+  });
+
+  const inject = (opts: InjectOptions) => t.app.inject(opts);
+  const createSub = (cookie: string, payload: object) =>
+    inject({ method: 'POST', url: '/api/create-subscription', headers: { cookie }, payload });
+  const getSub = async (cookie: string) =>
+    (await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).json();
+
+  let eventCounter = 0;
+  /** A webhook delivery signed by the SDK's own test-header helper. */
+  function deliver(type: string, object: unknown, opts: { created?: number; id?: string; secret?: string } = {}) {
+    eventCounter += 1;
+    const event = {
+      id: opts.id ?? `evt_test_${eventCounter}_${Date.now()}`,
+      object: 'event',
+      api_version: Stripe.API_VERSION,
+      created: opts.created ?? Math.floor(Date.now() / 1000),
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+      data: { object },
+    };
+    const payload = JSON.stringify(event);
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET });
+    return inject({
+      method: 'POST',
+      url: '/api/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      payload,
+    });
+  }
+
+  /** Signs up, starts checkout for a plan and returns the Stripe objects the double made. */
+  async function checkout(tier = 'premium', billingCycle = 'monthly') {
+    const account = await signUp(t.app);
+    const res = await createSub(account.cookie, { tier, billingCycle });
+    expect(res.statusCode).toBe(200);
+    const sub = stripe.subscriptions.find((s) => s.id === res.json().subscriptionId)!;
+    return { ...account, res, sub };
+  }
+
+  it('publishes the Stripe publishable key at run time', async () => {
+    const res = await inject({ method: 'GET', url: '/api/config' });
+    expect(res.json()).toEqual({ stripePublicKey: 'pk_test_eyevu' });
+  });
+
+  it('creates a customer and an incomplete subscription priced from the catalogue', async () => {
+    const { res, user, sub } = await checkout('premium', 'yearly');
+    const body = res.json();
+    expect(body.amount).toBe(9590);
+    expect(body.clientSecret).toMatch(/^pi_[0-9a-f]+_secret_/);
+
+    const create = stripe.requests.find((r) => r.method === 'POST' && r.path === '/v1/subscriptions')!;
+    expect(create.authorization).toBe('Bearer sk_test_eyevu');
+    expect(create.params.get('payment_behavior')).toBe('default_incomplete');
+    expect(create.params.get('payment_settings[save_default_payment_method]')).toBe('on_subscription');
+    expect([...create.params.entries()]).toContainEqual(['expand[0]', 'latest_invoice.confirmation_secret']);
+    expect(create.params.get('metadata[user_id]')).toBe(user.id);
+    expect(create.idempotencyKey).toMatch(new RegExp(`^eyevu-subscription-${user.id}-`));
+    const price = stripe.prices.find((p) => p.lookup_key === 'eyevu_premium_yearly')!;
+    expect(price).toMatchObject({ unit_amount: 9590, currency: 'usd', recurring: { interval: 'year' } });
+    expect(sub.status).toBe('incomplete');
+    // Nothing is provisioned before Stripe says the invoice is paid.
+    expect((await getSub((await signUp(t.app)).cookie)).status).toBe('inactive');
+  });
+
+  it('reuses the open subscription, customer and price on a retry instead of charging twice', async () => {
+    const { cookie, res } = await checkout('basic', 'monthly');
+    const customersBefore = stripe.customers.length;
+    const subsBefore = stripe.subscriptions.length;
+    const pricesBefore = stripe.prices.length;
+    const retry = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual(res.json());
+    expect(stripe.customers.length).toBe(customersBefore);
+    expect(stripe.subscriptions.length).toBe(subsBefore);
+    expect(stripe.prices.length).toBe(pricesBefore);
+    expect(retry.json().amount).toBe(499);
+  });
+
+  it('refuses the free tier and unknown tiers', async () => {
+    const { cookie } = await signUp(t.app);
+    expect((await createSub(cookie, { tier: 'free', billingCycle: 'monthly' })).statusCode).toBe(400);
+    expect((await createSub(cookie, { tier: 'platinum', billingCycle: 'monthly' })).statusCode).toBe(400);
+    expect(
+      (
+        await inject({
+          method: 'POST',
+          url: '/api/create-subscription',
+          payload: { tier: 'basic', billingCycle: 'monthly' },
+        })
+      ).statusCode,
+    ).toBe(401);
+  });
+
+  it('refuses a webhook with a bad or missing signature (400) and changes nothing', async () => {
+    const { cookie, sub } = await checkout();
+    const { invoice } = stripe.pay(sub.id as string);
+    const forged = await deliver('invoice.paid', invoice, { secret: 'whsec_wrong' });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json().message).toBe('Invalid webhook signature.');
+    const unsigned = await inject({
+      method: 'POST',
+      url: '/api/stripe/webhook',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ id: 'evt_x', type: 'invoice.paid', data: { object: invoice } }),
+    });
+    expect(unsigned.statusCode).toBe(400);
+    expect((await getSub(cookie)).status).toBe('inactive');
+  });
+
+  it('activates on invoice.paid until the period end, and processes a duplicate delivery once', async () => {
+    const { cookie, user, sub } = await checkout('ultimate', 'monthly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const first = await deliver('invoice.paid', invoice, { id: 'evt_dup_1' });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ received: true, duplicate: false });
+    const state = await getSub(cookie);
+    const periodEnd = (invoice.lines as { data: Array<{ period: { end: number } }> }).data[0]!.period.end;
+    expect(state).toMatchObject({
+      status: 'active',
+      tier: 'ultimate',
+      billingCycle: 'monthly',
+      price: 1999,
+      source: 'stripe',
+    });
+    expect(Date.parse(state.endDate)).toBe(periodEnd * 1000);
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
+
+    // The same event again is acknowledged but not applied a second time.
+    const again = await deliver('invoice.paid', invoice, { id: 'evt_dup_1' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ received: true, duplicate: true });
+  });
+
+  it('marks past due on a failed payment, and out-of-order events end in the newest state', async () => {
+    const { cookie, sub } = await checkout('premium', 'monthly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    expect((await getSub(cookie)).status).toBe('active');
+
+    // A later renewal fails...
+    const failed = await deliver('invoice.payment_failed', { ...invoice, status: 'open' }, { created: t0 + 100 });
+    expect(failed.statusCode).toBe(200);
+    expect((await getSub(cookie)).status).toBe('past_due');
+    // ...and an older paid event delivered late does not roll it back.
+    const late = await deliver('invoice.paid', invoice, { created: t0 + 50 });
+    expect(late.statusCode).toBe(200);
+    expect((await getSub(cookie)).status).toBe('past_due');
+
+    // The newest subscription.updated (active again after a retry) wins.
+    await deliver('customer.subscription.updated', { ...sub, status: 'active' }, { created: t0 + 200 });
+    expect((await getSub(cookie)).status).toBe('active');
+  });
+
+  it('a deleted subscription deactivates, even if an older update arrives after it', async () => {
+    const { cookie, user, sub } = await checkout('basic', 'yearly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    // Deleted arrives first, the (older) paid invoice and update afterwards.
+    const ended = t0 + 10;
+    const deleted = await deliver(
+      'customer.subscription.deleted',
+      { ...sub, status: 'canceled', ended_at: ended, canceled_at: ended },
+      { created: t0 + 10 },
+    );
+    expect(deleted.statusCode).toBe(200);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    await deliver('customer.subscription.updated', { ...sub, status: 'active' }, { created: t0 + 1 });
+    const state = await getSub(cookie);
+    expect(state.tier).toBe('free');
+    expect(state.status).toBe('canceled');
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(false);
+  });
+
+  it('a paid subscription ends when Stripe deletes it after being active', async () => {
+    const { cookie, user, sub } = await checkout('premium', 'yearly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
+    await deliver(
+      'customer.subscription.deleted',
+      { ...sub, status: 'canceled', ended_at: t0 + 5 },
+      { created: t0 + 5 },
+    );
+    expect(await getSub(cookie)).toMatchObject({ status: 'canceled', tier: 'free' });
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(false);
+  });
+
+  it('cancels a Stripe subscription at the period end and lists the invoices', async () => {
+    const { cookie, sub } = await checkout('basic', 'monthly');
+    const { invoice } = stripe.pay(sub.id as string);
+    await deliver('invoice.paid', invoice);
+    const res = await inject({ method: 'POST', url: '/api/subscription/cancel', headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, tier: 'basic' });
+    expect(stripe.subscriptions.find((s) => s.id === sub.id)!.cancel_at_period_end).toBe(true);
+
+    const invoices = await inject({ method: 'GET', url: '/api/billing/invoices', headers: { cookie } });
+    expect(invoices.statusCode).toBe(200);
+    expect(invoices.json().invoices).toEqual([
+      expect.objectContaining({ id: invoice.id, amount: 499, currency: 'usd', status: 'paid' }),
+    ]);
+  });
+
+  it('a paid subscription supersedes a running trial', async () => {
+    const { cookie, user } = await signUp(t.app);
+    await inject({ method: 'POST', url: '/api/subscription', headers: { cookie }, payload: { plan: 'monthly' } });
+    const res = await createSub(cookie, { tier: 'ultimate', billingCycle: 'yearly' });
+    const sub = stripe.subscriptions.find((s) => s.id === res.json().subscriptionId)!;
+    // An incomplete update does not clobber the trial.
+    await deliver('customer.subscription.updated', sub);
+    expect((await getSub(cookie)).source).toBe('trial');
+    const { invoice } = stripe.pay(sub.id as string);
+    await deliver('invoice.paid', invoice);
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'ultimate', source: 'stripe' });
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
+  });
+});
+
+describe(`payments API without Stripe configuration (${testDbKind})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 for checkout and the webhook, null config and no invoices', async () => {
+    const { cookie } = await signUp(t.app);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/create-subscription',
+      headers: { cookie },
+      payload: { tier: 'premium', billingCycle: 'monthly' },
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().message).toBe('Payment System Unavailable');
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/api/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' },
+      payload: '{}',
+    });
+    expect(hook.statusCode).toBe(503);
+    expect((await t.app.inject({ method: 'GET', url: '/api/config' })).json()).toEqual({ stripePublicKey: null });
+    const invoices = await t.app.inject({ method: 'GET', url: '/api/billing/invoices', headers: { cookie } });
+    expect(invoices.json()).toEqual({ invoices: [] });
+  });
+});

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  createSubscriptionBody,
+  createSubscriptionResponse,
+  invoicesResponse,
+  publicConfigResponse,
+  webhookResponse,
+} from '../../../contract/subscriptions.js';
+import type { AppContext } from '../../context.js';
+import { requireUser } from '../../http/session.js';
+import { createSubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
+import { createPaymentsService } from './payments.service.js';
+import { createStripeGateway } from './stripe-gateway.js';
+
+export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext) {
+  const stripe = createStripeGateway(ctx.config);
+  const service = createPaymentsService({
+    repo: createSubscriptionsRepository(ctx.db),
+    stripe,
+    webhookSecret: ctx.config.stripe.webhookSecret,
+    log: (msg, data) => app.log.warn({ data }, msg),
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const paymentsConfigured = !!stripe && !!ctx.config.stripe.publicKey;
+
+  /** The client reads the publishable key at run time, so one build serves every deployment. */
+  r.get('/api/config', { schema: { response: { 200: publicConfigResponse } } }, async () => ({
+    stripePublicKey: paymentsConfigured ? ctx.config.stripe.publicKey! : null,
+  }));
+
+  r.post(
+    '/api/create-subscription',
+    { schema: { body: createSubscriptionBody, response: { 200: createSubscriptionResponse } } },
+    async (request) => service.createSubscription(requireUser(request), request.body),
+  );
+
+  r.get('/api/billing/invoices', { schema: { response: { 200: invoicesResponse } } }, async (request) => ({
+    invoices: await service.invoices(requireUser(request).id),
+  }));
+
+  // The signature covers the exact bytes Stripe sent, so this route alone keeps the body raw.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 512 * 1024 }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope
+      .withTypeProvider<ZodTypeProvider>()
+      .post('/api/stripe/webhook', { schema: { response: { 200: webhookResponse } } }, async (request) => {
+        const signature = request.headers['stripe-signature'];
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.from('');
+        return service.handleWebhook(raw, typeof signature === 'string' ? signature : undefined);
+      });
+  });
+}

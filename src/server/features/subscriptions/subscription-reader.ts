@@ -1,0 +1,69 @@
+import { isSubscriptionActive } from '../../../domain/plans.js';
+import type { Subscription } from '../../../contract/subscriptions.js';
+import type { Db } from '../../db/client.js';
+import { forbidden } from '../../http/errors.js';
+import { createSubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository.js';
+
+const KNOWN_STATUSES = new Set<string>(['active', 'past_due', 'canceled', 'incomplete', 'paused']);
+
+/**
+ * The client-facing view of a stored row at `now`. Only a row that is active by the catalogue's
+ * rule (status 'active' and endDate in the future) reports a paid tier; an active row whose end
+ * date has passed reads as 'expired' on the free tier.
+ */
+export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date): Subscription {
+  if (!row) {
+    return {
+      status: 'inactive',
+      tier: 'free',
+      billingCycle: 'monthly',
+      price: 0,
+      endDate: null,
+      source: 'none',
+      cancelAtPeriodEnd: false,
+      trialAvailable: true,
+    };
+  }
+  const active = isSubscriptionActive(row, now);
+  const status: Subscription['status'] = active
+    ? 'active'
+    : row.status === 'active'
+      ? 'expired'
+      : KNOWN_STATUSES.has(row.status)
+        ? (row.status as Subscription['status'])
+        : 'inactive';
+  return {
+    status,
+    tier: active ? (row.tier as Subscription['tier']) : 'free',
+    billingCycle: row.billingCycle === 'yearly' ? 'yearly' : 'monthly',
+    price: active ? row.price : 0,
+    endDate: row.endDate ? row.endDate.toISOString() : null,
+    source: row.source === 'trial' || row.source === 'stripe' || row.source === 'upgrade' ? row.source : 'none',
+    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+    // The modal's free trial is for accounts that never had a subscription of any kind.
+    trialAvailable: false,
+  };
+}
+
+export const PREMIUM_REQUIRED = 'Premium subscription required for ad overlay';
+
+/**
+ * What other features use to gate on the server (photos over the free limit, the ad overlay):
+ * `isActive` for a yes/no, `requireActive` to throw the 403 the client shows as an upgrade prompt.
+ */
+export function createSubscriptionReader(db: Db) {
+  const repo = createSubscriptionsRepository(db);
+  return {
+    async get(userId: string, now: Date = new Date()): Promise<Subscription> {
+      return toSubscriptionView(await repo.findByUser(userId), now);
+    },
+    async isActive(userId: string, now: Date = new Date()): Promise<boolean> {
+      return isSubscriptionActive(await repo.findByUser(userId), now);
+    },
+    /** Throws 403 `{message}` for a user without an active subscription. */
+    async requireActive(userId: string, message = PREMIUM_REQUIRED, now: Date = new Date()): Promise<void> {
+      if (!(await this.isActive(userId, now))) throw forbidden(message);
+    },
+  };
+}
+export type SubscriptionReader = ReturnType<typeof createSubscriptionReader>;

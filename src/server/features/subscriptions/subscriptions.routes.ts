@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  legacySubscriptionBody,
+  subscriptionResponse,
+  upgradeBody,
+  upgradeResponse,
+} from '../../../contract/subscriptions.js';
+import type { AppContext } from '../../context.js';
+import { requireUser } from '../../http/session.js';
+import { createStripeGateway } from '../payments/stripe-gateway.js';
+import { createSubscriptionsRepository } from './subscriptions.repository.js';
+import { createSubscriptionsService } from './subscriptions.service.js';
+
+export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext) {
+  const service = createSubscriptionsService({
+    repo: createSubscriptionsRepository(ctx.db),
+    stripe: createStripeGateway(ctx.config),
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/api/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>
+    service.view(requireUser(request).id),
+  );
+
+  r.post(
+    '/api/subscription',
+    { schema: { body: legacySubscriptionBody, response: { 201: subscriptionResponse } } },
+    async (request, reply) => reply.status(201).send(await service.startTrial(requireUser(request).id, request.body)),
+  );
+
+  r.post(
+    '/api/subscription/upgrade',
+    { schema: { body: upgradeBody, response: { 200: upgradeResponse } } },
+    async (request) => service.upgrade(requireUser(request).id, request.body),
+  );
+
+  r.post('/api/subscription/cancel', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>
+    service.cancel(requireUser(request).id),
+  );
+}
