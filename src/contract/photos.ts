@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * Photo shapes shared by the server routes and the client. The spec's Photo fields (id, name, url,
+ * thumbnailUrl, uploadedAt, size in bytes, analyzed, category, tags, description, albumId) plus
+ * what a fast gallery needs: previewUrl (~1440 px), width/height (after EXIF rotation) and a
+ * thumbhash placeholder (base64). Image URLs carry the blob hash (`?v=`), so they are cacheable forever.
+ */
+export const photo = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  thumbnailUrl: z.string(),
+  previewUrl: z.string(),
+  uploadedAt: z.string(),
+  takenAt: z.string().nullable(),
+  size: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+  thumbhash: z.string().nullable(),
+  analyzed: z.boolean(),
+  category: z.string().nullable(),
+  tags: z.array(z.string()),
+  description: z.string().nullable(),
+  albumId: z.string().nullable(),
+  /** True for the demo library every account starts with (does not count towards the free limit). */
+  isDemo: z.boolean(),
+});
+export type Photo = z.infer<typeof photo>;
+
+export const PHOTO_PAGE_MAX = 200;
+
+/** `GET /api/photos` without `limit` answers a plain array (the spec); with `limit`, a page. */
+export const photosQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(PHOTO_PAGE_MAX).optional(),
+  cursor: z.string().max(200).optional(),
+});
+export const photoList = z.array(photo);
+export const photoPage = z.object({
+  items: z.array(photo),
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
+  /** How many photos the user has in all. */
+  total: z.number().int(),
+});
+export type PhotoPage = z.infer<typeof photoPage>;
+
+export const photoIdParams = z.object({ id: z.string().max(64) });
+export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail'] as const;
+export type PhotoVariant = (typeof PHOTO_VARIANTS)[number];
+export const photoFileParams = z.object({ id: z.string().max(64), variant: z.enum(PHOTO_VARIANTS) });
+export const photoFileQuery = z.object({ v: z.string().max(128).optional() });
+
+/** One result per uploaded file, in the order sent: one bad file does not fail its siblings. */
+export const uploadResult = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), fileName: z.string(), photo }),
+  z.object({ ok: z.literal(false), fileName: z.string(), status: z.number().int(), message: z.string() }),
+]);
+export type UploadResult = z.infer<typeof uploadResult>;
+/**
+ * `POST /api/photos` answers 201 when at least one file was stored; when none was, the status of
+ * the (first) failure (413 too big, 415 not an image, 422 unreadable, 403 plan limit) with a message.
+ */
+export const uploadResponse = z.object({
+  message: z.string(),
+  uploaded: z.number().int(),
+  failed: z.number().int(),
+  results: z.array(uploadResult),
+});
+export type UploadResponse = z.infer<typeof uploadResponse>;
+
+export const deletePhotoResponse = z.object({ message: z.string() });

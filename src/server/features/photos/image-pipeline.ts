@@ -1,0 +1,176 @@
+import exifr from 'exifr';
+import sharp, { type Metadata } from 'sharp';
+import { rgbaToThumbHash } from 'thumbhash';
+
+// Sized for the 2-core target: more libvips threads than cores only add contention.
+sharp.concurrency(2);
+
+export const THUMBNAIL_SIZE = 400;
+export const PREVIEW_SIZE = 1440;
+/** 200 MP: above any phone or camera sensor, far below what a decompression bomb claims. */
+export const DEFAULT_MAX_PIXELS = 200_000_000;
+
+export type ImageMime =
+  'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif' | 'image/tiff' | 'image/heic';
+
+/** A file the pipeline refused; `status` is the HTTP status its result carries. */
+export class ImageRejected extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ascii = (b: Buffer, start: number, end: number) => b.subarray(start, end).toString('latin1');
+
+/** The real type from the first bytes; the file name and the browser's content type are not trusted. */
+export function sniffImageType(b: Buffer): ImageMime | null {
+  if (b.length < 12) return null;
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'image/gif';
+  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'image/webp';
+  if (ascii(b, 0, 4) === 'II*\0' || ascii(b, 0, 4) === 'MM\0*') return 'image/tiff';
+  if (ascii(b, 4, 8) === 'ftyp') {
+    // ISO-BMFF: the major brand, then compatible brands up to the end of the ftyp box.
+    const boxEnd = Math.min(b.readUInt32BE(0), b.length, 64);
+    const brands = [ascii(b, 8, 12)];
+    for (let i = 16; i + 4 <= boxEnd; i += 4) brands.push(ascii(b, i, i + 4));
+    if (brands.some((x) => x === 'avif' || x === 'avis')) return 'image/avif';
+    if (brands.some((x) => ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1'].includes(x)))
+      return 'image/heic';
+  }
+  return null;
+}
+
+const SHARP_FORMATS: Record<ImageMime, string[]> = {
+  'image/jpeg': ['jpeg'],
+  'image/png': ['png'],
+  'image/webp': ['webp'],
+  'image/avif': ['heif'],
+  'image/gif': ['gif'],
+  'image/tiff': ['tiff'],
+  'image/heic': ['heif'],
+};
+
+export interface Derivatives {
+  mime: ImageMime;
+  /** Displayed size, after EXIF rotation. */
+  width: number;
+  height: number;
+  preview: Buffer;
+  thumbnail: Buffer;
+  thumbhash: string;
+  takenAt: Date | null;
+  exif: Record<string, unknown> | null;
+}
+
+const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AVIF, GIF, TIFF or HEIC.';
+
+function readableError(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  if (/pixel limit/i.test(m)) return 'This image has too many pixels to process.';
+  if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m))
+    return 'This image is damaged or incomplete and cannot be read.';
+  if (/heif|hevc|compression format has not been built in/i.test(m))
+    return 'HEIC photos from this camera cannot be read here. Please export the photo as JPEG and try again.';
+  return 'This image could not be read.';
+}
+
+const EXIF_PICK = [
+  'DateTimeOriginal',
+  'CreateDate',
+  'Make',
+  'Model',
+  'LensModel',
+  'ExposureTime',
+  'FNumber',
+  'ISO',
+  'FocalLength',
+];
+
+async function readExif(bytes: Buffer): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {
+  try {
+    const data = (await exifr.parse(bytes, { pick: EXIF_PICK, reviveValues: true })) as
+      Record<string, unknown> | undefined;
+    if (!data) return { takenAt: null, exif: null };
+    const raw = data.DateTimeOriginal ?? data.CreateDate;
+    const takenAt = raw instanceof Date && !Number.isNaN(raw.getTime()) ? raw : null;
+    const exif: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(data)) {
+      if (v instanceof Date) exif[k] = Number.isNaN(v.getTime()) ? null : v.toISOString();
+      else if (typeof v === 'string' || typeof v === 'number') exif[k] = typeof v === 'string' ? v.slice(0, 200) : v;
+    }
+    return { takenAt, exif: Object.keys(exif).length ? exif : null };
+  } catch {
+    return { takenAt: null, exif: null };
+  }
+}
+
+/**
+ * Checks and decodes an upload once and makes everything the gallery needs: the EXIF-rotated
+ * ~1440 px WebP preview, the ~400 px WebP thumbnail (made from the preview's pixels, not a second
+ * decode), a thumbhash, dimensions and the taken-at time. Throws ImageRejected for anything that
+ * is not a readable image within the pixel limit.
+ */
+export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number } = {}): Promise<Derivatives> {
+  const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const mime = sniffImageType(bytes);
+  if (!mime) throw new ImageRejected(415, UNSUPPORTED);
+
+  const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
+  let meta: Metadata;
+  try {
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw new ImageRejected(422, readableError(err));
+  }
+  if (!meta.format || !SHARP_FORMATS[mime].includes(meta.format)) throw new ImageRejected(415, UNSUPPORTED);
+  if (!meta.width || !meta.height) throw new ImageRejected(422, 'This image could not be read.');
+  // Checked from the header before any pixel is decoded: a bomb is refused in microseconds.
+  if (meta.width * meta.height > maxPixels) {
+    throw new ImageRejected(
+      422,
+      `This image is too large (${meta.width} x ${meta.height} pixels). The limit is ${Math.round(maxPixels / 1e6)} megapixels.`,
+    );
+  }
+  const width = meta.autoOrient?.width ?? meta.width;
+  const height = meta.autoOrient?.height ?? meta.height;
+
+  try {
+    const [previewRaw, exifInfo] = await Promise.all([
+      input()
+        .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: 'inside', withoutEnlargement: true })
+        .toColourspace('srgb')
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true }),
+      readExif(bytes),
+    ]);
+    const raw = { width: previewRaw.info.width, height: previewRaw.info.height, channels: 3 as const };
+    const fromRaw = () => sharp(previewRaw.data, { raw });
+    const [preview, thumbnail, hashPixels] = await Promise.all([
+      fromRaw().webp({ quality: 80, effort: 2 }).toBuffer(),
+      fromRaw()
+        .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+        .webp({ quality: 75, effort: 2 })
+        .toBuffer(),
+      fromRaw().resize(100, 100, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
+    ]);
+    const hash = rgbaToThumbHash(hashPixels.info.width, hashPixels.info.height, hashPixels.data);
+    return {
+      mime,
+      width,
+      height,
+      preview,
+      thumbnail,
+      thumbhash: Buffer.from(hash).toString('base64'),
+      takenAt: exifInfo.takenAt,
+      exif: exifInfo.exif,
+    };
+  } catch (err) {
+    throw new ImageRejected(422, readableError(err));
+  }
+}

@@ -1,0 +1,393 @@
+import { eq } from 'drizzle-orm';
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { FREE_PHOTO_LIMIT } from '@domain/plans';
+import { photos, subscriptions } from '../../db/schema.js';
+import { sha256Hex } from '../../storage/blob-store.js';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { createPhotosRepository } from './photos.repository.js';
+import { createPhotosService } from './photos.service.js';
+
+const MAX_UPLOAD = 2 * 1024 * 1024;
+
+/** A multipart body with one part per file, in field `photos`. */
+function multipart(files: Array<{ name: string; bytes: Buffer; type?: string }>) {
+  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
+  const chunks: Buffer[] = [];
+  for (const f of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${f.name}"\r\nContent-Type: ${f.type ?? 'image/jpeg'}\r\n\r\n`,
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+const base = () =>
+  sharp({
+    create: { width: 640, height: 480, channels: 3, background: { r: 200, g: 80, b: 40 } },
+  }).composite([
+    {
+      input: { create: { width: 200, height: 200, channels: 3, background: { r: 20, g: 90, b: 220 } } },
+      top: 40,
+      left: 60,
+    },
+  ]);
+
+async function fixtures() {
+  const raw = await base().png().toBuffer();
+  const from = () => sharp(raw);
+  return {
+    jpeg: await from().jpeg().toBuffer(),
+    png: raw,
+    webp: await from().webp().toBuffer(),
+    avif: await from().avif({ effort: 0 }).toBuffer(),
+    gif: await from().gif().toBuffer(),
+    tiff: await from().tiff().toBuffer(),
+  };
+}
+
+/** A valid PNG header claiming 30,000 x 30,000 pixels over a few real rows: tiny on disk, huge when decoded. */
+function pngBomb(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(30000, 0);
+  ihdr.writeUInt32BE(30000, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // greyscale
+  const rows = deflateSync(Buffer.alloc(30001 * 16), { level: 9 });
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', rows),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return ~c >>> 0;
+}
+
+describe(`photos API (${testDbKind})`, () => {
+  let t: TestApp;
+  let fx: Awaited<ReturnType<typeof fixtures>>;
+  beforeAll(async () => {
+    t = await createTestApp({ maxUploadBytes: MAX_UPLOAD });
+    fx = await fixtures();
+  });
+  afterAll(() => t.close());
+
+  const upload = (cookie: string, files: Array<{ name: string; bytes: Buffer; type?: string }>) => {
+    const body = multipart(files);
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/photos',
+      headers: { ...body.headers, cookie },
+      payload: body.payload,
+    });
+  };
+  const get = (cookie: string, url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+  const rowsOf = (userId: string) => t.database.db.select().from(photos).where(eq(photos.userId, userId));
+  const blobCount = async () => {
+    let n = 0;
+    for await (const _ of t.app.ctx.blobs.list()) n += 1;
+    return n;
+  };
+
+  it('seeds the demo library on register, with an editor photo and thumbnails', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const res = await get(cookie, '/api/photos');
+    expect(res.statusCode).toBe(200);
+    const list = res.json();
+    expect(Array.isArray(list)).toBe(true);
+    expect(list).toHaveLength(10);
+    expect(list[0].name).toBe('Astronaut Portrait');
+    expect(list.every((p: { isDemo: boolean }) => p.isDemo)).toBe(true);
+    const demo = await get(cookie, '/api/photos/demo');
+    expect(demo.statusCode).toBe(200);
+    expect(demo.json().name).toBe('Coffee Cup');
+    const thumb = await get(cookie, demo.json().thumbnailUrl);
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect((await sharp(thumb.rawPayload).metadata()).width).toBeLessThanOrEqual(400);
+    expect(await rowsOf(user.id)).toHaveLength(10);
+  });
+
+  it('seeds quickly once the demo derivatives are computed (they are shared, only rows differ)', async () => {
+    const service = createPhotosService({
+      repo: createPhotosRepository(t.database.db),
+      blobs: t.app.ctx.blobs,
+      config: t.config,
+      hooks: {},
+      log: () => {},
+    });
+    await service.warmDemoLibrary();
+    const before = await blobCount();
+    const { user } = await signUp(t.app, { email: `seed-${Date.now()}@example.com` });
+    await t.database.db.delete(photos).where(eq(photos.userId, user.id));
+    const started = performance.now();
+    expect(await service.seedDemoLibrary(user.id)).toBe(10);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await blobCount()).toBe(before);
+  });
+
+  it('ingests each supported type with a thumbnail, a preview and a thumbhash', async () => {
+    const { cookie, user } = await signUp(t.app);
+    for (const [type, bytes] of Object.entries(fx)) {
+      const res = await upload(cookie, [{ name: `pic.${type}`, bytes }]);
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(201);
+      const result = res.json().results[0];
+      expect(result.ok).toBe(true);
+      expect(result.photo).toMatchObject({ name: 'pic', size: bytes.length, width: 640, height: 480, analyzed: false });
+      expect(result.photo.thumbhash).toMatch(/^[A-Za-z0-9+/=]+$/);
+      const row = (await rowsOf(user.id)).find((r) => r.id === result.photo.id)!;
+      expect(row.mime).toBe(`image/${type}`);
+      for (const variant of ['thumbnail', 'preview', 'original'] as const) {
+        const url = result.photo[variant === 'original' ? 'url' : `${variant}Url`];
+        const img = await get(cookie, url);
+        expect(img.statusCode).toBe(200);
+        expect(img.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+        expect(img.headers.etag).toBeTruthy();
+        if (variant === 'original') expect(sha256Hex(img.rawPayload)).toBe(row.originalKey);
+        const again = await t.app.inject({
+          method: 'GET',
+          url,
+          headers: { cookie, 'if-none-match': img.headers.etag as string },
+        });
+        expect(again.statusCode).toBe(304);
+      }
+    }
+  });
+
+  it('auto-rotates per EXIF and reads the taken-at time', async () => {
+    const { cookie } = await signUp(t.app);
+    const rotated = await sharp(fx.png)
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .withExif({
+        IFD0: { DateTime: '2021:06:01 10:20:30' },
+        IFD2: { DateTimeOriginal: '2021:06:01 10:20:30' },
+      } as never)
+      .toBuffer();
+    const res = await upload(cookie, [{ name: 'turned.jpg', bytes: rotated }]);
+    expect(res.statusCode).toBe(201);
+    const p = res.json().results[0].photo;
+    expect([p.width, p.height]).toEqual([480, 640]);
+    expect(p.takenAt).toMatch(/^2021-06-01T/);
+    const preview = await sharp((await get(cookie, p.previewUrl)).rawPayload).metadata();
+    expect([preview.width, preview.height]).toEqual([480, 640]);
+  });
+
+  it('refuses non-images, truncated files, pixel bombs and oversize files, leaving no row or blob', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const before = await blobCount();
+    const bomb = pngBomb();
+    expect(bomb.length).toBeLessThan(10_000);
+    const cases = [
+      {
+        name: 'notes.jpg',
+        bytes: Buffer.from('hello, this is text and not a photo at all'),
+        status: 415,
+        msg: /not a supported image/,
+      },
+      {
+        name: 'cut.jpg',
+        bytes: fx.jpeg.subarray(0, Math.floor(fx.jpeg.length / 2)),
+        status: 422,
+        msg: /damaged|could not be read/,
+      },
+      { name: 'bomb.png', bytes: bomb, status: 422, msg: /too large \(30000 x 30000 pixels\)/ },
+      {
+        name: 'huge.jpg',
+        bytes: Buffer.concat([fx.jpeg, Buffer.alloc(MAX_UPLOAD)]),
+        status: 413,
+        msg: /larger than the 2 MB/,
+      },
+      {
+        name: 'page.svg',
+        bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'),
+        status: 415,
+        msg: /not a supported image/,
+      },
+    ];
+    for (const c of cases) {
+      const started = Date.now();
+      const res = await upload(cookie, [{ name: c.name, bytes: c.bytes }]);
+      expect(res.statusCode, c.name).toBe(c.status);
+      expect(res.json().message, c.name).toMatch(c.msg);
+      expect(res.json().results[0]).toMatchObject({ ok: false, fileName: c.name, status: c.status });
+      expect(Date.now() - started, c.name).toBeLessThan(3000);
+    }
+    expect((await rowsOf(user.id)).filter((r) => r.demoKey === null)).toHaveLength(0);
+    expect(await blobCount()).toBe(before);
+  });
+
+  it('keeps the good files of a batch with a bad one and reports each', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const hooked: Array<[string, number]> = [];
+    t.app.ctx.onPhotosUploaded!.push(async (userId, count) => {
+      hooked.push([userId, count]);
+    });
+    t.app.ctx.onPhotosUploaded!.push(async () => {
+      throw new Error('reward service down');
+    });
+    const res = await upload(cookie, [
+      { name: 'a.png', bytes: fx.png },
+      { name: 'b.jpg', bytes: Buffer.from('not an image, just bytes....') },
+      { name: 'c.webp', bytes: fx.webp },
+    ]);
+    t.app.ctx.onPhotosUploaded!.length = 0;
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toMatchObject({ uploaded: 2, failed: 1 });
+    expect(body.results.map((r: { ok: boolean }) => r.ok)).toEqual([true, false, true]);
+    expect(body.results[1].message).toMatch(/not a supported image/);
+    expect((await rowsOf(user.id)).filter((r) => r.demoKey === null)).toHaveLength(2);
+    expect(hooked).toEqual([[user.id, 2]]);
+  });
+
+  it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [demo] = await rowsOf(user.id);
+    const filler = Array.from({ length: FREE_PHOTO_LIMIT - 1 }, (_, i) => ({
+      ...demo!,
+      id: undefined,
+      demoKey: null,
+      name: `filler ${i}`,
+      uploadedAt: new Date(Date.now() - 10_000 - i),
+    }));
+    await t.database.db.insert(photos).values(filler);
+    const ok = await upload(cookie, [{ name: 'fiftieth.png', bytes: fx.png }]);
+    expect(ok.statusCode).toBe(201);
+    const refused = await upload(cookie, [{ name: 'one-more.png', bytes: fx.png }]);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toMatch(/Free plan holds up to 50 photos/);
+    await t.database.db.insert(subscriptions).values({
+      userId: user.id,
+      status: 'active',
+      tier: 'premium',
+      billingCycle: 'monthly',
+      price: 999,
+      endDate: new Date(Date.now() + 86_400_000),
+      source: 'upgrade',
+    });
+    const paid = await upload(cookie, [{ name: 'one-more.png', bytes: fx.png }]);
+    expect(paid.statusCode).toBe(201);
+  });
+
+  it("answers 404 for another user's photo, its files and its deletion", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const p = (await upload(a.cookie, [{ name: 'mine.png', bytes: fx.png }])).json().results[0].photo;
+    for (const url of [`/api/photos/${p.id}`, p.url, p.previewUrl, p.thumbnailUrl]) {
+      expect((await get(b.cookie, url)).statusCode, url).toBe(404);
+      expect((await get(a.cookie, url)).statusCode, url).toBe(200);
+    }
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/photos/${p.id}`, headers: { cookie: b.cookie } })).statusCode,
+    ).toBe(404);
+    expect((await get(b.cookie, '/api/photos/not-a-uuid')).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: p.url })).statusCode).toBe(401);
+    expect((await get(a.cookie, `/api/photos/${p.id}`)).statusCode).toBe(200);
+  });
+
+  it('deletes a photo and its blobs, but keeps blobs another photo shares', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const big = await sharp(fx.png).resize(1800).jpeg().toBuffer();
+    const first = (await upload(cookie, [{ name: 'one.jpg', bytes: big }])).json().results[0].photo;
+    const second = (await upload(cookie, [{ name: 'two.jpg', bytes: big }])).json().results[0].photo;
+    const row = (await rowsOf(user.id)).find((r) => r.id === first.id)!;
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/photos/${first.id}`, headers: { cookie } })).statusCode,
+    ).toBe(200);
+    expect(await t.app.ctx.blobs.has(row.originalKey)).toBe(true);
+    expect((await get(cookie, second.url)).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/photos/${second.id}`, headers: { cookie } })).statusCode,
+    ).toBe(200);
+    for (const k of [row.originalKey, row.previewKey, row.thumbnailKey])
+      expect(await t.app.ctx.blobs.has(k)).toBe(false);
+    expect((await get(cookie, `/api/photos/${first.id}`)).statusCode).toBe(404);
+  });
+
+  it('pages through every photo exactly once, newest first, with a total', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [demo] = await rowsOf(user.id);
+    // Many rows share a timestamp, so the id breaks ties in the keyset.
+    const same = new Date('2024-01-01T00:00:00.123456Z');
+    await t.database.db.insert(photos).values(
+      Array.from({ length: 53 }, (_, i) => ({
+        ...demo!,
+        id: undefined,
+        demoKey: null,
+        name: `p${i}`,
+        uploadedAt: i % 3 === 0 ? same : new Date(same.getTime() - i * 1000),
+      })),
+    );
+    const all = (await get(cookie, '/api/photos')).json() as Array<{ id: string }>;
+    expect(all).toHaveLength(63);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const qs: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const res = await get(cookie, `/api/photos?limit=10${qs}`);
+      expect(res.statusCode).toBe(200);
+      const page = res.json();
+      expect(page.total).toBe(63);
+      seen.push(...page.items.map((p: { id: string }) => p.id));
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor && pages < 20);
+    expect(pages).toBe(7);
+    expect(seen).toEqual(all.map((p) => p.id));
+    expect(new Set(seen).size).toBe(63);
+    expect((await get(cookie, '/api/photos?limit=10&cursor=garbage')).statusCode).toBe(400);
+    expect((await get(cookie, '/api/photos?limit=0')).statusCode).toBe(400);
+  });
+
+  it('sweeps old unreferenced blobs and keeps referenced and recent ones', async () => {
+    const { cookie } = await signUp(t.app);
+    const p = (await upload(cookie, [{ name: 'kept.png', bytes: fx.png }])).json().results[0].photo;
+    const blobs = t.app.ctx.blobs;
+    const orphanOld = await blobs.put(Buffer.from('orphan from a crash'));
+    const orphanNew = await blobs.put(Buffer.from('upload still in flight'));
+    const root = t.config.blobDir;
+    const file = (k: string) => path.join(root, k.slice(0, 2), k.slice(2, 4), k);
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    await utimes(file(orphanOld), old, old);
+    const [row] = await t.database.db.select().from(photos).where(eq(photos.id, p.id));
+    for (const k of [row!.originalKey, row!.previewKey, row!.thumbnailKey]) await utimes(file(k), old, old);
+
+    const service = createPhotosService({
+      repo: createPhotosRepository(t.database.db),
+      blobs,
+      config: t.config,
+      hooks: {},
+      log: () => {},
+    });
+    const result = await service.sweepOrphanBlobs();
+    expect(result.removed).toBeGreaterThanOrEqual(1);
+    expect(await blobs.has(orphanOld)).toBe(false);
+    expect(await blobs.has(orphanNew)).toBe(true);
+    for (const k of [row!.originalKey, row!.previewKey, row!.thumbnailKey]) expect(await blobs.has(k)).toBe(true);
+    expect((await get(cookie, p.thumbnailUrl)).statusCode).toBe(200);
+  });
+});

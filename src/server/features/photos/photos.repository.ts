@@ -1,0 +1,191 @@
+import { and, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { isSubscriptionActive } from '@domain/plans';
+import type { Db } from '../../db/client.js';
+import { photos, photoVersions, subscriptions, users } from '../../db/schema.js';
+
+export type PhotoRow = typeof photos.$inferSelect;
+export type NewPhotoRow = typeof photos.$inferInsert;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Keyset position: the exact text of uploaded_at (microseconds survive the round trip) and the id. */
+export interface PhotoCursor {
+  uploadedAt: string;
+  id: string;
+}
+
+/**
+ * Whether the user's subscription is a paid, active one. Reads `subscriptions` directly until the
+ * subscriptions feature exposes its own function for this.
+ */
+export async function isPaidUser(db: Db, userId: string, now: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ status: subscriptions.status, tier: subscriptions.tier, endDate: subscriptions.endDate })
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, userId))
+    .limit(1);
+  return !!row && row.tier !== 'free' && isSubscriptionActive(row, now);
+}
+
+/** Serialises everyone who adds or removes references to these blobs (see deletePhoto). */
+async function lockBlobKeys(tx: Tx, keys: string[]) {
+  for (const key of [...new Set(keys)].sort()) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+  }
+}
+
+async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const found = new Set<string>();
+  const p = await tx
+    .select({ o: photos.originalKey, pr: photos.previewKey, t: photos.thumbnailKey })
+    .from(photos)
+    .where(or(inArray(photos.originalKey, keys), inArray(photos.previewKey, keys), inArray(photos.thumbnailKey, keys)));
+  const v = await tx
+    .select({ o: photoVersions.originalKey, pr: photoVersions.previewKey, t: photoVersions.thumbnailKey })
+    .from(photoVersions)
+    .where(
+      or(
+        inArray(photoVersions.originalKey, keys),
+        inArray(photoVersions.previewKey, keys),
+        inArray(photoVersions.thumbnailKey, keys),
+      ),
+    );
+  for (const r of [...p, ...v]) for (const k of [r.o, r.pr, r.t]) if (keys.includes(k)) found.add(k);
+  return found;
+}
+
+const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
+
+export function createPhotosRepository(db: Db) {
+  return {
+    db,
+
+    async list(userId: string): Promise<PhotoRow[]> {
+      return db
+        .select()
+        .from(photos)
+        .where(eq(photos.userId, userId))
+        .orderBy(desc(photos.uploadedAt), desc(photos.id));
+    },
+
+    /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */
+    async page(userId: string, limit: number, cursor: PhotoCursor | null) {
+      const rows = await db
+        .select({ photo: photos, position: uploadedAtText })
+        .from(photos)
+        .where(
+          and(
+            eq(photos.userId, userId),
+            cursor
+              ? sql`(${photos.uploadedAt}, ${photos.id}) < (${cursor.uploadedAt}::timestamptz, ${cursor.id}::uuid)`
+              : undefined,
+          ),
+        )
+        .orderBy(desc(photos.uploadedAt), desc(photos.id))
+        .limit(limit + 1);
+      const more = rows.length > limit;
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return {
+        items: items.map((r) => r.photo),
+        next: more && last ? { uploadedAt: last.position, id: last.photo.id } : null,
+      };
+    },
+
+    async count(userId: string, opts: { excludeDemo?: boolean } = {}): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(photos)
+        .where(and(eq(photos.userId, userId), opts.excludeDemo ? isNull(photos.demoKey) : undefined));
+      return row?.n ?? 0;
+    },
+
+    async find(userId: string, id: string): Promise<PhotoRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.id, id)))
+        .limit(1);
+      return row;
+    },
+
+    async findByDemoKey(userId: string, demoKey: string): Promise<PhotoRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.demoKey, demoKey)))
+        .limit(1);
+      return row;
+    },
+
+    /**
+     * Inserts one uploaded photo in a transaction. With `maxCounted`, the user's row is locked and
+     * their non-demo photos counted first, so two parallel uploads cannot pass the plan limit.
+     * `ensureBlobs` runs under the blob-key locks before commit: it re-writes any blob a concurrent
+     * delete removed between the write and this insert. Returns null when the limit is reached.
+     */
+    async insertUploaded(
+      values: NewPhotoRow,
+      opts: { maxCounted: number | null; ensureBlobs: () => Promise<void> },
+    ): Promise<PhotoRow | null> {
+      return db.transaction(async (tx) => {
+        if (opts.maxCounted !== null) {
+          await tx.select({ id: users.id }).from(users).where(eq(users.id, values.userId)).for('update');
+          const [row] = await tx
+            .select({ n: count() })
+            .from(photos)
+            .where(and(eq(photos.userId, values.userId), isNull(photos.demoKey)));
+          if ((row?.n ?? 0) >= opts.maxCounted) return null;
+        }
+        await lockBlobKeys(tx, [values.originalKey, values.previewKey, values.thumbnailKey]);
+        const [inserted] = await tx.insert(photos).values(values).returning();
+        await opts.ensureBlobs();
+        return inserted ?? null;
+      });
+    },
+
+    /** The demo library in one statement; skipped entirely if the user already has it. */
+    async insertDemo(rows: NewPhotoRow[]): Promise<PhotoRow[]> {
+      if (rows.length === 0) return [];
+      return db.insert(photos).values(rows).onConflictDoNothing().returning();
+    },
+
+    /**
+     * Deletes the photo (its versions cascade) and then, holding the blob-key locks, the blobs no
+     * other row references. `removeBlob` runs inside the transaction so an upload of the same bytes
+     * either sees the blob gone (and re-writes it) or commits its row first (and the blob stays).
+     */
+    async deletePhoto(userId: string, id: string, removeBlob: (key: string) => Promise<void>): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const versions = await tx
+          .select({ o: photoVersions.originalKey, p: photoVersions.previewKey, t: photoVersions.thumbnailKey })
+          .from(photoVersions)
+          .innerJoin(photos, eq(photos.id, photoVersions.photoId))
+          .where(and(eq(photos.userId, userId), eq(photoVersions.photoId, id)));
+        const [row] = await tx
+          .delete(photos)
+          .where(and(eq(photos.userId, userId), eq(photos.id, id)))
+          .returning();
+        if (!row) return false;
+        const keys = [row.originalKey, row.previewKey, row.thumbnailKey, ...versions.flatMap((v) => [v.o, v.p, v.t])];
+        await lockBlobKeys(tx, keys);
+        const still = await referencedKeys(tx, keys);
+        for (const key of new Set(keys)) if (!still.has(key)) await removeBlob(key);
+        return true;
+      });
+    },
+
+    /** For the orphan sweep: deletes each candidate that no row references, under its lock. */
+    async deleteIfUnreferenced(keys: string[], removeBlob: (key: string) => Promise<boolean>): Promise<number> {
+      if (keys.length === 0) return 0;
+      return db.transaction(async (tx) => {
+        await lockBlobKeys(tx, keys);
+        const still = await referencedKeys(tx, keys);
+        let removed = 0;
+        for (const key of keys) if (!still.has(key) && (await removeBlob(key))) removed += 1;
+        return removed;
+      });
+    },
+  };
+}
+export type PhotosRepository = ReturnType<typeof createPhotosRepository>;

@@ -1,0 +1,150 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  deletePhotoResponse,
+  photo,
+  photoFileParams,
+  photoFileQuery,
+  photoIdParams,
+  photoList,
+  photoPage,
+  photosQuery,
+  uploadResponse,
+  type UploadResult,
+} from '../../../contract/photos.js';
+import type { AppContext } from '../../context.js';
+import { badRequest } from '../../http/errors.js';
+import { requireUser } from '../../http/session.js';
+import { createPhotosRepository } from './photos.repository.js';
+import { createPhotosService, type PhotosService } from './photos.service.js';
+
+/** At most this many files in one upload request; the client sends larger selections in several. */
+export const MAX_FILES_PER_REQUEST = 20;
+const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
+
+function summary(results: UploadResult[]) {
+  const uploaded = results.filter((r) => r.ok).length;
+  const failed = results.length - uploaded;
+  const firstError = results.find((r) => !r.ok);
+  let message: string;
+  if (results.length === 0) message = 'No files were sent.';
+  else if (failed === 0) message = uploaded === 1 ? 'Photo uploaded successfully!' : `${uploaded} photos uploaded!`;
+  else if (uploaded === 0) message = firstError && !firstError.ok ? firstError.message : 'Upload failed.';
+  else message = `${uploaded} of ${results.length} photos uploaded.`;
+  return { message, uploaded, failed, firstError };
+}
+
+export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promise<PhotosService> {
+  const service = createPhotosService({
+    repo: createPhotosRepository(ctx.db),
+    blobs: ctx.blobs,
+    config: ctx.config,
+    hooks: ctx,
+    log: (msg, err) => app.log.error({ err }, msg),
+  });
+
+  ctx.onUserCreated.push((user) => service.seedDemoLibrary(user.id).then(() => undefined));
+  // Compute the demo library's derivatives now, so the first sign-up does not wait for them.
+  service.warmDemoLibrary().catch((err) => app.log.error({ err }, 'demo library could not be prepared'));
+  if (ctx.config.startWorkers) {
+    const sweep = () =>
+      service
+        .sweepOrphanBlobs()
+        .then((r) => r.removed && app.log.info(r, 'orphan blobs swept'))
+        .catch((err) => app.log.error({ err }, 'orphan blob sweep failed'));
+    app.addHook('onReady', async () => {
+      void sweep();
+    });
+    const timer = setInterval(sweep, SWEEP_EVERY_MS);
+    timer.unref();
+    ctx.onClose.push(async () => clearInterval(timer));
+  }
+
+  // Encapsulated: the multipart parser applies to these routes only.
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      throwFileSizeLimit: false,
+      limits: {
+        fileSize: ctx.config.maxUploadBytes,
+        files: MAX_FILES_PER_REQUEST,
+        fields: 10,
+        fieldSize: 1024,
+        parts: MAX_FILES_PER_REQUEST + 10,
+      },
+    });
+    const r = scope.withTypeProvider<ZodTypeProvider>();
+
+    r.get(
+      '/api/photos',
+      { schema: { querystring: photosQuery, response: { 200: photoList.or(photoPage) } } },
+      async (request) => {
+        const user = requireUser(request);
+        const { limit, cursor } = request.query;
+        if (limit === undefined) {
+          if (cursor) throw badRequest('cursor: needs limit');
+          return service.list(user.id);
+        }
+        return service.page(user.id, limit, cursor);
+      },
+    );
+
+    r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
+      const user = requireUser(request);
+      if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
+      const limit = await service.uploadLimit(user.id);
+      const results: UploadResult[] = [];
+      for await (const part of request.files()) {
+        // Read to memory within the size limit; a file over it arrives truncated and is refused.
+        const bytes = await part.toBuffer();
+        results.push(
+          await service.ingestOne(user.id, { fileName: part.filename, bytes, truncated: part.file.truncated }, limit),
+        );
+      }
+      await service.afterBatch(user.id, results);
+      const { firstError, ...counts } = summary(results);
+      if (counts.uploaded > 0) return reply.status(201).send({ ...counts, results });
+      const status = firstError && !firstError.ok ? firstError.status : 400;
+      // Not through the 201 schema: every failure status carries the same body shape.
+      return reply.code(status as 201).send({ ...counts, results });
+    });
+
+    r.get('/api/photos/:id', { schema: { params: photoIdParams, response: { 200: photo } } }, async (request) =>
+      service.get(requireUser(request).id, request.params.id),
+    );
+
+    r.get(
+      '/api/photos/:id/:variant',
+      { schema: { params: photoFileParams, querystring: photoFileQuery } },
+      async (request, reply) => {
+        const user = requireUser(request);
+        const f = await service.file(user.id, request.params.id, request.params.variant);
+        const etag = `"${f.key}"`;
+        reply.header('ETag', etag);
+        reply.header('Vary', 'Cookie');
+        // The URL names the content (its hash), so the answer under it never changes.
+        reply.header(
+          'Cache-Control',
+          request.query.v === f.version ? 'private, max-age=31536000, immutable' : 'private, no-cache',
+        );
+        const inm = request.headers['if-none-match'];
+        if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+          return reply.status(304).send();
+        }
+        reply.type(f.mime);
+        reply.header('Content-Length', f.size);
+        return reply.send(ctx.blobs.stream(f.key));
+      },
+    );
+
+    r.delete(
+      '/api/photos/:id',
+      { schema: { params: photoIdParams, response: { 200: deletePhotoResponse } } },
+      async (request) => {
+        await service.remove(requireUser(request).id, request.params.id);
+        return { message: 'Photo deleted' };
+      },
+    );
+  });
+  return service;
+}

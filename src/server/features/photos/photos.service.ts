@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import { FREE_PHOTO_LIMIT } from '@domain/plans';
+import type { Photo, PhotoPage, PhotoVariant, UploadResult } from '../../../contract/photos.js';
+import type { Config } from '../../config.js';
+import type { AppContext } from '../../context.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
+import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
+import { ImageRejected, makeDerivatives } from './image-pipeline.js';
+import { isPaidUser, type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
+
+/** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Blob hash prefix carried in image URLs: enough to bust caches when the content changes. */
+const VERSION_CHARS = 16;
+/** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
+export const SWEEP_GRACE_MS = 10 * 60 * 1000;
+
+export const freeLimitMessage = (limit = FREE_PHOTO_LIMIT) =>
+  `The Free plan holds up to ${limit} photos (the demo photos do not count). Upgrade your plan to upload more.`;
+
+export function tooLargeMessage(maxBytes: number) {
+  return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
+}
+
+export function toPhoto(row: PhotoRow): Photo {
+  const v = (key: string) => key.slice(0, VERSION_CHARS);
+  const base = `/api/photos/${row.id}`;
+  return {
+    id: row.id,
+    name: row.name,
+    url: `${base}/original?v=${v(row.originalKey)}`,
+    thumbnailUrl: `${base}/thumbnail?v=${v(row.thumbnailKey)}`,
+    previewUrl: `${base}/preview?v=${v(row.previewKey)}`,
+    uploadedAt: row.uploadedAt.toISOString(),
+    takenAt: row.takenAt ? row.takenAt.toISOString() : null,
+    size: row.size,
+    width: row.width,
+    height: row.height,
+    thumbhash: row.thumbhash,
+    analyzed: row.analyzed,
+    category: row.category,
+    tags: row.tags,
+    description: row.description,
+    albumId: row.albumId,
+    isDemo: row.demoKey !== null,
+  };
+}
+
+export function encodeCursor(c: PhotoCursor): string {
+  return Buffer.from(JSON.stringify([c.uploadedAt, c.id])).toString('base64url');
+}
+export function decodeCursor(s: string): PhotoCursor {
+  try {
+    const [uploadedAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
+    if (typeof uploadedAt === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(uploadedAt)) {
+      return { uploadedAt, id };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest('cursor: not a cursor returned by this endpoint');
+}
+
+/** A display name from an upload's file name: no folders, no extension, at most 200 characters. */
+export function photoNameFrom(fileName: string | undefined): string {
+  const base = (fileName ?? '').split(/[\\/]/).pop() ?? '';
+  const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim();
+  return (stem || 'Photo').slice(0, 200);
+}
+
+export type UploadInput = { fileName: string; bytes: Buffer; truncated: boolean };
+
+export function createPhotosService(deps: {
+  repo: PhotosRepository;
+  blobs: BlobStore;
+  config: Config;
+  hooks: Pick<AppContext, 'onPhotoIngested' | 'onPhotosUploaded'>;
+  log: (msg: string, err?: unknown) => void;
+  now?: () => Date;
+  demoDir?: string;
+}) {
+  const { repo, blobs, config, hooks } = deps;
+  const now = deps.now ?? (() => new Date());
+  let demoStored: Promise<DemoAsset[]> | null = null;
+
+  /** Demo derivatives are computed once per process; written to this store once per app. */
+  function demoAssets(): Promise<DemoAsset[]> {
+    if (!demoStored) {
+      demoStored = (async () => {
+        const assets = await loadDemoLibrary(deps.demoDir);
+        for (const a of assets) {
+          await Promise.all([
+            blobs.put(a.original),
+            blobs.put(a.derivatives.preview),
+            blobs.put(a.derivatives.thumbnail),
+          ]);
+        }
+        return assets;
+      })();
+      demoStored.catch(() => (demoStored = null));
+    }
+    return demoStored;
+  }
+
+  async function announceIngested(rows: PhotoRow[]) {
+    for (const hook of hooks.onPhotoIngested ?? []) {
+      for (const r of rows) {
+        await hook({ id: r.id, userId: r.userId }).catch((err) => deps.log('onPhotoIngested hook failed', err));
+      }
+    }
+  }
+
+  async function resolve(userId: string, id: string): Promise<PhotoRow> {
+    const row =
+      id === 'demo'
+        ? await repo.findByDemoKey(userId, EDITOR_DEMO_KEY)
+        : UUID.test(id)
+          ? await repo.find(userId, id)
+          : undefined;
+    if (!row) throw notFound('Photo not found.');
+    return row;
+  }
+
+  return {
+    /** Starts computing the demo library so the first registration does not wait for it. */
+    warmDemoLibrary: () => demoAssets().then(() => undefined),
+
+    async list(userId: string): Promise<Photo[]> {
+      return (await repo.list(userId)).map(toPhoto);
+    },
+
+    async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
+      const [{ items, next }, total] = await Promise.all([
+        repo.page(userId, limit, cursor ? decodeCursor(cursor) : null),
+        repo.count(userId),
+      ]);
+      return { items: items.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+    },
+
+    async get(userId: string, id: string): Promise<Photo> {
+      return toPhoto(await resolve(userId, id));
+    },
+
+    /** The blob behind an image URL, only for its owner (anyone else gets the same 404 as a missing photo). */
+    async file(userId: string, id: string, variant: PhotoVariant) {
+      const row = await resolve(userId, id);
+      const key = variant === 'original' ? row.originalKey : variant === 'preview' ? row.previewKey : row.thumbnailKey;
+      const mime = variant === 'original' ? row.mime : 'image/webp';
+      const info = await blobs.stat(key);
+      if (!info) throw notFound('Photo file not found.');
+      return { key, mime, size: info.size, version: key.slice(0, VERSION_CHARS), name: row.name };
+    },
+
+    async remove(userId: string, id: string) {
+      if (!UUID.test(id)) throw notFound('Photo not found.');
+      const removed = await repo.deletePhoto(userId, id, (key) => blobs.delete(key));
+      if (!removed) throw notFound('Photo not found.');
+    },
+
+    /** The plan limit for new uploads: null when unlimited (paid tiers). Demo photos do not count. */
+    async uploadLimit(userId: string): Promise<number | null> {
+      return (await isPaidUser(repo.db, userId, now())) ? null : FREE_PHOTO_LIMIT;
+    },
+
+    /**
+     * Checks, derives, stores and records one uploaded file. Nothing is written until the file
+     * has been fully validated and decoded; the row is inserted last, in one transaction, so a
+     * crash leaves at most unreferenced blobs (swept later), never a half-visible photo.
+     */
+    async ingestOne(userId: string, input: UploadInput, limit: number | null): Promise<UploadResult> {
+      const fileName = input.fileName || 'file';
+      const fail = (status: number, message: string): UploadResult => ({ ok: false, fileName, status, message });
+      if (input.truncated) return fail(413, tooLargeMessage(config.maxUploadBytes));
+      if (input.bytes.length === 0) return fail(400, 'This file is empty.');
+      if (limit !== null && (await repo.count(userId, { excludeDemo: true })) >= limit)
+        return fail(403, freeLimitMessage(limit));
+
+      let d;
+      try {
+        d = await makeDerivatives(input.bytes);
+      } catch (err) {
+        if (err instanceof ImageRejected) return fail(err.status, err.message);
+        throw err;
+      }
+      const put = () => Promise.all([blobs.put(input.bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const [originalKey, previewKey, thumbnailKey] = await put();
+      const row = await repo.insertUploaded(
+        {
+          userId,
+          name: photoNameFrom(input.fileName),
+          mime: d.mime,
+          size: input.bytes.length,
+          width: d.width,
+          height: d.height,
+          originalKey,
+          previewKey,
+          thumbnailKey,
+          thumbhash: d.thumbhash,
+          takenAt: d.takenAt,
+          exif: d.exif,
+          uploadedAt: now(),
+        },
+        {
+          maxCounted: limit,
+          ensureBlobs: async () => {
+            const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
+            if (present.includes(false)) await put();
+          },
+        },
+      );
+      if (!row) return fail(403, freeLimitMessage(limit ?? FREE_PHOTO_LIMIT));
+      await announceIngested([row]);
+      return { ok: true, fileName, photo: toPhoto(row) };
+    },
+
+    /** After a batch: the upload reward and anything else listening. Failures are logged, never fatal. */
+    async afterBatch(userId: string, results: UploadResult[]) {
+      const count = results.filter((r) => r.ok).length;
+      if (count === 0) return;
+      const batchId = randomUUID();
+      for (const hook of hooks.onPhotosUploaded ?? []) {
+        await hook(userId, count, batchId).catch((err) => deps.log('onPhotosUploaded hook failed', err));
+      }
+    },
+
+    /** Gives a new account the demo library: one multi-row insert over blobs stored once per process. */
+    async seedDemoLibrary(userId: string) {
+      const assets = await demoAssets();
+      const t = now().getTime();
+      const rows = await repo.insertDemo(
+        assets.map((a, i) => ({
+          userId,
+          name: a.name,
+          mime: a.derivatives.mime,
+          size: a.original.length,
+          width: a.derivatives.width,
+          height: a.derivatives.height,
+          originalKey: sha(a, 'original'),
+          previewKey: sha(a, 'preview'),
+          thumbnailKey: sha(a, 'thumbnail'),
+          thumbhash: a.derivatives.thumbhash,
+          takenAt: a.derivatives.takenAt,
+          exif: a.derivatives.exif,
+          // Manifest order is gallery order (newest first): one millisecond apart.
+          uploadedAt: new Date(t - i),
+          demoKey: a.demoKey,
+        })),
+      );
+      await announceIngested(rows);
+      return rows.length;
+    },
+
+    /**
+     * Deletes blobs no row references, except those written in the last SWEEP_GRACE_MS (an
+     * upload may be between writing its blobs and inserting its row). Shared blobs are kept as
+     * long as any photo or version uses them.
+     */
+    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number }> {
+      const cutoff = new Date(now().getTime() - graceMs);
+      let checked = 0;
+      let removed = 0;
+      let batch: string[] = [];
+      const flush = async () => {
+        removed += await repo.deleteIfUnreferenced(batch, async (key) => {
+          const info = await blobs.stat(key);
+          if (!info || info.modifiedAt >= cutoff) return false;
+          await blobs.delete(key);
+          return true;
+        });
+        batch = [];
+      };
+      for await (const b of blobs.list()) {
+        checked += 1;
+        if (b.modifiedAt < cutoff) batch.push(b.key);
+        if (batch.length >= 500) await flush();
+      }
+      await flush();
+      if ('removeStaleTempFiles' in blobs && typeof blobs.removeStaleTempFiles === 'function') {
+        await (blobs.removeStaleTempFiles as (d: Date) => Promise<number>)(cutoff);
+      }
+      return { checked, removed };
+    },
+  };
+}
+export type PhotosService = ReturnType<typeof createPhotosService>;
+
+const keyCache = new WeakMap<Buffer, string>();
+function sha(a: DemoAsset, which: 'original' | 'preview' | 'thumbnail'): string {
+  const buf = which === 'original' ? a.original : which === 'preview' ? a.derivatives.preview : a.derivatives.thumbnail;
+  let k = keyCache.get(buf);
+  if (!k) {
+    k = sha256Hex(buf);
+    keyCache.set(buf, k);
+  }
+  return k;
+}

@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+/**
+ * Content-addressed blob storage: a blob's key is the SHA-256 of its bytes, so the same bytes are
+ * stored once however many photos use them, and a key never changes meaning (URLs that carry it
+ * can be cached forever). The interface is small so an object store can replace the local folder.
+ */
+export interface BlobInfo {
+  key: string;
+  size: number;
+  /** Last write or re-use (`put` of bytes already stored refreshes it). */
+  modifiedAt: Date;
+}
+
+export interface BlobStore {
+  /** Stores the bytes (idempotent) and returns their key. Re-putting existing bytes refreshes modifiedAt. */
+  put(bytes: Buffer): Promise<string>;
+  has(key: string): Promise<boolean>;
+  stat(key: string): Promise<BlobInfo | null>;
+  read(key: string): Promise<Buffer>;
+  stream(key: string): Readable;
+  delete(key: string): Promise<void>;
+  /** Every stored blob, in no particular order. */
+  list(): AsyncIterable<BlobInfo>;
+}
+
+export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+export const isBlobKey = (key: string) => /^[0-9a-f]{64}$/.test(key);
+
+/** A folder on disk: `<root>/ab/cd/<key>`. Writes go to a temp file then rename, so a reader never sees half a blob. */
+export class LocalBlobStore implements BlobStore {
+  constructor(readonly root: string) {}
+
+  private pathOf(key: string) {
+    if (!isBlobKey(key)) throw new Error(`invalid blob key: ${key}`);
+    return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
+  }
+
+  async put(bytes: Buffer): Promise<string> {
+    const key = sha256Hex(bytes);
+    const file = this.pathOf(key);
+    const now = new Date();
+    try {
+      // Already there: refresh the time so the orphan sweep leaves it alone while this upload finishes.
+      await utimes(file, now, now);
+      return key;
+    } catch {
+      // not stored yet
+    }
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, bytes);
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return key;
+  }
+
+  async has(key: string) {
+    return (await this.stat(key)) !== null;
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return { key, size: s.size, modifiedAt: s.mtime };
+    } catch {
+      return null;
+    }
+  }
+
+  async read(key: string) {
+    return readFile(this.pathOf(key));
+  }
+
+  stream(key: string): Readable {
+    return createReadStream(this.pathOf(key));
+  }
+
+  async delete(key: string) {
+    await unlink(this.pathOf(key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  async *list(): AsyncIterable<BlobInfo> {
+    const dirs = async (p: string) => readdir(p).catch(() => [] as string[]);
+    for (const a of await dirs(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await dirs(path.join(this.root, a))) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        const dir = path.join(this.root, a, b);
+        for (const name of await dirs(dir)) {
+          // Temp files of interrupted writes are not blobs; removeStaleTempFiles ages them out.
+          if (!isBlobKey(name)) continue;
+          const s = await stat(path.join(dir, name)).catch(() => null);
+          if (s) yield { key: name, size: s.size, modifiedAt: s.mtime };
+        }
+      }
+    }
+  }
+
+  /** Temp files left by a crash in the middle of a write, older than `olderThan`. */
+  async removeStaleTempFiles(olderThan: Date): Promise<number> {
+    let removed = 0;
+    const dirs = async (p: string) => readdir(p).catch(() => [] as string[]);
+    for (const a of await dirs(this.root)) {
+      for (const b of await dirs(path.join(this.root, a))) {
+        const dir = path.join(this.root, a, b);
+        for (const name of await dirs(dir)) {
+          if (!name.endsWith('.tmp')) continue;
+          const s = await stat(path.join(dir, name)).catch(() => null);
+          if (s && s.mtime < olderThan) {
+            await rm(path.join(dir, name), { force: true });
+            removed += 1;
+          }
+        }
+      }
+    }
+    return removed;
+  }
+}
