@@ -41,6 +41,8 @@ export interface MiniGameDialogProps {
   onFinish: (outcome: MiniGameOutcome) => void;
   /** Game length; defaults to min(ad duration, 45 s). The overlay passes the ad's remaining time. */
   timeLimitSeconds?: number;
+  /** Called when the player picks a game (the overlay waits for a game in play before it closes). */
+  onGameStart?: (game: PlayableGameType) => void;
   /** Seed source for deals, question picks and targets (tests pass a fixed one). */
   nextSeed?: () => number;
 }
@@ -53,6 +55,7 @@ export function MiniGameDialog({
   adDuration,
   onFinish,
   timeLimitSeconds,
+  onGameStart,
   nextSeed = randomSeed,
 }: MiniGameDialogProps) {
   const [view, setView] = useState<View>({ kind: 'select' });
@@ -99,7 +102,13 @@ export function MiniGameDialog({
           </header>
 
           {view.kind === 'select' && (
-            <GameSelection onPick={(game) => setView({ kind: 'playing', game, seed: nextSeed() })} onSkip={close} />
+            <GameSelection
+              onPick={(game) => {
+                setView({ kind: 'playing', game, seed: nextSeed() });
+                onGameStart?.(game);
+              }}
+              onSkip={close}
+            />
           )}
           {view.kind === 'playing' && view.game === 'memory' && (
             <MemoryGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('memory')} />

@@ -1,0 +1,118 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { getQueryFn } from '../../lib/api';
+import { AdOverlay } from './ad-overlay';
+
+const T0 = new Date('2025-03-01T10:00:00Z').getTime();
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function setup(duration = 15) {
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/photos') return jsonResponse([]);
+    if (url === '/api/activities' && init?.method === 'POST') return jsonResponse({ recorded: true }, 201);
+    return jsonResponse({});
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  const invalidate = vi.spyOn(qc, 'invalidateQueries');
+  const onClose = vi.fn();
+  const onReward = vi.fn();
+  render(
+    <QueryClientProvider client={qc}>
+      <AdOverlay app="Instagram" duration={duration} onClose={onClose} onReward={onReward} eventId="evt-1" />
+    </QueryClientProvider>,
+  );
+  const posts = () =>
+    fetchMock.mock.calls.filter(([url, init]) => url === '/api/activities' && init?.method === 'POST');
+  return { fetchMock, onClose, onReward, invalidate, posts };
+}
+
+async function advance(ms: number) {
+  for (let left = ms; left > 0; left -= 100) await act(async () => vi.advanceTimersByTime(Math.min(100, left)));
+  await act(async () => vi.advanceTimersByTime(0));
+}
+
+beforeEach(() => vi.useFakeTimers({ now: T0 }));
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('AdOverlay', () => {
+  it('counts down once per second, then records the ad break once and shows the skip reward', async () => {
+    const { onClose, onReward, invalidate, posts } = setup(15);
+    expect(screen.getByText('Sample Advertisement')).toBeInTheDocument();
+    expect(screen.getByText('Ad continues playing behind gallery')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Your Photos' })).toBeInTheDocument();
+    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:15');
+
+    await advance(999);
+    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:15');
+    await advance(1);
+    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:14');
+    expect(screen.getByRole('progressbar', { name: 'Ad progress' })).toHaveAttribute('aria-valuenow', '7');
+    expect(posts()).toHaveLength(0);
+
+    await advance(14_000);
+    expect(posts()).toHaveLength(1);
+    const [, init] = posts()[0]!;
+    expect(new Headers(init?.headers).get('Idempotency-Key')).toBe('evt-1');
+    expect(JSON.parse(String(init?.body))).toEqual({
+      app: 'Instagram',
+      adDuration: 15,
+      timeSaved: 15,
+      pointsEarned: 1,
+    });
+    expect(onReward).toHaveBeenCalledExactlyOnceWith('Ad skipped! +2 pts', 2);
+    expect(invalidate).toHaveBeenCalledWith({ queryKey: ['/api/stats'] });
+    expect(invalidate).toHaveBeenCalledWith({ queryKey: ['/api/activities'] });
+    expect(onClose).toHaveBeenCalledTimes(1);
+
+    await advance(5000);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('records a skipped mini-game as gameData none worth 1 point', async () => {
+    const { posts } = setup(20);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    expect(screen.getByRole('dialog', { name: 'Ad Break Mini-Game' })).toHaveTextContent('Instagram ad • 20s');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Skip Game' })));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    await advance(20_000);
+    expect(JSON.parse(String(posts()[0]![1]?.body))).toEqual({
+      app: 'Instagram',
+      adDuration: 20,
+      timeSaved: 20,
+      pointsEarned: 1,
+      gameData: { gameType: 'none', score: 0, completed: false },
+    });
+  });
+
+  it('waits for a game in play at 0, then records its score', async () => {
+    const { posts, onClose } = setup(15);
+    await advance(5000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Quick Trivia/ })));
+    await advance(2000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Start Game' })));
+    // The game's limit is the 10 s left when it was opened; started 2 s later, it outlasts the ad.
+    await advance(8000);
+    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:00');
+    expect(posts()).toHaveLength(0);
+    expect(onClose).not.toHaveBeenCalled();
+    await advance(2000);
+    expect(posts()).toHaveLength(1);
+    expect(JSON.parse(String(posts()[0]![1]?.body)).gameData).toEqual({
+      gameType: 'trivia',
+      score: 0,
+      completed: true,
+    });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
