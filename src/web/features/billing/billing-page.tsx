@@ -1,9 +1,200 @@
+import { formatCents } from '@domain/format';
+import { formatPricePerCycle, planFor } from '@domain/plans';
+import { useQueryClient } from '@tanstack/react-query';
+import { Check, Receipt, X } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { toast } from '../../app/toast-store';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
+import { Spinner } from '../../components/ui/spinner';
+import { errorMessage } from '../../lib/api';
+import { cn } from '../../lib/cn';
+import { UpgradeModal } from '../pricing/upgrade-modal';
+import { useSubscriptionDetails } from '../pricing/use-subscription-details';
+import { CancelSubscriptionDialog } from './cancel-dialog';
+import { invoicesQueryOptions, useInvoices } from './invoices-query';
+import { subscriptionQueryOptions } from './subscription-query';
+import { useCancelSubscription } from './use-cancel-subscription';
+
+const formatDate = (iso: string) =>
+  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+function Row({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="flex justify-between gap-3 py-1.5 text-sm">
+      <dt className="text-muted">{label}</dt>
+      <dd className="font-semibold">{value}</dd>
+    </div>
+  );
+}
 
 export default function BillingPage() {
+  const { subscription, isActive, isLoading } = useSubscriptionDetails();
+  const invoices = useInvoices();
+  const cancel = useCancelSubscription();
+  const [confirmOpen, setConfirmOpen] = useState(false);
+  const [trialOpen, setTrialOpen] = useState(false);
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const qc = useQueryClient();
+
+  // Return address after payment: toast once, drop the flag, and reload the state from the server.
+  useEffect(() => {
+    if (new URLSearchParams(search).get('success') !== 'true') return;
+    toast({ title: 'Payment Successful', description: 'Your subscription is being activated.', variant: 'success' });
+    void qc.invalidateQueries({ queryKey: subscriptionQueryOptions().queryKey });
+    void qc.invalidateQueries({ queryKey: invoicesQueryOptions().queryKey });
+    navigate('/billing', { replace: true });
+  }, [search, navigate, qc]);
+
+  const confirmCancel = () =>
+    cancel.mutate(undefined, {
+      onSuccess: (sub) => {
+        setConfirmOpen(false);
+        toast({
+          title: 'Subscription Updated',
+          description:
+            sub.status === 'active' && sub.endDate
+              ? `Your plan ends on ${formatDate(sub.endDate)}.`
+              : 'Your account is now on the Free plan.',
+        });
+      },
+      onError: (err) =>
+        toast({
+          title: 'Cancel failed',
+          description: errorMessage(err, 'Please try again later.'),
+          variant: 'destructive',
+        }),
+    });
+
+  const features = [
+    { name: 'Ad overlay gallery', on: isActive },
+    { name: 'Unlimited ad skipping', on: isActive },
+    { name: 'Photo sync', on: isActive },
+    { name: 'Detailed statistics', on: true },
+  ];
+  const list = invoices.data?.invoices ?? [];
+
   return (
-    <main className="flex flex-col gap-4 p-4">
-      <PageHeader title="Billing & Subscription" />
+    <main className="flex flex-col gap-4 p-4 pb-24">
+      <PageHeader title="Billing & Subscription" subtitle="Manage your plan and payments" />
+
+      <Card aria-labelledby="current-plan" className="flex flex-col gap-3">
+        <div className="flex items-center justify-between">
+          <h2 id="current-plan" className="text-lg font-bold">
+            Current Plan
+          </h2>
+          <span
+            className={cn(
+              'rounded-full px-2.5 py-0.5 text-xs font-semibold',
+              isActive ? 'bg-success text-white' : 'bg-surface-2 text-muted',
+            )}
+          >
+            {isActive ? 'Active' : 'Free'}
+          </span>
+        </div>
+        {isLoading ? (
+          <Spinner label="Loading subscription" />
+        ) : isActive && subscription ? (
+          <>
+            <dl className="divide-y divide-border">
+              <Row label="Plan Type" value={planFor(subscription.tier).name} />
+              <Row label="Price" value={formatPricePerCycle(subscription.price, subscription.billingCycle)} />
+              <Row
+                label={subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
+                value={subscription.endDate ? formatDate(subscription.endDate) : 'N/A'}
+              />
+            </dl>
+            {subscription.source === 'trial' && <p className="text-xs text-muted">Free trial</p>}
+            {subscription.cancelAtPeriodEnd ? (
+              <p className="text-sm text-muted">Cancelled: your plan stays active until the date above.</p>
+            ) : (
+              <Button variant="outline" className="text-danger" onClick={() => setConfirmOpen(true)}>
+                Cancel Subscription
+              </Button>
+            )}
+          </>
+        ) : (
+          <div className="flex flex-col gap-2">
+            <p className="text-sm text-muted">You are on the Free plan.</p>
+            <Link
+              href="/pricing"
+              className="inline-flex min-h-11 items-center justify-center rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg"
+            >
+              View Pricing Plans
+            </Link>
+            {subscription?.trialAvailable && (
+              <Button variant="outline" onClick={() => setTrialOpen(true)}>
+                Start Free Trial
+              </Button>
+            )}
+          </div>
+        )}
+      </Card>
+
+      <Card aria-labelledby="features-title">
+        <h2 id="features-title" className="mb-2 text-lg font-bold">
+          Features
+        </h2>
+        <ul className="flex flex-col gap-2 text-sm">
+          {features.map((f) => (
+            <li key={f.name} className="flex items-center gap-2">
+              {f.on ? (
+                <Check className="size-4 text-success" aria-label="Included" />
+              ) : (
+                <X className="size-4 text-muted" aria-label="Not included" />
+              )}
+              <span className={f.on ? '' : 'text-muted'}>{f.name}</span>
+            </li>
+          ))}
+        </ul>
+      </Card>
+
+      <Card aria-labelledby="history-title">
+        <h2 id="history-title" className="mb-2 text-lg font-bold">
+          Billing History
+        </h2>
+        {list.length === 0 ? (
+          <div className="flex flex-col items-center gap-1 py-6 text-center">
+            <Receipt className="size-8 text-muted" aria-hidden />
+            <p className="font-semibold">No billing history available</p>
+            <p className="text-sm text-muted">No billing history</p>
+          </div>
+        ) : (
+          <ul className="divide-y divide-border">
+            {list.map((inv) => (
+              <li key={inv.id} className="flex items-center justify-between gap-3 py-2 text-sm">
+                <span className="flex flex-col">
+                  <span className="font-semibold">{inv.number ?? 'Invoice'}</span>
+                  <span className="text-muted">{formatDate(inv.created)}</span>
+                </span>
+                <span className="flex items-center gap-3">
+                  <span className="capitalize text-muted">{inv.status}</span>
+                  <span className="font-semibold">{formatCents(inv.amount)}</span>
+                  {inv.hostedInvoiceUrl && (
+                    <a href={inv.hostedInvoiceUrl} target="_blank" rel="noreferrer" className="text-primary underline">
+                      View
+                    </a>
+                  )}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+
+      <CancelSubscriptionDialog
+        open={confirmOpen}
+        onOpenChange={setConfirmOpen}
+        onConfirm={confirmCancel}
+        pending={cancel.isPending}
+        endsOn={
+          subscription?.source === 'stripe' && subscription.endDate ? formatDate(subscription.endDate) : undefined
+        }
+      />
+      <UpgradeModal open={trialOpen} onOpenChange={setTrialOpen} />
     </main>
   );
 }

@@ -1,9 +1,89 @@
-import { PageHeader } from '../../components/ui/page-header';
+import { formatPricePerCycle, isBillingCycle, isTier, planFor } from '@domain/plans';
+import { Elements } from '@stripe/react-stripe-js';
+import { loadStripe, type Stripe } from '@stripe/stripe-js';
+import { ArrowLeft, CreditCard } from 'lucide-react';
+import { useEffect, useMemo } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { Card } from '../../components/ui/card';
+import { CenteredSpinner } from '../../components/ui/spinner';
+import { errorStatus } from '../../lib/api';
+import { CheckoutForm } from './checkout-form';
+import { usePublicConfig } from './config-query';
+import { useCreateSubscription } from './use-create-subscription';
 
-export default function CheckoutPage() {
+const stripeByKey = new Map<string, Promise<Stripe | null>>();
+const stripeFor = (key: string) => {
+  if (!stripeByKey.has(key)) stripeByKey.set(key, loadStripe(key));
+  return stripeByKey.get(key)!;
+};
+
+function BackToPricing() {
+  return (
+    <Link
+      href="/pricing"
+      className="inline-flex min-h-11 items-center gap-2 self-start rounded-xl px-2 text-sm font-semibold text-muted hover:text-fg"
+    >
+      <ArrowLeft className="size-4" aria-hidden /> Back to Pricing
+    </Link>
+  );
+}
+
+function Unavailable() {
   return (
     <main className="flex flex-col gap-4 p-4">
-      <PageHeader title="Complete Your Purchase" />
+      <BackToPricing />
+      <Card className="flex flex-col items-center gap-3 py-10 text-center">
+        <CreditCard className="size-10 text-muted" aria-hidden />
+        <h1 className="text-xl font-bold">Payment System Unavailable</h1>
+        <p className="text-sm text-muted">Payments are not set up right now. Please try again later.</p>
+      </Card>
+    </main>
+  );
+}
+
+export default function CheckoutPage() {
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const params = useMemo(() => new URLSearchParams(search), [search]);
+  const tier = params.get('tier');
+  const billing = params.get('billing');
+  const valid = isTier(tier) && tier !== 'free' && isBillingCycle(billing);
+
+  const config = usePublicConfig();
+  const publicKey = config.data?.stripePublicKey ?? null;
+  const created = useCreateSubscription(
+    valid ? tier : 'premium',
+    valid && isBillingCycle(billing) ? billing : 'monthly',
+    valid && !!publicKey,
+  );
+  const notConfigured = config.isSuccess && !publicKey;
+  const creationUnavailable = errorStatus(created.error) === 503;
+
+  useEffect(() => {
+    // Spec: missing params, or a failed subscription creation, go back to /pricing.
+    if (!valid || (created.isError && !creationUnavailable)) navigate('/pricing', { replace: true });
+  }, [valid, created.isError, creationUnavailable, navigate]);
+
+  if (!valid) return null;
+  if (notConfigured || creationUnavailable || config.isError) return <Unavailable />;
+  if (!created.data || !publicKey) return <CenteredSpinner label="Preparing checkout" />;
+
+  const plan = planFor(tier);
+  const { clientSecret, amount } = created.data;
+  return (
+    <main className="flex flex-col gap-4 p-4 pb-24">
+      <BackToPricing />
+      <Card className="flex flex-col gap-4">
+        <div>
+          <h1 className="text-2xl font-bold">Complete Your Purchase</h1>
+          <p className="text-sm text-muted">
+            {plan.name} plan - {formatPricePerCycle(amount, billing as 'monthly' | 'yearly')}
+          </p>
+        </div>
+        <Elements stripe={stripeFor(publicKey)} options={{ clientSecret }}>
+          <CheckoutForm amount={amount} />
+        </Elements>
+      </Card>
     </main>
   );
 }

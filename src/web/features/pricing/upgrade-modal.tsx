@@ -1,0 +1,115 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { DEFAULT_UPGRADE_MODAL_PLAN, TRIAL_LABEL, UPGRADE_MODAL_PLANS, type UpgradeModalPlanId } from '@domain/plans';
+import { Check, X } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { toast } from '../../app/toast-store';
+import { Button } from '../../components/ui/button';
+import { errorMessage, errorStatus } from '../../lib/api';
+import { cn } from '../../lib/cn';
+import { useStartTrial } from './use-start-trial';
+
+export interface UpgradeModalProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  /** Why it opened, e.g. 'Premium subscription required for ad overlay'. */
+  note?: string;
+}
+
+/**
+ * Spec 'Upgrade to Premium' modal: two plans (monthly default), 'Start Free Trial' activates
+ * premium through POST /api/subscription; closes on success, stays open on failure.
+ */
+export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
+  const [plan, setPlan] = useState<UpgradeModalPlanId>(DEFAULT_UPGRADE_MODAL_PLAN);
+  const startTrial = useStartTrial();
+  useEffect(() => {
+    if (open) setPlan(DEFAULT_UPGRADE_MODAL_PLAN);
+  }, [open]);
+
+  const start = () =>
+    startTrial.mutate(plan, {
+      onSuccess: () => {
+        toast({
+          title: 'Subscription activated!',
+          description: 'You can now browse photos during ads.',
+          variant: 'success',
+        });
+        onOpenChange(false);
+      },
+      onError: (err) => {
+        // A used trial (409) has a message worth reading; anything else is the spec's generic text.
+        const description =
+          errorStatus(err) === 409 ? errorMessage(err, 'Please try again later.') : 'Please try again later.';
+        toast({ title: 'Subscription failed', description, variant: 'destructive' });
+      },
+    });
+
+  return (
+    <Dialog.Root open={open} onOpenChange={(next) => !startTrial.isPending && onOpenChange(next)}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl">
+          <div className="flex items-start justify-between gap-2">
+            <div>
+              <Dialog.Title className="text-xl font-bold">Upgrade to Premium</Dialog.Title>
+              <Dialog.Description className="text-sm text-muted">
+                Browse your photos instead of watching ads
+              </Dialog.Description>
+            </div>
+            <Dialog.Close asChild>
+              <Button variant="ghost" size="icon" aria-label="Close">
+                <X className="size-5" aria-hidden />
+              </Button>
+            </Dialog.Close>
+          </div>
+          {note && (
+            <p role="note" className="rounded-xl bg-primary-soft px-3 py-2 text-sm font-medium">
+              {note}
+            </p>
+          )}
+          <div role="radiogroup" aria-label="Plan" className="flex flex-col gap-3">
+            {UPGRADE_MODAL_PLANS.map((p) => {
+              const selected = p.id === plan;
+              return (
+                <button
+                  key={p.id}
+                  type="button"
+                  role="radio"
+                  aria-checked={selected}
+                  onClick={() => setPlan(p.id)}
+                  className={cn(
+                    'flex min-h-16 items-center justify-between gap-3 rounded-xl border-2 p-3 text-left transition',
+                    selected ? 'border-primary bg-primary-soft' : 'border-border bg-surface',
+                  )}
+                >
+                  <span className="flex flex-col">
+                    <span className="flex items-center gap-2 font-semibold capitalize">
+                      {p.id}
+                      {p.tag && (
+                        <span className="rounded-full bg-primary px-2 py-0.5 text-xs text-primary-fg">{p.tag}</span>
+                      )}
+                    </span>
+                    <span className="text-sm text-muted">{p.note}</span>
+                  </span>
+                  <span className="flex items-center gap-2 font-bold">
+                    {p.priceLabel}
+                    {selected && <Check className="size-5 text-primary" aria-hidden />}
+                  </span>
+                </button>
+              );
+            })}
+          </div>
+          <Button size="lg" onClick={start} disabled={startTrial.isPending}>
+            {startTrial.isPending ? 'Processing...' : 'Start Free Trial'}
+          </Button>
+          <Dialog.Close asChild>
+            <button type="button" className="min-h-11 text-sm text-muted underline-offset-2 hover:underline">
+              Maybe Later
+            </button>
+          </Dialog.Close>
+          <p className="text-center text-xs text-muted">{TRIAL_LABEL}</p>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

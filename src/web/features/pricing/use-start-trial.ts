@@ -1,0 +1,26 @@
+import type { LegacySubscriptionBody, Subscription } from '@contract/subscriptions';
+import { upgradeModalEndDate, upgradeModalPlan, type UpgradeModalPlanId } from '@domain/plans';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { apiRequest } from '../../lib/api';
+import { subscriptionQueryOptions } from '../billing/subscription-query';
+
+/** POST /api/subscription with the modal's older payload; the server re-decides price and end date. */
+export function useStartTrial() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (plan: UpgradeModalPlanId) => {
+      const body: LegacySubscriptionBody = {
+        plan,
+        status: 'active',
+        endDate: upgradeModalEndDate(plan, new Date()).toISOString(),
+        price: upgradeModalPlan(plan).price,
+      };
+      const res = await apiRequest('POST', '/api/subscription', body);
+      return (await res.json()) as Subscription;
+    },
+    onSuccess: async (sub) => {
+      qc.setQueryData(subscriptionQueryOptions().queryKey, sub);
+      await qc.invalidateQueries({ queryKey: subscriptionQueryOptions().queryKey });
+    },
+  });
+}
