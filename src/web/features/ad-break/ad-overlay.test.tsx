@@ -13,7 +13,8 @@ function jsonResponse(body: unknown, status = 200) {
 function setup(duration = 15) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/photos') return jsonResponse([]);
-    if (url === '/api/activities' && init?.method === 'POST') return jsonResponse({ recorded: true }, 201);
+    if (url === '/api/activities' && init?.method === 'POST')
+      return jsonResponse({ recorded: true, message: 'Ad skipped! +2 pts' }, 201);
     return jsonResponse({});
   });
   vi.stubGlobal('fetch', fetchMock);
@@ -50,13 +51,16 @@ describe('AdOverlay', () => {
     expect(screen.getByText('Sample Advertisement')).toBeInTheDocument();
     expect(screen.getByText('Ad continues playing behind gallery')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Your Photos' })).toBeInTheDocument();
-    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:15');
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
 
     await advance(999);
-    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:15');
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
     await advance(1);
-    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:14');
-    expect(screen.getByRole('progressbar', { name: 'Ad progress' })).toHaveAttribute('aria-valuenow', '7');
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:14');
+    expect(screen.getByRole('progressbar', { name: 'Ad progress', hidden: true })).toHaveAttribute(
+      'aria-valuenow',
+      '7',
+    );
     expect(posts()).toHaveLength(0);
 
     await advance(14_000);
@@ -69,12 +73,25 @@ describe('AdOverlay', () => {
       timeSaved: 15,
       pointsEarned: 1,
     });
-    expect(onReward).toHaveBeenCalledExactlyOnceWith('Ad skipped! +2 pts', 2);
+    expect(onReward).toHaveBeenCalledExactlyOnceWith({ recorded: true, message: 'Ad skipped! +2 pts' });
     expect(invalidate).toHaveBeenCalledWith({ queryKey: ['/api/stats'] });
     expect(invalidate).toHaveBeenCalledWith({ queryKey: ['/api/activities'] });
+    expect(screen.queryByRole('dialog', { name: 'Your Photos' })).not.toBeInTheDocument();
     expect(onClose).toHaveBeenCalledTimes(1);
 
     await advance(5000);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('keeps counting with the gallery closed and can bring it back', async () => {
+    const { posts } = setup(15);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
+    expect(screen.queryByRole('dialog', { name: 'Your Photos' })).not.toBeInTheDocument();
+    await advance(3000);
+    expect(screen.getByLabelText('Ad ends in 0:12')).toBeInTheDocument();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Back to Photos' })));
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:12');
+    await advance(12_000);
     expect(posts()).toHaveLength(1);
   });
 
@@ -83,7 +100,7 @@ describe('AdOverlay', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
     expect(screen.getByRole('dialog', { name: 'Ad Break Mini-Game' })).toHaveTextContent('Instagram ad • 20s');
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Skip Game' })));
-    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Ad Break Mini-Game' })).not.toBeInTheDocument();
     await advance(20_000);
     expect(JSON.parse(String(posts()[0]![1]?.body))).toEqual({
       app: 'Instagram',
@@ -103,7 +120,7 @@ describe('AdOverlay', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Start Game' })));
     // The game's limit is the 10 s left when it was opened; started 2 s later, it outlasts the ad.
     await advance(8000);
-    expect(screen.getByTestId('ad-countdown')).toHaveTextContent('0:00');
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:00');
     expect(posts()).toHaveLength(0);
     expect(onClose).not.toHaveBeenCalled();
     await advance(2000);

@@ -1,40 +1,32 @@
+import type { CreateActivityResponse } from '@contract/activities';
 import { gameTimeLimit, type PlayableGameType } from '@domain/games/scoring';
-import { formatCountdown, formatSizeMb } from '@domain/format';
-import { skipReward, skipRewardMessage } from '@domain/rewards';
+import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronLeft, ChevronRight, Gamepad2, X } from 'lucide-react';
+import { Images } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { errorMessage } from '../../lib/api';
+import { PhotoViewer } from '../gallery/photo-viewer';
+import { photosQueryOptions } from '../gallery/photos-query';
+import { activitiesQueryOptions } from '../rewards/activities-query';
+import { announceActivity } from '../rewards/announce';
+import { rewardsQueryOptions } from '../rewards/rewards-query';
+import { statsQueryOptions } from '../rewards/stats-query';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
 import { adBreakActivity, recordAdBreak } from './record-ad-break';
-
-/** The few photo fields the overlay shows (a subset of the Photo contract). */
-interface OverlayPhoto {
-  id: string;
-  name: string;
-  url: string;
-  previewUrl?: string;
-  thumbnailUrl: string;
-  uploadedAt: string;
-  size: number;
-}
 
 export interface AdOverlayProps {
   app: string;
   /** Seconds. */
   duration: number;
-  /** Called when the ad break is over (recorded) or dismissed. */
+  /** Called when the ad break is over and recorded (or failed to record). */
   onClose: () => void;
-  /** Shows the skip reward; defaults to a 2.5 s toast (spec: reward popup 2.5 s). */
-  onReward?: (message: string, points: number) => void;
+  /** Shows the skip reward; defaults to the app's reward popup ('Ad skipped! +N pts', 2.5 s). */
+  onReward?: (response: CreateActivityResponse) => void;
   /** One id per ad break; the server records the event once. */
   eventId?: string;
 }
-
-const REWARD_POPUP_MS = 2500;
-const defaultReward = (message: string) => toast({ title: message, variant: 'success', duration: REWARD_POPUP_MS });
 
 /**
  * Spec section 2, 'Simulated ad overlay': the ad panel behind, the user's photos on top with an m:ss
@@ -43,11 +35,13 @@ const defaultReward = (message: string) => toast({ title: message, variant: 'suc
  * refreshed, and the overlay closes. A game still in play at 0 is waited for (its time limit is
  * capped by the ad's remaining time, so it ends within about a second).
  */
-export function AdOverlay({ app, duration, onClose, onReward = defaultReward, eventId: givenId }: AdOverlayProps) {
+export function AdOverlay({ app, duration, onClose, onReward = announceActivity, eventId: givenId }: AdOverlayProps) {
   const qc = useQueryClient();
   const [eventId] = useState(() => givenId ?? crypto.randomUUID());
   const [remaining, setRemaining] = useState(duration);
+  const [galleryOpen, setGalleryOpen] = useState(true);
   const [gameOpen, setGameOpen] = useState(false);
+  const photos = useQuery(photosQueryOptions());
   const [gameInPlay, setGameInPlay] = useState(false);
   const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
@@ -62,13 +56,12 @@ export function AdOverlay({ app, duration, onClose, onReward = defaultReward, ev
 
   const record = useMutation({
     mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), eventId),
-    onSuccess: async () => {
-      const points = skipReward(duration);
-      onReward(skipRewardMessage(points), points);
+    onSuccess: async (response) => {
+      onReward(response);
       await Promise.all([
-        qc.invalidateQueries({ queryKey: ['/api/stats'] }),
-        qc.invalidateQueries({ queryKey: ['/api/activities'] }),
-        qc.invalidateQueries({ queryKey: ['/api/rewards'] }),
+        qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey }),
+        qc.invalidateQueries({ queryKey: activitiesQueryOptions().queryKey }),
+        qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey }),
       ]);
     },
     onError: (err) =>
@@ -81,6 +74,7 @@ export function AdOverlay({ app, duration, onClose, onReward = defaultReward, ev
     if (remaining > 0 || gameInPlay || finished.current) return;
     finished.current = true;
     setGameOpen(false);
+    setGalleryOpen(false);
     mutate();
   }, [remaining, gameInPlay, mutate]);
 
@@ -121,11 +115,27 @@ export function AdOverlay({ app, duration, onClose, onReward = defaultReward, ev
           />
         </div>
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
+        <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
+          <div className="flex flex-col items-center gap-3">
+            <p className="text-2xl font-bold">{app}</p>
+            <p className="font-mono text-lg tabular-nums" aria-label={`Ad ends in ${formatCountdown(remaining)}`}>
+              {formatCountdown(remaining)}
+            </p>
+            {remaining > 0 && !galleryOpen && (
+              <Button variant="outline" onClick={() => setGalleryOpen(true)} className="text-fg">
+                <Images className="size-4" aria-hidden />
+                Back to Photos
+              </Button>
+            )}
+          </div>
+        </div>
       </section>
 
-      <OverlayGallery
-        remaining={remaining}
-        onClose={onClose}
+      <PhotoViewer
+        photos={photos.data ?? []}
+        open={galleryOpen}
+        onOpenChange={setGalleryOpen}
+        countdown={remaining}
         onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
       />
 
@@ -139,82 +149,5 @@ export function AdOverlay({ app, duration, onClose, onReward = defaultReward, ev
         onFinish={onFinish}
       />
     </div>
-  );
-}
-
-/** The user's photos on top of the ad, with the countdown badge and Play Game. */
-function OverlayGallery({
-  remaining,
-  onClose,
-  onPlayGame,
-}: {
-  remaining: number;
-  onClose: () => void;
-  onPlayGame?: () => void;
-}) {
-  const photos = useQuery<OverlayPhoto[]>({ queryKey: ['/api/photos'] });
-  const list = photos.data ?? [];
-  const [index, setIndex] = useState(0);
-  const photo = list.length ? list[((index % list.length) + list.length) % list.length] : undefined;
-
-  return (
-    <section
-      aria-label="Your Photos"
-      className="mx-2 mb-2 flex min-h-0 flex-1 flex-col gap-3 rounded-2xl bg-surface p-3 text-fg shadow-2xl"
-    >
-      <header className="flex items-center gap-2">
-        <h2 className="flex-1 text-lg font-bold">Your Photos</h2>
-        <span
-          className="rounded-full bg-primary px-3 py-1 text-sm font-semibold text-primary-fg tabular-nums"
-          aria-label={`Ad ends in ${formatCountdown(remaining)}`}
-          data-testid="ad-countdown"
-        >
-          {formatCountdown(remaining)}
-        </span>
-        <Button variant="ghost" size="icon" aria-label="Close gallery" onClick={onClose}>
-          <X className="size-5" aria-hidden />
-        </Button>
-      </header>
-      <div className="relative grid min-h-0 flex-1 place-items-center overflow-hidden rounded-xl bg-surface-2">
-        {photo ? (
-          <img src={photo.previewUrl ?? photo.url} alt={photo.name} className="max-h-full max-w-full object-contain" />
-        ) : (
-          <p className="p-6 text-center text-sm text-muted">{photos.isLoading ? 'Loading...' : 'No photos yet'}</p>
-        )}
-        {list.length > 1 && (
-          <>
-            <Button
-              variant="outline"
-              size="icon"
-              aria-label="Previous photo"
-              className="absolute top-1/2 left-2 -translate-y-1/2 rounded-full"
-              onClick={() => setIndex((i) => i - 1)}
-            >
-              <ChevronLeft className="size-5" aria-hidden />
-            </Button>
-            <Button
-              variant="outline"
-              size="icon"
-              aria-label="Next photo"
-              className="absolute top-1/2 right-2 -translate-y-1/2 rounded-full"
-              onClick={() => setIndex((i) => i + 1)}
-            >
-              <ChevronRight className="size-5" aria-hidden />
-            </Button>
-          </>
-        )}
-      </div>
-      {photo && (
-        <p className="text-xs text-muted">
-          {photo.name} • {formatSizeMb(photo.size)}
-        </p>
-      )}
-      {onPlayGame && (
-        <Button size="lg" onClick={onPlayGame}>
-          <Gamepad2 className="size-5" aria-hidden />
-          Play Game
-        </Button>
-      )}
-    </section>
   );
 }
