@@ -1,9 +1,147 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { ImagePlus, Images, Upload } from 'lucide-react';
+import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
 import { PageHeader } from '../../components/ui/page-header';
+import { errorMessage } from '../../lib/api';
+import { cn } from '../../lib/cn';
+import { PhotoGrid, SkeletonTile } from './photo-grid';
+import { PhotoViewer } from './photo-viewer';
+import { photoPagesQueryOptions } from './photos-query';
+import { useUploadPhotos } from './upload-photos';
+
+function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
+  if (!uploads.length) return null;
+  return (
+    <ul className="flex flex-col gap-2" aria-label="Uploads in progress">
+      {uploads.map((u) => (
+        <li key={u.id} className="rounded-xl border border-border bg-surface p-3">
+          <div className="mb-1 flex justify-between gap-2 text-sm">
+            <span className="truncate">Uploading {u.label}</span>
+            <span className="text-muted tabular-nums">{Math.round(u.progress * 100)}%</span>
+          </div>
+          <div
+            role="progressbar"
+            aria-label={`Uploading ${u.label}`}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={Math.round(u.progress * 100)}
+            className="h-2 overflow-hidden rounded-full bg-surface-2"
+          >
+            <div className="h-full bg-primary transition-[width]" style={{ width: `${u.progress * 100}%` }} />
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export default function GalleryPage() {
+  const query = useInfiniteQuery(photoPagesQueryOptions());
+  const { uploads, upload } = useUploadPhotos();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [viewerIndex, setViewerIndex] = useState<number | null>(null);
+  const [dragging, setDragging] = useState(false);
+
+  const photos = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
+  const total = query.data?.pages[0]?.total ?? 0;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  const onFiles = (list: FileList | null) => {
+    const files = Array.from(list ?? []);
+    if (files.length) void upload(files);
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    onFiles(e.dataTransfer.files);
+  };
+
   return (
-    <main className="flex flex-col gap-4 p-4">
-      <PageHeader title="Photo Gallery" />
+    <main
+      className={cn(
+        'flex flex-col gap-4 p-4 pb-24',
+        dragging && 'outline-2 outline-offset-[-8px] outline-primary outline-dashed',
+      )}
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) {
+          e.preventDefault();
+          setDragging(true);
+        }
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={onDrop}
+    >
+      <PageHeader
+        title="Photo Gallery"
+        subtitle={query.isPending ? ' ' : `${total} photos available`}
+        action={
+          <>
+            <input
+              ref={fileInput}
+              type="file"
+              accept="image/*"
+              multiple
+              className="sr-only"
+              id="photo-upload-input"
+              aria-label="Choose photos to upload"
+              onChange={(e) => {
+                onFiles(e.currentTarget.files);
+                e.currentTarget.value = '';
+              }}
+            />
+            <button
+              type="button"
+              onClick={() => fileInput.current?.click()}
+              className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg"
+            >
+              <Upload className="size-4" aria-hidden />
+              Upload
+            </button>
+          </>
+        }
+      />
+
+      <p className="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm">
+        <Images className="mt-0.5 size-4 shrink-0" aria-hidden />
+        <span>
+          Note: a real app would access your device's photo gallery. Demo images are shown here, and you can upload your
+          own photos<span className="hidden sm:inline"> or drop them on this page</span>.
+        </span>
+      </p>
+
+      <UploadBars uploads={uploads} />
+
+      {query.isPending ? (
+        <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label="Loading photos">
+          {Array.from({ length: 6 }, (_, i) => (
+            <SkeletonTile key={i} />
+          ))}
+        </div>
+      ) : query.isError ? (
+        <p role="alert" className="text-danger">
+          {errorMessage(query.error, 'Could not load your photos.')}
+        </p>
+      ) : photos.length === 0 ? (
+        <div className="flex flex-col items-center gap-2 py-12 text-center">
+          <ImagePlus className="size-12 text-muted" aria-hidden />
+          <h2 className="text-lg font-semibold">No photos yet</h2>
+          <p className="text-sm text-muted">Your uploaded photos will appear here</p>
+        </div>
+      ) : (
+        <PhotoGrid photos={photos} total={total} hasMore={!!hasNextPage} loadMore={loadMore} onOpen={setViewerIndex} />
+      )}
+
+      <PhotoViewer
+        photos={photos}
+        open={viewerIndex !== null}
+        initialIndex={viewerIndex ?? 0}
+        onOpenChange={(o) => !o && setViewerIndex(null)}
+      />
     </main>
   );
 }

@@ -1,0 +1,246 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, X } from 'lucide-react';
+import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { formatCountdown, formatSizeMb } from '@domain/format';
+import { cn } from '../../lib/cn';
+import { PhotoImage } from './photo-image';
+import type { Photo } from './photos-query';
+
+/** Spec section 9: the click-to-zoom scale. */
+export const VIEWER_ZOOM = 1.5;
+/** Thumbnails rendered either side of the current photo: the strip stays small for any library size. */
+const STRIP_RADIUS = 12;
+const SWIPE_MIN_PX = 50;
+
+export interface PhotoViewerProps {
+  photos: Photo[];
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  /** Index shown when the viewer opens. */
+  initialIndex?: number;
+  /** Seconds left, shown as an m:ss badge when given (the ad overlay). */
+  countdown?: number;
+  /** Shows the 'Play Game' button when given. */
+  onPlayGame?: () => void;
+}
+
+const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
+
+/**
+ * The full-screen photo viewer (spec: Photo viewer overlay): title, close, optional countdown,
+ * click-to-zoom 1.5x (the original loads on zoom; the ~1440 px preview before), arrows that wrap,
+ * caption, thumbnail strip, optional Play Game, and share/favorite/info. Keyboard arrows and
+ * swipes move between photos; Escape closes.
+ */
+export function PhotoViewer({ photos, open, onOpenChange, initialIndex = 0, countdown, onPlayGame }: PhotoViewerProps) {
+  const [index, setIndex] = useState(initialIndex);
+  const [zoomed, setZoomed] = useState(false);
+  const swipeStart = useRef<{ x: number; y: number } | null>(null);
+  const n = photos.length;
+
+  useEffect(() => {
+    if (open) {
+      setIndex(wrap(initialIndex, n));
+      setZoomed(false);
+    }
+    // Only when (re)opened: later list changes must not move the user.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open, initialIndex]);
+
+  const current = n ? photos[wrap(index, n)] : undefined;
+  const go = (delta: number) => {
+    setIndex((i) => wrap(i + delta, n));
+    setZoomed(false);
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowRight') {
+      e.preventDefault();
+      go(1);
+    } else if (e.key === 'ArrowLeft') {
+      e.preventDefault();
+      go(-1);
+    }
+  };
+  const onPointerDown = (e: PointerEvent) => {
+    if (e.pointerType !== 'mouse') swipeStart.current = { x: e.clientX, y: e.clientY };
+  };
+  const onPointerUp = (e: PointerEvent) => {
+    const s = swipeStart.current;
+    swipeStart.current = null;
+    if (!s || zoomed) return;
+    const dx = e.clientX - s.x;
+    if (Math.abs(dx) >= SWIPE_MIN_PX && Math.abs(dx) > Math.abs(e.clientY - s.y)) go(dx < 0 ? 1 : -1);
+  };
+
+  const at = wrap(index, n);
+  const strip: number[] = [];
+  if (n) {
+    const from = n <= STRIP_RADIUS * 2 + 1 ? 0 : Math.max(0, Math.min(at - STRIP_RADIUS, n - (STRIP_RADIUS * 2 + 1)));
+    for (let i = from; i < Math.min(n, from + STRIP_RADIUS * 2 + 1); i++) strip.push(i);
+  }
+
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 bg-black/90" />
+        <Dialog.Content
+          onKeyDown={onKeyDown}
+          aria-describedby={undefined}
+          className="fixed inset-0 z-50 mx-auto flex w-full max-w-[430px] flex-col bg-black text-white outline-none"
+        >
+          <header className="flex items-center justify-between gap-2 px-3 pt-3 pb-2">
+            <Dialog.Title className="text-lg font-semibold">Your Photos</Dialog.Title>
+            <div className="flex items-center gap-2">
+              {countdown !== undefined && (
+                <span
+                  className="rounded-full bg-white/15 px-3 py-1 font-mono text-sm tabular-nums"
+                  aria-label={`Ad ends in ${formatCountdown(countdown)}`}
+                  data-testid="viewer-countdown"
+                >
+                  {formatCountdown(countdown)}
+                </span>
+              )}
+              <Dialog.Close
+                aria-label="Close"
+                className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
+              >
+                <X className="size-6" aria-hidden />
+              </Dialog.Close>
+            </div>
+          </header>
+
+          <div
+            className="relative flex min-h-0 flex-1 touch-pan-y items-center justify-center overflow-hidden select-none"
+            onPointerDown={onPointerDown}
+            onPointerUp={onPointerUp}
+            onPointerCancel={() => (swipeStart.current = null)}
+          >
+            {current ? (
+              <button
+                type="button"
+                onClick={() => setZoomed((z) => !z)}
+                aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
+                aria-pressed={zoomed}
+                className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
+              >
+                <PhotoImage
+                  key={current.id}
+                  src={zoomed ? current.url : current.previewUrl}
+                  alt={current.name}
+                  thumbhash={current.thumbhash}
+                  draggable={false}
+                  data-testid="viewer-image"
+                  data-zoomed={zoomed}
+                  className="size-full bg-transparent !bg-contain !bg-no-repeat"
+                  imgClassName="object-contain transition-transform duration-200"
+                  style={{ transform: `scale(${zoomed ? VIEWER_ZOOM : 1})` }}
+                />
+              </button>
+            ) : (
+              <p className="text-white/70">No photos yet</p>
+            )}
+            {n > 1 && (
+              <>
+                <button
+                  type="button"
+                  aria-label="Previous photo"
+                  onClick={() => go(-1)}
+                  className="absolute top-1/2 left-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
+                >
+                  <ChevronLeft className="size-6" aria-hidden />
+                </button>
+                <button
+                  type="button"
+                  aria-label="Next photo"
+                  onClick={() => go(1)}
+                  className="absolute top-1/2 right-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
+                >
+                  <ChevronRight className="size-6" aria-hidden />
+                </button>
+              </>
+            )}
+          </div>
+
+          {current && (
+            <div className="flex items-start justify-between gap-3 px-4 pt-3" data-testid="viewer-caption">
+              <div className="min-w-0">
+                <p className="truncate font-semibold">{current.name}</p>
+                <p className="text-sm text-white/70">
+                  {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
+                </p>
+              </div>
+              <div className="flex shrink-0">
+                <button
+                  type="button"
+                  aria-label="Share"
+                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+                >
+                  <Share2 className="size-5" aria-hidden />
+                </button>
+                <button
+                  type="button"
+                  aria-label="Favorite"
+                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+                >
+                  <Heart className="size-5" aria-hidden />
+                </button>
+                <button
+                  type="button"
+                  aria-label="Info"
+                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+                >
+                  <Info className="size-5" aria-hidden />
+                </button>
+              </div>
+            </div>
+          )}
+
+          {onPlayGame && (
+            <div className="px-4 pt-3">
+              <button
+                type="button"
+                onClick={onPlayGame}
+                className="flex min-h-11 w-full items-center justify-center gap-2 rounded-xl bg-primary font-semibold text-primary-fg"
+              >
+                <Gamepad2 className="size-5" aria-hidden />
+                Play Game
+              </button>
+            </div>
+          )}
+
+          <ul className="flex gap-2 overflow-x-auto px-4 py-3" aria-label="Thumbnails">
+            {strip.map((i) => {
+              const p = photos[i]!;
+              return (
+                <li key={p.id} className="shrink-0">
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setIndex(i);
+                      setZoomed(false);
+                    }}
+                    aria-label={`Show ${p.name}`}
+                    aria-current={i === at ? 'true' : undefined}
+                    className={cn(
+                      'block size-14 overflow-hidden rounded-lg border-2',
+                      i === at ? 'border-white' : 'border-transparent opacity-70',
+                    )}
+                  >
+                    <PhotoImage
+                      src={p.thumbnailUrl}
+                      alt=""
+                      thumbhash={p.thumbhash}
+                      className="size-full"
+                      imgClassName="object-cover"
+                    />
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

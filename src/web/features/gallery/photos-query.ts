@@ -1,0 +1,31 @@
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import type { Photo, PhotoPage } from '@contract/photos';
+import { throwIfResNotOk } from '../../lib/api';
+
+export type { Photo, PhotoPage };
+
+/** The whole library as the spec's plain list (`GET /api/photos`); small screens such as the dashboard use it. */
+export function photosQueryOptions() {
+  return queryOptions<Photo[]>({ queryKey: ['/api/photos'] });
+}
+
+export const GALLERY_PAGE_SIZE = 120;
+
+/**
+ * The gallery's pages (`GET /api/photos?limit=&cursor=`), newest first. Its key starts with
+ * '/api/photos', so invalidating `photosQueryOptions().queryKey` refreshes both.
+ */
+export function photoPagesQueryOptions(pageSize = GALLERY_PAGE_SIZE) {
+  return infiniteQueryOptions({
+    queryKey: ['/api/photos', 'pages', pageSize],
+    initialPageParam: null as string | null,
+    queryFn: async ({ pageParam }): Promise<PhotoPage> => {
+      const qs = new URLSearchParams({ limit: String(pageSize) });
+      if (pageParam) qs.set('cursor', pageParam);
+      const res = await fetch(`/api/photos?${qs}`, { credentials: 'include' });
+      await throwIfResNotOk(res);
+      return (await res.json()) as PhotoPage;
+    },
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
