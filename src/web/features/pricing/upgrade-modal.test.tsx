@@ -1,0 +1,66 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { useState } from 'react';
+import { Toaster } from '../../app/toaster';
+import { getQueryFn } from '../../lib/api';
+import { UpgradeModal } from './upgrade-modal';
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function Harness() {
+  const [open, setOpen] = useState(true);
+  return <UpgradeModal open={open} onOpenChange={setOpen} note="Premium subscription required for ad overlay" />;
+}
+
+function setup(answer: () => Promise<Response>) {
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/subscription' && init?.method === 'POST') return answer();
+    return jsonResponse({ status: 'active', tier: 'premium' });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <Harness />
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  return fetchMock;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('UpgradeModal', () => {
+  it('defaults to monthly, sends the modal price and closes with a success toast', async () => {
+    let resolve!: (r: Response) => void;
+    const fetchMock = setup(() => new Promise<Response>((r) => (resolve = r)));
+    const dialog = screen.getByRole('dialog', { name: 'Upgrade to Premium' });
+    expect(dialog).toHaveTextContent('Browse your photos instead of watching ads');
+    expect(dialog).toHaveTextContent('Premium subscription required for ad overlay');
+    expect(screen.getByRole('radio', { name: /monthly/i })).toHaveAttribute('aria-checked', 'true');
+    fireEvent.click(screen.getByRole('radio', { name: /yearly/i }));
+    fireEvent.click(screen.getByRole('button', { name: 'Start Free Trial' }));
+    expect(await screen.findByRole('button', { name: 'Processing...' })).toBeDisabled();
+
+    const [, init] = fetchMock.mock.calls.find(([u, i]) => u === '/api/subscription' && i?.method === 'POST')!;
+    expect(JSON.parse(String(init!.body))).toMatchObject({ plan: 'yearly', status: 'active', price: 4999 });
+    resolve(jsonResponse({ status: 'active', tier: 'premium', billingCycle: 'yearly', price: 4999 }, 201));
+
+    expect(await screen.findByText('Subscription activated!')).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Upgrade to Premium' })).toBeNull());
+  });
+
+  it('stays open with a destructive toast when the subscription fails', async () => {
+    setup(async () => jsonResponse({ message: 'boom' }, 500));
+    fireEvent.click(screen.getByRole('button', { name: 'Start Free Trial' }));
+    expect(await screen.findByText('Subscription failed')).toBeInTheDocument();
+    expect(screen.getByText('Please try again later.')).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: 'Upgrade to Premium' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Start Free Trial' })).toBeEnabled();
+  });
+});
