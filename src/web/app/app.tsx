@@ -6,6 +6,8 @@ import { createQueryClient } from '../lib/api';
 import LoginPage from '../features/auth/login-page';
 import { useAuth } from '../features/auth/use-auth';
 import NotFoundPage from '../features/not-found/not-found-page';
+import { useAppStatus } from '../features/rewards/app-status-query';
+import { SignedInOverlays } from '../features/rewards/signed-in-overlays';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -25,9 +27,11 @@ const PhotoEditorPage = lazy(() => import('../features/photo-editor/photo-editor
 const CheckoutPage = lazy(() => import('../features/checkout/checkout-page'));
 
 function SignedInApp() {
+  const { data: appStatus } = useAppStatus();
   return (
     <>
-      <StatusBar />
+      <StatusBar active={!!appStatus?.isActive} />
+      <SignedInOverlays />
       <div className="flex flex-1 flex-col">
         <Suspense fallback={<CenteredSpinner />}>
           <Switch>

@@ -1,11 +1,234 @@
-import { PageHeader } from '../../components/ui/page-header';
+import { formatTimeSaved } from '@domain/format';
+import {
+  avgPerDay,
+  efficiencyScore,
+  isAdSkipperPro,
+  memberDays,
+  photosOrganized,
+  RECENT_ACTIVITIES_LIMIT,
+  RECENT_PHOTOS_LIMIT,
+  weeklyProgress,
+} from '@domain/insights';
+import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
+import { useCallback, useState } from 'react';
+import { Link } from 'wouter';
+import { Card } from '../../components/ui/card';
 import { useAuth } from '../auth/use-auth';
+import { useSubscription } from '../billing/subscription-query';
+import { useActivities } from '../rewards/activities-query';
+import { useStats } from '../rewards/stats-query';
+import { ActivityList } from './activity-list';
+import { useAdBreak } from '../ad-break/use-ad-break';
+import { PointsChart } from './points-chart';
+import { useDashboardPhotos } from './recent-photos-query';
+import { StatusCard } from './status-card';
+import { TestFeatures, type StartAd } from './test-features';
+import { useNow } from './use-now';
 
+const linkButton =
+  'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary';
+
+function capitalize(s: string) {
+  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+}
+
+export interface DashboardPageProps {
+  /** The ad overlay (issue 6) replaces the placeholder through this handler. */
+  onStartAd?: StartAd;
+}
+
+/** Spec "Dashboard (/)". Every number comes from the server (stats from the points ledger). */
 export default function DashboardPage() {
+  return <Dashboard />;
+}
+
+/**
+ * The dashboard body. `onStartAd` runs for subscribers; without it (until the ad overlay lands) and
+ * for free users, a placeholder / upgrade dialog opens.
+ */
+export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
+  const now = useNow();
+  const { data: stats } = useStats();
+  const { data: activities = [], isLoading: activitiesLoading } = useActivities();
+  const { photos } = useDashboardPhotos();
+  const { subscription, isActive: subscribed } = useSubscription();
+  // Ad break (issue 6): upgrade modal without a subscription, else activate + overlay.
+  const adBreak = useAdBreak();
+  const startAd = useCallback<StartAd>(
+    (app, durationSeconds) => {
+      if (onStartAd && subscribed) return onStartAd(app, durationSeconds);
+      adBreak.start(app, durationSeconds);
+    },
+    [onStartAd, subscribed, adBreak],
+  );
+
+  const days = user ? memberDays(user.createdAt, now) : 0;
+  const totalPoints = stats?.totalPoints ?? 0;
+  const adsSkipped = stats?.adsSkipped ?? 0;
+  const avg = avgPerDay(totalPoints, days);
+  const weekly = weeklyProgress(avg, days);
+  const analyzed = photos.filter((p) => p.analyzed).length;
+
   return (
-    <main className="flex flex-col gap-4 p-4">
-      <PageHeader title={`Hi, ${user?.firstName || 'User'}`} />
+    <main className="flex flex-col gap-4 p-4 pb-6">
+      <header className="flex items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h1 className="truncate text-2xl font-bold">Hi, {user?.firstName || 'User'}</h1>
+          <p className="text-sm text-muted">
+            Member for {days} days • {photos.length} photos
+          </p>
+        </div>
+        <span
+          className="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg"
+          data-testid="total-points"
+          aria-label={`${totalPoints} points`}
+        >
+          <Award className="size-4" aria-hidden />
+          {totalPoints} pts
+        </span>
+      </header>
+
+      {isAdSkipperPro(adsSkipped) && (
+        <Card className="border-primary bg-primary-soft">
+          <p className="font-bold">Ad Skipper Pro!</p>
+          <p className="text-sm">You&apos;ve skipped {adsSkipped} ads</p>
+        </Card>
+      )}
+
+      <section aria-label="Your stats" className="grid grid-cols-3 gap-2">
+        {[
+          { label: 'Ads Skipped', value: String(adsSkipped), icon: SkipForward },
+          { label: 'Time Saved', value: formatTimeSaved(stats?.timeSaved ?? 0), icon: Clock },
+          { label: 'Avg/Day', value: String(avg), icon: TrendingUp },
+        ].map((s) => (
+          <div
+            key={s.label}
+            className="flex flex-col items-center gap-1 rounded-2xl border border-border bg-surface p-3"
+          >
+            <s.icon className="size-5 text-primary" aria-hidden />
+            <p className="text-xl font-bold tabular-nums">{s.value}</p>
+            <p className="text-center text-xs text-muted">{s.label}</p>
+          </div>
+        ))}
+      </section>
+
+      <Card aria-label="Plan" data-testid="plan-card">
+        <div className="flex items-center justify-between gap-3">
+          <div className="flex min-w-0 items-center gap-3">
+            <Crown className="size-6 shrink-0 text-primary" aria-hidden />
+            {subscribed ? (
+              <div>
+                <p className="font-bold">{capitalize(subscription.tier)} Plan</p>
+                <p className="text-sm text-muted">
+                  Expires {subscription.endDate ? new Date(subscription.endDate).toLocaleDateString() : 'N/A'}
+                </p>
+              </div>
+            ) : (
+              <div>
+                <p className="font-bold">Free Plan</p>
+                <p className="text-sm text-muted">Limited features</p>
+              </div>
+            )}
+          </div>
+          {!subscribed && (
+            <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
+              Upgrade
+            </Link>
+          )}
+        </div>
+      </Card>
+
+      <StatusCard now={now} />
+
+      <Card aria-labelledby="recent-photos-title">
+        <div className="mb-3 flex items-center justify-between">
+          <h2 id="recent-photos-title" className="text-lg font-bold">
+            Recent Photos
+          </h2>
+          <Link href="/gallery" className="min-h-11 content-center px-2 text-sm font-semibold text-primary">
+            View All
+          </Link>
+        </div>
+        {photos.length > 0 && (
+          <ul className="mb-2 grid grid-cols-4 gap-2">
+            {photos.slice(0, RECENT_PHOTOS_LIMIT).map((p) => (
+              <li key={p.id} className="relative aspect-square overflow-hidden rounded-lg bg-surface-2">
+                <img src={p.thumbnailUrl || p.url} alt={p.name} className="size-full object-cover" loading="lazy" />
+                {p.analyzed && p.category && (
+                  <span className="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">
+                    {p.category.replace(/_/g, ' ')}
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="text-sm text-muted">
+          {photos.length} total photos • {analyzed} analyzed
+        </p>
+      </Card>
+
+      <Card aria-labelledby="insights-title">
+        <h2 id="insights-title" className="mb-3 text-lg font-bold">
+          Your Insights
+        </h2>
+        <dl className="mb-3 grid grid-cols-2 gap-2 text-sm">
+          <div className="rounded-xl bg-surface-2 p-3">
+            <dt className="text-muted">Efficiency Score</dt>
+            <dd className="text-lg font-bold">{efficiencyScore(adsSkipped, photos.length)}%</dd>
+          </div>
+          <div className="rounded-xl bg-surface-2 p-3">
+            <dt className="text-muted">Photos Organized</dt>
+            <dd className="text-lg font-bold">{photosOrganized(photos)}</dd>
+          </div>
+          {weekly !== null && (
+            <div className="col-span-2 rounded-xl bg-surface-2 p-3">
+              <dt className="text-muted">Weekly Progress</dt>
+              <dd className="text-lg font-bold">+{weekly} pts</dd>
+            </div>
+          )}
+        </dl>
+        {stats && <PointsChart days={stats.pointsByDay} />}
+      </Card>
+
+      <Card aria-labelledby="activity-title">
+        <h2 id="activity-title" className="mb-3 text-lg font-bold">
+          Recent Activity
+        </h2>
+        {!activitiesLoading && activities.length === 0 ? (
+          <div className="py-4 text-center">
+            <p className="font-semibold">No activities yet</p>
+            <p className="text-sm text-muted">Start skipping ads to see your activity</p>
+          </div>
+        ) : (
+          <ActivityList activities={activities.slice(0, RECENT_ACTIVITIES_LIMIT)} now={now} />
+        )}
+        {activities.length > RECENT_ACTIVITIES_LIMIT && (
+          <Link href="/settings" className={`${linkButton} mt-2 w-full border border-border bg-surface`}>
+            View All Activities
+          </Link>
+        )}
+      </Card>
+
+      <Card aria-labelledby="quick-actions-title">
+        <h2 id="quick-actions-title" className="mb-3 text-lg font-bold">
+          Quick Actions
+        </h2>
+        <div className="grid grid-cols-2 gap-2">
+          <Link href="/gallery" className={`${linkButton} bg-primary-soft text-fg`}>
+            <Images className="size-4" aria-hidden />
+            View Gallery
+          </Link>
+          <Link href="/organizer" className={`${linkButton} bg-primary-soft text-fg`}>
+            <FolderOpen className="size-4" aria-hidden />
+            Organize Photos
+          </Link>
+        </div>
+      </Card>
+
+      <TestFeatures onStartAd={startAd} />
+      {adBreak.element}
     </main>
   );
 }

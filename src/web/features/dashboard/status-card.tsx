@@ -1,0 +1,48 @@
+import { formatElapsed } from '@domain/format';
+import { Power } from 'lucide-react';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
+import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
+
+/** Spec "Status card". */
+export function StatusCard({ now }: { now: Date }) {
+  const { data } = useAppStatus();
+  const setActive = useSetAppActive();
+  const active = !!data?.isActive;
+  return (
+    <Card aria-labelledby="status-card-title" data-testid="status-card">
+      <div className="flex items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h2 id="status-card-title" className="text-lg font-bold">
+            {active ? 'Eyevu Active' : 'Inactive'}
+          </h2>
+          <p className="text-sm text-muted">{active ? 'Eyevu is running in the background' : 'Ad monitoring is off'}</p>
+        </div>
+        <Button
+          variant={active ? 'outline' : 'primary'}
+          size="sm"
+          className="min-h-11"
+          disabled={setActive.isPending || !data}
+          onClick={() => setActive.mutate(!active)}
+        >
+          <Power className="size-4" aria-hidden />
+          {active ? 'Deactivate' : 'Activate'}
+        </Button>
+      </div>
+      <div className="mt-3 flex flex-wrap gap-2 text-xs font-semibold">
+        <span className={`rounded-full px-2 py-0.5 ${active ? 'bg-success text-white' : 'bg-surface-2 text-muted'}`}>
+          {active ? 'Active' : 'Inactive'}
+        </span>
+        {data?.isMonitoring && (
+          <span className="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>
+        )}
+      </div>
+      {active && (
+        <div className="mt-2 text-sm text-muted">
+          {data?.activeSince && <p>Active for {formatElapsed(data.activeSince, now)}</p>}
+          {data?.lastActivity && <p>Last activity: {formatElapsed(data.lastActivity, now)} ago</p>}
+        </div>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,208 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import {
+  Camera,
+  CheckCircle2,
+  Eye,
+  Images,
+  PartyPopper,
+  Power,
+  Sparkles,
+  Trophy,
+  X,
+  type LucideIcon,
+} from 'lucide-react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
+import { Button } from '../../components/ui/button';
+import {
+  completeOnboarding,
+  scheduleFirstRunOnboarding,
+  setOnboardingStep,
+  STEP_TRANSITION_MS,
+  useOnboarding,
+} from './onboarding-store';
+
+interface Step {
+  id: string;
+  title: string;
+  icon: LucideIcon;
+  body: ReactNode;
+  action?: 'gallery';
+}
+
+const FEATURES = [
+  { icon: Eye, title: 'Smart Detection', text: 'Eyevu notices when an ad starts playing in another app.' },
+  { icon: Images, title: 'Photo Overlay', text: 'Your own photos appear over the ad while it runs.' },
+  { icon: Trophy, title: 'Earn Points', text: 'Every ad break earns points, streaks and achievements.' },
+];
+
+/**
+ * The spec lists six steps (welcome, how-it-works, upload-photos, activation, test-detection,
+ * complete) but counts seven; the seventh, 'rewards', explains points before the final step.
+ */
+export const ONBOARDING_STEPS: readonly Step[] = [
+  {
+    id: 'welcome',
+    title: 'Welcome to Eyevu',
+    icon: Sparkles,
+    body: <p>Turn ad breaks into moments with your own photos. This short guide shows you around.</p>,
+  },
+  {
+    id: 'how-it-works',
+    title: 'How it works',
+    icon: Eye,
+    body: (
+      <ul className="flex flex-col gap-3 text-left">
+        {FEATURES.map((f) => (
+          <li key={f.title} className="flex gap-3 rounded-xl bg-surface-2 p-3">
+            <f.icon className="mt-0.5 size-5 shrink-0 text-primary" aria-hidden />
+            <div>
+              <p className="font-semibold">{f.title}</p>
+              <p className="text-sm text-muted">{f.text}</p>
+            </div>
+          </li>
+        ))}
+      </ul>
+    ),
+  },
+  {
+    id: 'upload-photos',
+    title: 'Add your photos',
+    icon: Camera,
+    body: <p>Your gallery is what you will see during ads. Add a few favourite photos to get started.</p>,
+    action: 'gallery',
+  },
+  {
+    id: 'activation',
+    title: 'Activate Eyevu',
+    icon: Power,
+    body: <p>Use the Activate button on the dashboard&apos;s status card to start monitoring for ads.</p>,
+  },
+  {
+    id: 'test-detection',
+    title: 'Test ad detection',
+    icon: Eye,
+    body: <p>Try a simulated YouTube, Instagram or TikTok ad from Test Features on the dashboard.</p>,
+  },
+  {
+    id: 'rewards',
+    title: 'Earn rewards',
+    icon: Trophy,
+    body: <p>Skip ads, upload photos and log in daily to earn points, build streaks and unlock achievements.</p>,
+  },
+  {
+    id: 'complete',
+    title: "You're all set!",
+    icon: PartyPopper,
+    body: <p>Enjoy your photos instead of ads. You can reopen this guide from Settings at any time.</p>,
+  },
+];
+
+/** Spec "Onboarding modal". Mounted once for signed-in users; auto-opens 1 s after the first load. */
+export function OnboardingModal() {
+  const { open, step } = useOnboarding();
+  const [, navigate] = useLocation();
+  const [leaving, setLeaving] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  useEffect(() => scheduleFirstRunOnboarding(), []);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const total = ONBOARDING_STEPS.length;
+  const current = ONBOARDING_STEPS[Math.min(step, total - 1)]!;
+  const percent = Math.round(((step + 1) / total) * 100);
+  const last = step >= total - 1;
+
+  const goTo = (next: number) => {
+    if (leaving) return;
+    setLeaving(true);
+    timer.current = setTimeout(() => {
+      setOnboardingStep(next);
+      setLeaving(false);
+    }, STEP_TRANSITION_MS);
+  };
+
+  return (
+    <Dialog.Root open={open} onOpenChange={(o) => !o && completeOnboarding()}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-[80] bg-black/50" data-testid="onboarding-backdrop" />
+        <Dialog.Content
+          aria-describedby={undefined}
+          className="fixed top-1/2 left-1/2 z-[81] flex max-h-[90vh] w-[calc(100%-2rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-2xl"
+        >
+          <div className="flex items-center justify-between gap-2">
+            <Dialog.Title className="text-lg font-bold">Setup Guide</Dialog.Title>
+            <div className="flex items-center gap-2">
+              <span className="rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold text-primary">
+                {percent}%
+              </span>
+              <Dialog.Close
+                aria-label="Close"
+                className="grid size-11 place-items-center rounded-lg hover:bg-surface-2"
+              >
+                <X className="size-5" aria-hidden />
+              </Dialog.Close>
+            </div>
+          </div>
+          <div>
+            <p className="mb-1 text-sm text-muted">
+              Step {step + 1} of {total}
+            </p>
+            <div
+              role="progressbar"
+              aria-label="Setup progress"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={percent}
+              className="h-2 overflow-hidden rounded-full bg-surface-2"
+            >
+              <div className="h-full bg-primary transition-all duration-300" style={{ width: `${percent}%` }} />
+            </div>
+          </div>
+          <div
+            className={`flex flex-col items-center gap-3 text-center transition-opacity duration-300 ${leaving ? 'opacity-0' : 'opacity-100'}`}
+            data-step={current.id}
+          >
+            <span className="grid size-14 place-items-center rounded-full bg-primary-soft">
+              <current.icon className="size-7 text-primary" aria-hidden />
+            </span>
+            <h3 className="text-xl font-bold">{current.title}</h3>
+            <div className="text-sm text-muted">{current.body}</div>
+            {current.action === 'gallery' && (
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  completeOnboarding();
+                  navigate('/gallery');
+                }}
+              >
+                <Images className="size-4" aria-hidden />
+                Go to Gallery
+              </Button>
+            )}
+          </div>
+          <div className="flex gap-2">
+            <Button
+              variant="outline"
+              className="flex-1"
+              disabled={step === 0 || leaving}
+              onClick={() => goTo(step - 1)}
+            >
+              Previous
+            </Button>
+            {last ? (
+              <Button className="flex-1" onClick={completeOnboarding}>
+                <CheckCircle2 className="size-4" aria-hidden />
+                Get Started
+              </Button>
+            ) : (
+              <Button className="flex-1" disabled={leaving} onClick={() => goTo(step + 1)}>
+                Next
+              </Button>
+            )}
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

@@ -1,0 +1,84 @@
+import { useSyncExternalStore } from 'react';
+
+/** Spec section 3 "Local flags" and section 4 "Onboarding". */
+export const ONBOARDING_COMPLETED_KEY = 'eyevu-onboarding-completed';
+export const ONBOARDING_SEEN_KEY = 'eyevu-onboarding-seen';
+export const ONBOARDING_DELAY_MS = 1000;
+export const STEP_TRANSITION_MS = 300;
+
+function read(key: string): boolean {
+  try {
+    return localStorage.getItem(key) === 'true';
+  } catch {
+    return false;
+  }
+}
+function write(key: string, value: boolean) {
+  try {
+    if (value) localStorage.setItem(key, 'true');
+    else localStorage.removeItem(key);
+  } catch {
+    // Private mode: the flag lasts for this visit only.
+  }
+}
+
+interface State {
+  open: boolean;
+  step: number;
+  completed: boolean;
+}
+
+let state: State = {
+  open: false,
+  step: 0,
+  completed: typeof window === 'undefined' ? false : read(ONBOARDING_COMPLETED_KEY),
+};
+const listeners = new Set<() => void>();
+const set = (patch: Partial<State>) => {
+  state = { ...state, ...patch };
+  listeners.forEach((l) => l());
+};
+
+export function openOnboarding(step = 0) {
+  set({ open: true, step });
+}
+export function setOnboardingStep(step: number) {
+  set({ step });
+}
+/** Complete or skip: sets the completed flag and closes. */
+export function completeOnboarding() {
+  write(ONBOARDING_COMPLETED_KEY, true);
+  set({ open: false, completed: true });
+}
+/** Settings 'Reset Tutorial': clears both flags and reopens at step 1. */
+export function resetOnboarding() {
+  write(ONBOARDING_COMPLETED_KEY, false);
+  write(ONBOARDING_SEEN_KEY, false);
+  set({ open: true, step: 0, completed: false });
+}
+
+/**
+ * First load: when the user has neither completed nor seen the guide, mark it seen at once and
+ * open it after 1 s. Returns a cancel function (for unmount).
+ */
+export function scheduleFirstRunOnboarding(): () => void {
+  if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) return () => {};
+  write(ONBOARDING_SEEN_KEY, true);
+  const id = setTimeout(() => openOnboarding(0), ONBOARDING_DELAY_MS);
+  return () => clearTimeout(id);
+}
+
+/** Test helper: re-read flags and close. */
+export function resetOnboardingState() {
+  set({ open: false, step: 0, completed: read(ONBOARDING_COMPLETED_KEY) });
+}
+
+export function useOnboarding(): State {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => state,
+  );
+}

@@ -1,0 +1,54 @@
+import { HEARTBEAT_INTERVAL_MS, type ActivateResponse, type AppStatus } from '@contract/app-status';
+import { utcOffsetMinutesOf } from '@domain/calendar';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { apiRequest } from '../../lib/api';
+import { announceReward } from './announce';
+import { rewardsQueryOptions } from './rewards-query';
+import { statsQueryOptions } from './stats-query';
+
+export const appStatusQueryOptions = () => queryOptions<AppStatus>({ queryKey: ['/api/app-status'] });
+
+export const useAppStatus = () => useQuery(appStatusQueryOptions());
+
+/** Activate (true) or deactivate (false). Activation pays 15 once a day; the popup shows it. */
+export function useSetAppActive() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (active: boolean): Promise<AppStatus> => {
+      if (!active) return (await (await apiRequest('POST', '/api/app-status/deactivate')).json()) as AppStatus;
+      const res = await apiRequest('POST', '/api/app-status/activate', {
+        utcOffsetMinutes: utcOffsetMinutesOf(new Date()),
+      });
+      const data = (await res.json()) as ActivateResponse;
+      announceReward({
+        type: 'activation',
+        points: data.points,
+        message: data.message,
+        currentStreak: 0,
+        newAchievements: [],
+      });
+      if (data.points > 0) {
+        void qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
+        void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
+      }
+      return data.status;
+    },
+    onSuccess: (status) => qc.setQueryData(appStatusQueryOptions().queryKey, status),
+  });
+}
+
+/** While active, refresh lastActivity every 30 s (spec section 4). */
+export function useAppStatusHeartbeat(active: boolean) {
+  const qc = useQueryClient();
+  useEffect(() => {
+    if (!active) return;
+    const id = setInterval(() => {
+      apiRequest('POST', '/api/app-status/heartbeat')
+        .then((res) => res.json() as Promise<AppStatus>)
+        .then((status) => qc.setQueryData(appStatusQueryOptions().queryKey, status))
+        .catch(() => {});
+    }, HEARTBEAT_INTERVAL_MS);
+    return () => clearInterval(id);
+  }, [active, qc]);
+}
