@@ -12,6 +12,9 @@ import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
+import { filtersRoutes } from './features/filters/filters.routes.js';
+import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
+import { albumsRoutes } from './features/albums/albums.routes.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { activitiesRoutes } from './features/activities/activities.routes.js';
 import { appStatusRoutes } from './features/app-status/app-status.routes.js';
@@ -24,6 +27,8 @@ import { subscriptionsRoutes } from './features/subscriptions/subscriptions.rout
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */
   database?: Database;
+  /** Tests swap the vision models for a double (queue and album tests). */
+  analysis?: AnalysisRoutesOptions;
 }
 
 declare module 'fastify' {
@@ -89,10 +94,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await photosRoutes(app, ctx);
+  await filtersRoutes(app, ctx);
+  await analysisRoutes(app, ctx, opts.analysis);
+  await albumsRoutes(app, ctx);
   await subscriptionsRoutes(app, ctx);
   await paymentsRoutes(app, ctx);
   await rewardsRoutes(app, ctx);
-  await activitiesRoutes(app, ctx);
+  // Ad overlay (no mini-game) activities need an active subscription (issue 6).
+  await activitiesRoutes(app, ctx, { canUseAdOverlay: (userId) => ctx.subscriptions.isActive(userId) });
   await appStatusRoutes(app, ctx);
 
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));

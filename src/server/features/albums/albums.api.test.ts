@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, signUp, type TestApp } from '../../test/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const photoIds = async (cookie: string): Promise<string[]> =>
+  (
+    (await t.app.inject({ method: 'GET', url: '/api/photos', headers: { cookie } })).json() as Array<{ id: string }>
+  ).map((p) => p.id);
+const albumsOf = async (cookie: string) =>
+  (await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie } })).json() as Array<{
+    name: string;
+    description: string;
+    isSmartAlbum: boolean;
+    photoCount: number;
+  }>;
+const create = (cookie: string, payload: unknown) =>
+  t.app.inject({ method: 'POST', url: '/api/albums', headers: { cookie }, payload });
+
+describe('albums API', () => {
+  it('creates an album from own photos and lists it', async () => {
+    const { cookie } = await signUp(t.app);
+    expect(await albumsOf(cookie)).toEqual([]);
+    const [p1, p2] = await photoIds(cookie);
+    const res = await create(cookie, { name: '  Trip  ', description: 'Album with 2 photos', photoIds: [p1, p2] });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      name: 'Trip',
+      description: 'Album with 2 photos',
+      isSmartAlbum: false,
+      photoCount: 2,
+    });
+    expect(await albumsOf(cookie)).toEqual([
+      expect.objectContaining({ name: 'Trip', isSmartAlbum: false, photoCount: 2 }),
+    ]);
+  });
+
+  it("refuses another user's photo and creates nothing", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const [mine] = await photoIds(a.cookie);
+    const [theirs] = await photoIds(b.cookie);
+    const res = await create(a.cookie, { name: 'Mixed', photoIds: [mine, theirs] });
+    expect(res.statusCode).toBe(404);
+    expect(await albumsOf(a.cookie)).toEqual([]);
+    expect(await albumsOf(b.cookie)).toEqual([]);
+  });
+
+  it('refuses unknown photo ids and creates nothing', async () => {
+    const { cookie } = await signUp(t.app);
+    const [mine] = await photoIds(cookie);
+    for (const unknown of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const res = await create(cookie, { name: 'Ghost', photoIds: [mine, unknown] });
+      expect([400, 404]).toContain(res.statusCode);
+    }
+    expect(await albumsOf(cookie)).toEqual([]);
+  });
+
+  it('refuses a blank name or no photos with the spec message', async () => {
+    const { cookie } = await signUp(t.app);
+    const [mine] = await photoIds(cookie);
+    for (const payload of [
+      { name: '   ', photoIds: [mine] },
+      { name: '', photoIds: [mine] },
+      { name: 'Empty', photoIds: [] },
+    ]) {
+      const res = await create(cookie, payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('Please enter album name and select photos.');
+    }
+    expect(await albumsOf(cookie)).toEqual([]);
+  });
+
+  it('needs a session', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/albums' })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/albums', payload: { name: 'x', photoIds: [] } })).statusCode,
+    ).toBe(401);
+  });
+});

@@ -1,0 +1,107 @@
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { albumPhotos, albums, photos } from '../../db/schema.js';
+import { PHOTO_CATEGORIES, type PhotoCategory } from '../../../domain/photo-analysis.js';
+
+export type AlbumRow = typeof albums.$inferSelect;
+
+/** Smart album titles; 'people' also takes every photo with a detected face (the People album). */
+export const SMART_ALBUM_NAMES: Record<PhotoCategory, string> = {
+  people: 'People',
+  animals: 'Animals',
+  food_drink: 'Food & Drink',
+  nature_landscape: 'Nature & Landscape',
+  vehicles_transport: 'Vehicles & Transport',
+  city_architecture: 'City & Architecture',
+};
+
+const photoWord = (n: number) => (n === 1 ? '1 photo' : `${n} photos`);
+
+export function createAlbumsRepository(db: Db) {
+  return {
+    /**
+     * Rebuilds the user's smart albums from their analysed photos: one per non-empty category,
+     * People also holding photos with faces; albums whose category emptied (photos deleted or
+     * re-analysed) are removed. Serialised per user so two workers never interleave.
+     */
+    async syncSmartAlbums(userId: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'smart-albums:' + userId}, 0))`);
+        const rows = await tx
+          .select({ id: photos.id, category: photos.category, faceCount: photos.faceCount })
+          .from(photos)
+          .where(and(eq(photos.userId, userId), eq(photos.analyzed, true)));
+        const members = new Map<PhotoCategory, string[]>();
+        for (const r of rows) {
+          for (const c of PHOTO_CATEGORIES) {
+            if (r.category === c || (c === 'people' && (r.faceCount ?? 0) > 0)) {
+              members.set(c, [...(members.get(c) ?? []), r.id]);
+            }
+          }
+        }
+        const existing = await tx
+          .select()
+          .from(albums)
+          .where(and(eq(albums.userId, userId), eq(albums.isSmartAlbum, true)));
+        for (const a of existing) {
+          if (!a.smartKey || !members.has(a.smartKey as PhotoCategory)) {
+            await tx.delete(albums).where(eq(albums.id, a.id));
+          }
+        }
+        for (const [key, ids] of members) {
+          let albumId = existing.find((a) => a.smartKey === key)?.id;
+          const description = `Smart album with ${photoWord(ids.length)}`;
+          if (albumId) {
+            await tx.update(albums).set({ description }).where(eq(albums.id, albumId));
+            await tx.delete(albumPhotos).where(eq(albumPhotos.albumId, albumId));
+          } else {
+            const [created] = await tx
+              .insert(albums)
+              .values({ userId, name: SMART_ALBUM_NAMES[key], description, isSmartAlbum: true, smartKey: key })
+              .returning({ id: albums.id });
+            albumId = created.id;
+          }
+          await tx.insert(albumPhotos).values(ids.map((photoId) => ({ albumId: albumId!, photoId })));
+        }
+      });
+    },
+
+    async list(userId: string) {
+      return db
+        .select({
+          id: albums.id,
+          name: albums.name,
+          description: albums.description,
+          isSmartAlbum: albums.isSmartAlbum,
+          createdAt: albums.createdAt,
+          photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
+        })
+        .from(albums)
+        .where(eq(albums.userId, userId))
+        .orderBy(desc(albums.isSmartAlbum), albums.name, albums.createdAt);
+    },
+
+    /** How many of `ids` the user owns (unknown and foreign ids are not counted). */
+    async countOwned(userId: string, ids: string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const [r] = await db
+        .select({ n: count() })
+        .from(photos)
+        .where(and(eq(photos.userId, userId), inArray(photos.id, ids)));
+      return r?.n ?? 0;
+    },
+
+    async createManual(userId: string, name: string, description: string, photoIds: string[]) {
+      return db.transaction(async (tx) => {
+        const [a] = await tx.insert(albums).values({ userId, name, description, isSmartAlbum: false }).returning();
+        await tx.insert(albumPhotos).values(photoIds.map((photoId) => ({ albumId: a.id, photoId })));
+        await tx
+          .update(photos)
+          .set({ albumId: a.id })
+          .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)));
+        return { ...a, photoCount: photoIds.length };
+      });
+    },
+  };
+}
+export type AlbumsRepository = ReturnType<typeof createAlbumsRepository>;

@@ -1,0 +1,39 @@
+import type { Album, CreateAlbumBody } from '../../../contract/albums.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import type { AlbumsRepository } from './albums.repository.js';
+
+export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Row = Awaited<ReturnType<AlbumsRepository['list']>>[number];
+const toAlbum = (r: Row): Album => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  isSmartAlbum: r.isSmartAlbum,
+  photoCount: Number(r.photoCount),
+  createdAt: r.createdAt.toISOString(),
+});
+
+export function createAlbumsService(repo: AlbumsRepository) {
+  return {
+    async list(userId: string): Promise<Album[]> {
+      // Deleting photos empties smart albums; bring them in step before answering.
+      await repo.syncSmartAlbums(userId);
+      return (await repo.list(userId)).map(toAlbum);
+    },
+
+    async create(userId: string, body: CreateAlbumBody): Promise<Album> {
+      const name = body.name.trim();
+      const ids = [...new Set(body.photoIds)];
+      if (!name || ids.length === 0) throw badRequest(INVALID_ALBUM_MESSAGE);
+      // Unknown and other users' photos look the same: not found, and nothing is created.
+      if (!ids.every((id) => UUID.test(id)) || (await repo.countOwned(userId, ids)) !== ids.length) {
+        throw notFound('Photo not found.');
+      }
+      const description = body.description?.trim() || `Album with ${ids.length} photos`;
+      return toAlbum(await repo.createManual(userId, name, description, ids));
+    },
+  };
+}
+export type AlbumsService = ReturnType<typeof createAlbumsService>;

@@ -1,0 +1,157 @@
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { jobs, photos } from '../../db/schema.js';
+
+export const ANALYZE_JOB = 'analyze-photo';
+
+export interface ClaimedJob {
+  id: number;
+  userId: string;
+  photoId: string;
+  attempts: number;
+}
+
+export interface AnalysisOutcome {
+  category: string;
+  tags: string[];
+  description: string;
+  faceCount: number;
+}
+
+function rowsOf<T>(res: unknown): T[] {
+  return (res as { rows: T[] }).rows;
+}
+
+/**
+ * The `jobs` table as a queue. Claiming uses `FOR UPDATE SKIP LOCKED`, so several workers (or
+ * server processes) never take the same job; a claimed job carries `locked_until`, and a job
+ * still 'running' after that (its worker died) is claimed again.
+ */
+export function createAnalysisRepository(db: Db) {
+  return {
+    /** Queues every unanalysed photo of the user that has no pending job yet; returns how many were added. */
+    async enqueueUnanalysed(userId: string): Promise<number> {
+      const res = await db.execute(sql`
+        insert into ${jobs} (kind, user_id, photo_id)
+        select ${ANALYZE_JOB}, p.user_id, p.id from ${photos} p
+        where p.user_id = ${userId} and p.analyzed = false
+        order by p.uploaded_at, p.id
+        on conflict do nothing
+        returning id`);
+      return rowsOf(res).length;
+    },
+
+    /** A freshly uploaded photo; demo-library photos are left for Analyze Photos. */
+    async enqueuePhoto(userId: string, photoId: string): Promise<void> {
+      // The demo library waits for Analyze Photos (the organizer's first-run experience).
+      await db.execute(sql`
+        insert into ${jobs} (kind, user_id, photo_id)
+        select ${ANALYZE_JOB}, p.user_id, p.id from ${photos} p
+        where p.id = ${photoId} and p.user_id = ${userId} and p.analyzed = false and p.demo_key is null
+        on conflict do nothing`);
+    },
+
+    async claim(limit: number, lockMs: number): Promise<ClaimedJob[]> {
+      if (limit <= 0) return [];
+      const res = await db.execute(sql`
+        update ${jobs} set status = 'running', attempts = attempts + 1,
+          locked_until = now() + (${lockMs} * interval '1 millisecond'), updated_at = now()
+        where id in (
+          select id from ${jobs}
+          where kind = ${ANALYZE_JOB} and photo_id is not null
+            and ((status = 'queued' and run_after <= now()) or (status = 'running' and locked_until < now()))
+          order by id
+          limit ${limit}
+          for update skip locked)
+        returning id, user_id, photo_id, attempts`);
+      return rowsOf<{ id: number | string; user_id: string; photo_id: string; attempts: number }>(res).map((r) => ({
+        id: Number(r.id),
+        userId: r.user_id,
+        photoId: r.photo_id,
+        attempts: Number(r.attempts),
+      }));
+    },
+
+    /** The preview blob key of the job's photo, read by owner so jobs of two users cannot mix. */
+    async previewKey(userId: string, photoId: string): Promise<string | undefined> {
+      const [p] = await db
+        .select({ key: photos.previewKey })
+        .from(photos)
+        .where(and(eq(photos.id, photoId), eq(photos.userId, userId)));
+      return p?.key;
+    },
+
+    async complete(job: ClaimedJob, outcome: AnalysisOutcome, durationMs: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx
+          .update(photos)
+          .set({
+            analyzed: true,
+            category: outcome.category,
+            tags: outcome.tags,
+            description: outcome.description,
+            faceCount: outcome.faceCount,
+            analysisError: null,
+          })
+          .where(and(eq(photos.id, job.photoId), eq(photos.userId, job.userId)));
+        await tx
+          .update(jobs)
+          .set({ status: 'done', lockedUntil: null, durationMs, lastError: null, updatedAt: sql`now()` })
+          .where(eq(jobs.id, job.id));
+      });
+    },
+
+    /** Retries later, or after the last attempt marks the photo analysed as uncategorized with the error. */
+    async fail(
+      job: ClaimedJob,
+      error: string,
+      maxAttempts: number,
+      retryDelayMs: number,
+    ): Promise<'retry' | 'gave-up'> {
+      if (job.attempts < maxAttempts) {
+        await db
+          .update(jobs)
+          .set({
+            status: 'queued',
+            lockedUntil: null,
+            lastError: error,
+            runAfter: sql`now() + (${retryDelayMs * job.attempts} * interval '1 millisecond')`,
+            updatedAt: sql`now()`,
+          })
+          .where(eq(jobs.id, job.id));
+        return 'retry';
+      }
+      await db.transaction(async (tx) => {
+        await tx
+          .update(photos)
+          .set({
+            analyzed: true,
+            category: 'uncategorized',
+            tags: [],
+            description: null,
+            faceCount: 0,
+            analysisError: error,
+          })
+          .where(and(eq(photos.id, job.photoId), eq(photos.userId, job.userId)));
+        await tx
+          .update(jobs)
+          .set({ status: 'failed', lockedUntil: null, lastError: error, updatedAt: sql`now()` })
+          .where(eq(jobs.id, job.id));
+      });
+      return 'gave-up';
+    },
+
+    async status(userId: string): Promise<{ total: number; analyzed: number; pending: number }> {
+      const [p] = await db
+        .select({ total: count(), analyzed: sql<number>`count(*) filter (where ${photos.analyzed})::int` })
+        .from(photos)
+        .where(eq(photos.userId, userId));
+      const [j] = await db
+        .select({ n: count() })
+        .from(jobs)
+        .where(and(eq(jobs.userId, userId), eq(jobs.kind, ANALYZE_JOB), inArray(jobs.status, ['queued', 'running'])));
+      return { total: Number(p?.total ?? 0), analyzed: Number(p?.analyzed ?? 0), pending: Number(j?.n ?? 0) };
+    },
+  };
+}
+export type AnalysisRepository = ReturnType<typeof createAnalysisRepository>;
