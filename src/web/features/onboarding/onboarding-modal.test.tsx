@@ -1,0 +1,92 @@
+// @vitest-environment jsdom
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { OnboardingModal } from './onboarding-modal';
+import {
+  ONBOARDING_COMPLETED_KEY,
+  ONBOARDING_SEEN_KEY,
+  openOnboarding,
+  resetOnboarding,
+  resetOnboardingState,
+} from './onboarding-store';
+
+const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+const click = (el: HTMLElement) => act(() => fireEvent.click(el));
+const dialog = () => screen.queryByRole('dialog', { name: 'Setup Guide' });
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  localStorage.clear();
+  resetOnboardingState();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('OnboardingModal', () => {
+  it('auto-opens 1 s after the first load and marks itself seen at once', () => {
+    render(<OnboardingModal />);
+    expect(localStorage.getItem(ONBOARDING_SEEN_KEY)).toBe('true');
+    advance(999);
+    expect(dialog()).toBeNull();
+    advance(1);
+    expect(dialog()).toBeInTheDocument();
+    expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
+    expect(screen.getByText('14%')).toBeInTheDocument();
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '14');
+  });
+
+  it('does not open when already seen or completed', () => {
+    localStorage.setItem(ONBOARDING_SEEN_KEY, 'true');
+    const { unmount } = render(<OnboardingModal />);
+    advance(5000);
+    expect(dialog()).toBeNull();
+    unmount();
+    localStorage.clear();
+    localStorage.setItem(ONBOARDING_COMPLETED_KEY, 'true');
+    render(<OnboardingModal />);
+    advance(5000);
+    expect(dialog()).toBeNull();
+  });
+
+  it('moves between steps after a 300 ms transition and finishes with Get Started', () => {
+    render(<OnboardingModal />);
+    advance(1000);
+    click(screen.getByRole('button', { name: 'Next' }));
+    advance(299);
+    expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
+    advance(1);
+    expect(screen.getByText('Step 2 of 7')).toBeInTheDocument();
+    expect(screen.getByText('Smart Detection')).toBeInTheDocument();
+    expect(screen.getByText('Photo Overlay')).toBeInTheDocument();
+    expect(screen.getByText('Earn Points')).toBeInTheDocument();
+
+    click(screen.getByRole('button', { name: 'Previous' }));
+    advance(300);
+    expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
+
+    for (let i = 0; i < 6; i++) {
+      click(screen.getByRole('button', { name: 'Next' }));
+      advance(300);
+    }
+    expect(screen.getByText('Step 7 of 7')).toBeInTheDocument();
+    expect(screen.getByText('100%')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Next' })).toBeNull();
+    click(screen.getByRole('button', { name: 'Get Started' }));
+    expect(dialog()).toBeNull();
+    expect(localStorage.getItem(ONBOARDING_COMPLETED_KEY)).toBe('true');
+  });
+
+  it('closes with the X (a skip), and Reset reopens at step 1 with both flags cleared', () => {
+    render(<OnboardingModal />);
+    act(() => openOnboarding(3));
+    expect(screen.getByText('Step 4 of 7')).toBeInTheDocument();
+    click(screen.getByRole('button', { name: 'Close' }));
+    expect(dialog()).toBeNull();
+    expect(localStorage.getItem(ONBOARDING_COMPLETED_KEY)).toBe('true');
+
+    act(() => resetOnboarding());
+    expect(localStorage.getItem(ONBOARDING_COMPLETED_KEY)).toBeNull();
+    expect(localStorage.getItem(ONBOARDING_SEEN_KEY)).toBeNull();
+    expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
+  });
+});

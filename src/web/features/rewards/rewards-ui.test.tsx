@@ -1,0 +1,76 @@
+// @vitest-environment jsdom
+import { act, render, screen } from '@testing-library/react';
+import { NotificationToast } from './notification-toast';
+import { notify, resetNotifications, showReward, useNotifications } from './notifications-store';
+import { RewardPopup } from './reward-popup';
+
+const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  resetNotifications();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('RewardPopup', () => {
+  it('shows a reward for 2.5 s', () => {
+    render(<RewardPopup />);
+    act(() => showReward({ type: 'activation', points: 15, message: 'App activated!' }));
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('+15 pts');
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('App activated!');
+    advance(2499);
+    expect(screen.getByTestId('reward-popup')).toBeInTheDocument();
+    advance(1);
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
+  });
+
+  it('a newer reward replaces the shown one and gets its own 2.5 s', () => {
+    render(<RewardPopup />);
+    act(() => showReward({ type: 'login', points: 10, message: 'Welcome back!' }));
+    advance(2000);
+    act(() => showReward({ type: 'points', points: 3, message: 'Ad skipped! +3 pts' }));
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('Ad skipped! +3 pts');
+    advance(2000);
+    expect(screen.getByTestId('reward-popup')).toBeInTheDocument();
+    advance(500);
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
+  });
+});
+
+describe('NotificationToast', () => {
+  it('shows the latest notification, one at a time, for 3 s', () => {
+    render(<NotificationToast />);
+    act(() => {
+      notify('login', 'Welcome back!');
+    });
+    expect(screen.getByTestId('notification-toast')).toHaveTextContent('Welcome back!');
+    act(() => {
+      notify('activation', 'App activated!');
+    });
+    expect(screen.getAllByTestId('notification-toast')).toHaveLength(1);
+    expect(screen.getByTestId('notification-toast')).toHaveTextContent('App activated!');
+    advance(2999);
+    expect(screen.getByTestId('notification-toast')).toBeInTheDocument();
+    advance(1);
+    expect(screen.queryByTestId('notification-toast')).toBeNull();
+  });
+
+  it('keeps only the latest 5 notifications, newest first', () => {
+    let latest: ReturnType<typeof useNotifications> | undefined;
+    function Probe() {
+      latest = useNotifications();
+      return null;
+    }
+    render(<Probe />);
+    act(() => {
+      for (let i = 1; i <= 7; i++) notify('points', `+${i} points earned!`);
+    });
+    expect(latest!.notifications.map((n) => n.message)).toEqual([
+      '+7 points earned!',
+      '+6 points earned!',
+      '+5 points earned!',
+      '+4 points earned!',
+      '+3 points earned!',
+    ]);
+  });
+});
