@@ -25,6 +25,11 @@ export const photo = z.object({
   albumId: z.string().nullable(),
   /** True for the demo library every account starts with (does not count towards the free limit). */
   isDemo: z.boolean(),
+  /**
+   * The photo-editor filter applied to this photo, if any: url, thumbnailUrl and previewUrl then
+   * serve the edited version (the original is kept; `POST /api/photo-filters/revert` restores it).
+   */
+  appliedFilter: z.object({ filterName: z.string(), intensity: z.number().int() }).nullable().optional(),
 });
 export type Photo = z.infer<typeof photo>;
 

@@ -13,6 +13,7 @@ import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
 import { filtersRoutes } from './features/filters/filters.routes.js';
+import { filtersRoutes } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
 import { LocalBlobStore } from './storage/blob-store.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await photosRoutes(app, ctx);
+  await filtersRoutes(app, ctx);
   await filtersRoutes(app, ctx);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
+import { withCurrentVersion, withCurrentVersions, type ShownPhotoRow } from './current-version.js';
 import { ImageRejected, makeDerivatives } from './image-pipeline.js';
 import { isPaidUser, type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
 
@@ -24,7 +25,8 @@ export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
 
-export function toPhoto(row: PhotoRow): Photo {
+/** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
+export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
   const v = (key: string) => key.slice(0, VERSION_CHARS);
   const base = `/api/photos/${row.id}`;
   return {
@@ -45,6 +47,7 @@ export function toPhoto(row: PhotoRow): Photo {
     description: row.description,
     albumId: row.albumId,
     isDemo: row.demoKey !== null,
+    appliedFilter: row.appliedFilter ?? null,
   };
 }
 
@@ -112,7 +115,7 @@ export function createPhotosService(deps: {
     }
   }
 
-  async function resolve(userId: string, id: string): Promise<PhotoRow> {
+  async function resolve(userId: string, id: string): Promise<ShownPhotoRow> {
     const row =
       id === 'demo'
         ? await repo.findByDemoKey(userId, EDITOR_DEMO_KEY)
@@ -120,7 +123,7 @@ export function createPhotosService(deps: {
           ? await repo.find(userId, id)
           : undefined;
     if (!row) throw notFound('Photo not found.');
-    return row;
+    return withCurrentVersion(repo.db, row);
   }
 
   return {
@@ -128,7 +131,7 @@ export function createPhotosService(deps: {
     warmDemoLibrary: () => demoAssets().then(() => undefined),
 
     async list(userId: string): Promise<Photo[]> {
-      return (await repo.list(userId)).map(toPhoto);
+      return (await withCurrentVersions(repo.db, await repo.list(userId))).map(toPhoto);
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
@@ -136,7 +139,8 @@ export function createPhotosService(deps: {
         repo.page(userId, limit, cursor ? decodeCursor(cursor) : null),
         repo.count(userId),
       ]);
-      return { items: items.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+      const shown = await withCurrentVersions(repo.db, items);
+      return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
     },
 
     async get(userId: string, id: string): Promise<Photo> {

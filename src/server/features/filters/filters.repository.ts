@@ -1,0 +1,104 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { photos, photoVersions } from '../../db/schema.js';
+import type { PhotoRow } from '../photos/photos.repository.js';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export type PhotoVersionRow = typeof photoVersions.$inferSelect;
+export interface NewVersion {
+  filterName: string;
+  intensity: number;
+  originalKey: string;
+  previewKey: string;
+  thumbnailKey: string;
+  size: number;
+}
+
+/**
+ * The same advisory locks as the photos repository takes around blob references (same key
+ * space: hashtextextended(key, 0)), so a delete of another photo sharing a blob (filtered demo
+ * photos give identical bytes across accounts) cannot remove it between our write and commit.
+ */
+async function lockBlobKeys(tx: Tx, keys: string[]) {
+  for (const key of [...new Set(keys)].sort()) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+  }
+}
+
+export function createFiltersRepository(db: Db) {
+  return {
+    db,
+
+    /** The user's photo by id, or their editor demo photo; the row as stored (original keys). */
+    async findOwned(userId: string, id: string): Promise<PhotoRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.id, id)))
+        .limit(1);
+      return row;
+    },
+
+    async findByDemoKey(userId: string, demoKey: string): Promise<PhotoRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.demoKey, demoKey)))
+        .limit(1);
+      return row;
+    },
+
+    /**
+     * Records a filtered version and makes it the one shown, in one transaction: the photo row is
+     * locked (and must still be the user's), earlier versions are dropped (each edit is rendered
+     * from the untouched original, so they are never needed again; their blobs go to the orphan
+     * sweep), and `ensureBlobs` re-writes any blob a concurrent delete removed. Returns the
+     * updated photo row, or null if the photo is gone.
+     */
+    async insertCurrentVersion(
+      userId: string,
+      photoId: string,
+      v: NewVersion,
+      ensureBlobs: () => Promise<void>,
+    ): Promise<PhotoRow | null> {
+      return db.transaction(async (tx) => {
+        const [locked] = await tx
+          .select({ id: photos.id })
+          .from(photos)
+          .where(and(eq(photos.userId, userId), eq(photos.id, photoId)))
+          .for('update');
+        if (!locked) return null;
+        await lockBlobKeys(tx, [v.originalKey, v.previewKey, v.thumbnailKey]);
+        const [version] = await tx
+          .insert(photoVersions)
+          .values({ photoId, ...v })
+          .returning({ id: photoVersions.id });
+        if (!version) throw new Error('photo version insert returned no row');
+        await tx.delete(photoVersions).where(and(eq(photoVersions.photoId, photoId), ne(photoVersions.id, version.id)));
+        const [row] = await tx
+          .update(photos)
+          .set({ currentVersionId: version.id })
+          .where(eq(photos.id, photoId))
+          .returning();
+        await ensureBlobs();
+        return row ?? null;
+      });
+    },
+
+    /** Shows the original again and drops the photo's versions. Returns the row, or null if not the user's. */
+    async revert(userId: string, photoId: string): Promise<PhotoRow | null> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(photos)
+          .set({ currentVersionId: null })
+          .where(and(eq(photos.userId, userId), eq(photos.id, photoId)))
+          .returning();
+        if (!row) return null;
+        await tx.delete(photoVersions).where(eq(photoVersions.photoId, photoId));
+        return row;
+      });
+    },
+  };
+}
+export type FiltersRepository = ReturnType<typeof createFiltersRepository>;

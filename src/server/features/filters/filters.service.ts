@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { FILTER_IDS, type FilterId } from '@domain/filters';
+import type { FilterOption, FilterRenderSize, FilterRequest } from '../../../contract/filters.js';
+import type { Photo } from '../../../contract/photos.js';
+import { notFound } from '../../http/errors.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { withCurrentVersion } from '../photos/current-version.js';
+import { EDITOR_DEMO_KEY } from '../photos/demo-library.js';
+import { makeDerivatives } from '../photos/image-pipeline.js';
+import type { PhotoRow } from '../photos/photos.repository.js';
+import { toPhoto } from '../photos/photos.service.js';
+import { applyFilter } from './filter-pipelines.js';
+import type { FiltersRepository } from './filters.repository.js';
+import { RenderCache } from './render-cache.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const VERSION_CHARS = 16;
+/** Long side of each rendition: swatches for the picker, previews for the editor (430 px frame at 2.5x). */
+export const RENDER_SIZES: Record<FilterRenderSize, number> = { swatch: 160, preview: 1080 };
+/** Bump when the filter recipes change, so ETags of earlier renders stop matching. */
+const RENDER_REVISION = 1;
+export const DEFAULT_RENDER_CACHE_BYTES = 64 * 1024 * 1024;
+
+export interface Rendered {
+  bytes: Buffer;
+  etag: string;
+  /** The source blob's hash prefix carried in the URL as `v`. */
+  version: string;
+  hit: boolean;
+}
+
+export function createFiltersService(deps: { repo: FiltersRepository; blobs: BlobStore; cacheBytes?: number }) {
+  const { repo, blobs } = deps;
+  const cache = new RenderCache(deps.cacheBytes ?? DEFAULT_RENDER_CACHE_BYTES);
+
+  /** The user's photo as stored ('demo' is their editor demo photo); anyone else's is a 404. */
+  async function resolve(userId: string, id: string): Promise<PhotoRow> {
+    const row =
+      id === 'demo'
+        ? await repo.findByDemoKey(userId, EDITOR_DEMO_KEY)
+        : UUID.test(id)
+          ? await repo.findOwned(userId, id)
+          : undefined;
+    if (!row) throw notFound('Photo not found.');
+    return row;
+  }
+
+  /**
+   * Renditions always start from the untouched original's derivatives (an edit is never
+   * stacked on an earlier edit), so what the editor previews is what apply produces.
+   */
+  function sourceKey(row: PhotoRow, size: FilterRenderSize) {
+    return size === 'swatch' ? row.thumbnailKey : row.previewKey;
+  }
+
+  function cacheKey(source: string, filter: FilterId, intensity: number, size: FilterRenderSize) {
+    return `${RENDER_REVISION}:${source}:${filter}:${intensity}:${size}`;
+  }
+
+  function etagOf(key: string) {
+    return `"f${createHash('sha256').update(key).digest('hex').slice(0, 32)}"`;
+  }
+
+  function renderUrl(row: PhotoRow, filter: FilterId, intensity: number, size: FilterRenderSize) {
+    const qs = new URLSearchParams({
+      photoId: row.id,
+      filterName: filter,
+      intensity: String(intensity),
+      size,
+      v: sourceKey(row, size).slice(0, VERSION_CHARS),
+    });
+    return `/api/photo-filters/render?${qs}`;
+  }
+
+  async function render(row: PhotoRow, filter: FilterId, intensity: number, size: FilterRenderSize) {
+    const source = sourceKey(row, size);
+    const key = cacheKey(source, filter, intensity, size);
+    const { bytes, hit } = await cache.get(key, async () =>
+      applyFilter(await blobs.read(source), filter, intensity, { maxSize: RENDER_SIZES[size] }),
+    );
+    return { bytes, hit, etag: etagOf(key), version: source.slice(0, VERSION_CHARS) };
+  }
+
+  async function shown(row: PhotoRow): Promise<Photo> {
+    return toPhoto(await withCurrentVersion(repo.db, row));
+  }
+
+  return {
+    cacheStats: () => ({ hits: cache.hits, misses: cache.misses, bytes: cache.size }),
+
+    /** The six filters with a swatch URL each (rendered lazily when the browser loads it). */
+    async available(userId: string, photoId = 'demo', intensity = 100): Promise<FilterOption[]> {
+      const row = await resolve(userId, photoId);
+      return FILTER_IDS.map((id) => ({ id, previewUrl: renderUrl(row, id, intensity, 'swatch') }));
+    },
+
+    /** ETag without rendering, so a browser's conditional request costs no image work. */
+    async renderTag(userId: string, photoId: string, filter: FilterId, intensity: number, size: FilterRenderSize) {
+      const row = await resolve(userId, photoId);
+      const source = sourceKey(row, size);
+      return { etag: etagOf(cacheKey(source, filter, intensity, size)), version: source.slice(0, VERSION_CHARS) };
+    },
+
+    async render(
+      userId: string,
+      photoId: string,
+      filter: FilterId,
+      intensity: number,
+      size: FilterRenderSize,
+    ): Promise<Rendered> {
+      return render(await resolve(userId, photoId), filter, intensity, size);
+    },
+
+    /** Renders the preview now (so loading its URL is instant) and answers where it is. */
+    async preview(userId: string, req: FilterRequest): Promise<{ previewUrl: string; hit: boolean }> {
+      const row = await resolve(userId, req.photoId);
+      const { hit } = await render(row, req.filterName, req.intensity, 'preview');
+      return { previewUrl: renderUrl(row, req.filterName, req.intensity, 'preview'), hit };
+    },
+
+    /**
+     * Renders the full-size original (EXIF-oriented) with the filter, stores it with its own
+     * preview and thumbnail as a new version and makes it the one shown. The original blob is
+     * never touched. Nothing is written unless the render succeeded.
+     */
+    async apply(userId: string, req: FilterRequest): Promise<Photo> {
+      const row = await resolve(userId, req.photoId);
+      const full = await applyFilter(await blobs.read(row.originalKey), req.filterName, req.intensity);
+      // The filtered JPEG goes through the same pipeline as an upload (shrink-on-load keeps it quick).
+      const d = await makeDerivatives(full);
+      const put = () => Promise.all([blobs.put(full), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const [originalKey, previewKey, thumbnailKey] = await put();
+      const updated = await repo.insertCurrentVersion(
+        userId,
+        row.id,
+        {
+          filterName: req.filterName,
+          intensity: req.intensity,
+          originalKey,
+          previewKey,
+          thumbnailKey,
+          size: full.length,
+        },
+        async () => {
+          const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
+          if (present.includes(false)) await put();
+        },
+      );
+      if (!updated) throw notFound('Photo not found.');
+      return shown(updated);
+    },
+
+    /** Shows the original again. Harmless when nothing was applied. */
+    async revert(userId: string, photoId: string): Promise<Photo> {
+      const row = await resolve(userId, photoId);
+      const updated = await repo.revert(userId, row.id);
+      if (!updated) throw notFound('Photo not found.');
+      return shown(updated);
+    },
+  };
+}
+export type FiltersService = ReturnType<typeof createFiltersService>;
