@@ -21,6 +21,16 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     inject({ method: 'POST', url: '/api/rewards/record', headers: { cookie }, payload });
   const postActivity = (cookie: string, payload: object, headers: Record<string, string> = {}) =>
     inject({ method: 'POST', url: '/api/activities', headers: { cookie, ...headers }, payload });
+  /** Ad-overlay activities need an active subscription (issue 6): the modal's free trial. */
+  const subscribe = async (cookie: string) => {
+    const res = await inject({
+      method: 'POST',
+      url: '/api/subscription',
+      headers: { cookie },
+      payload: { plan: 'monthly', status: 'active', price: 499 },
+    });
+    expect(res.statusCode).toBeLessThan(300);
+  };
   /** Inserts an earlier day's login reward, as if the user had logged in then. */
   const seedLogin = (userId: string, day: string) =>
     t.database.db.insert(pointsLedger).values({ userId, source: 'login', sourceEventId: `login:${day}`, points: 10 });
@@ -127,6 +137,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
 
   it('records an ad with rule points, ignores a replayed event id, and unlocks Ad Skipper once', async () => {
     const { cookie, user } = await signUp(t.app);
+    await subscribe(cookie);
     const first = await postActivity(
       cookie,
       { app: 'YouTube', adDuration: 30, timeSaved: 9999, pointsEarned: 100000 },
@@ -221,6 +232,8 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
   it("never shows one user another user's stats, activities or rewards", async () => {
     const a = await signUp(t.app);
     const b = await signUp(t.app);
+    await subscribe(a.cookie);
+    await subscribe(b.cookie);
     await postActivity(a.cookie, { app: 'YouTube', adDuration: 30 }, { 'idempotency-key': 'shared-key' });
     await record(a.cookie, { type: 'login' });
     // The same event id belongs to each user separately.

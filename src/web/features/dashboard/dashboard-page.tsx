@@ -10,7 +10,7 @@ import {
   weeklyProgress,
 } from '@domain/insights';
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
-import { useCallback, useState } from 'react';
+import { useCallback } from 'react';
 import { Link } from 'wouter';
 import { Card } from '../../components/ui/card';
 import { useAuth } from '../auth/use-auth';
@@ -54,13 +54,13 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { photos } = useDashboardPhotos();
   const { subscription, isActive: subscribed } = useSubscription();
   // Ad break (issue 6): upgrade modal without a subscription, else activate + overlay.
-  const adBreak = useAdBreak();
+  const { start: startAdBreak, element: adBreakElement } = useAdBreak();
   const startAd = useCallback<StartAd>(
     (app, durationSeconds) => {
       if (onStartAd && subscribed) return onStartAd(app, durationSeconds);
-      adBreak.start(app, durationSeconds);
+      startAdBreak(app, durationSeconds);
     },
-    [onStartAd, subscribed, adBreak],
+    [onStartAd, subscribed, startAdBreak],
   );
 
   const days = user ? memberDays(user.createdAt, now) : 0;
@@ -228,7 +228,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
       </Card>
 
       <TestFeatures onStartAd={startAd} />
-      {adBreak.element}
+      {adBreakElement}
     </main>
   );
 }
