@@ -16,9 +16,21 @@ export interface BlobInfo {
   modifiedAt: Date;
 }
 
+/** Bytes written out of sight: `commit` makes them a blob (idempotent), `discard` drops them. */
+export interface StagedBlob {
+  key: string;
+  commit(): Promise<string>;
+  discard(): Promise<void>;
+}
+
 export interface BlobStore {
   /** Stores the bytes (idempotent) and returns their key. Re-putting existing bytes refreshes modifiedAt. */
   put(bytes: Buffer): Promise<string>;
+  /**
+   * Writes the bytes where no reader or sweep looks, so a large original can be written while it
+   * is still being checked; nothing becomes visible unless `commit` is called.
+   */
+  stage(bytes: Buffer): Promise<StagedBlob>;
   has(key: string): Promise<boolean>;
   stat(key: string): Promise<BlobInfo | null>;
   read(key: string): Promise<Buffer>;
@@ -61,6 +73,40 @@ export class LocalBlobStore implements BlobStore {
       throw err;
     }
     return key;
+  }
+
+  async stage(bytes: Buffer): Promise<StagedBlob> {
+    const key = sha256Hex(bytes);
+    const file = this.pathOf(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    let done = false;
+    try {
+      await writeFile(tmp, bytes);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return {
+      key,
+      commit: async () => {
+        if (done) return key;
+        done = true;
+        const now = new Date();
+        try {
+          await utimes(file, now, now);
+          await rm(tmp, { force: true });
+        } catch {
+          await rename(tmp, file);
+        }
+        return key;
+      },
+      discard: async () => {
+        if (done) return;
+        done = true;
+        await rm(tmp, { force: true });
+      },
+    };
   }
 
   async has(key: string) {

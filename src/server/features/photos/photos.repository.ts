@@ -28,9 +28,16 @@ export async function isPaidUser(db: Db, userId: string, now: Date): Promise<boo
 
 /** Serialises everyone who adds or removes references to these blobs (see deletePhoto). */
 async function lockBlobKeys(tx: Tx, keys: string[]) {
-  for (const key of [...new Set(keys)].sort()) {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-  }
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length === 0) return;
+  // One round trip; volatile functions in the select list run after the ORDER BY, so the locks
+  // are always taken in the same order (no deadlock between two transactions).
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${sql.raw('ARRAY[')}${sql.join(
+      sorted.map((k) => sql`${k}`),
+      sql`, `,
+    )}${sql.raw(']::text[]')}) as k order by k`,
+  );
 }
 
 async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {

@@ -181,15 +181,21 @@ export function createPhotosService(deps: {
       if (limit !== null && (await repo.count(userId, { excludeDemo: true })) >= limit)
         return fail(403, freeLimitMessage(limit));
 
+      // The original is written (out of sight) while it is decoded: the slow disk write of a
+      // large file overlaps the image work instead of following it.
+      const staging = blobs.stage(input.bytes);
       let d;
       try {
         d = await makeDerivatives(input.bytes);
       } catch (err) {
+        await (await staging).discard();
         if (err instanceof ImageRejected) return fail(err.status, err.message);
         throw err;
       }
-      const put = () => Promise.all([blobs.put(input.bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const staged = await staging;
+      const put = () => Promise.all([staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)]);
       const [originalKey, previewKey, thumbnailKey] = await put();
+      const rewrite = () => Promise.all([blobs.put(input.bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
       const row = await repo.insertUploaded(
         {
           userId,
@@ -210,7 +216,7 @@ export function createPhotosService(deps: {
           maxCounted: limit,
           ensureBlobs: async () => {
             const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
-            if (present.includes(false)) await put();
+            if (present.includes(false)) await rewrite();
           },
         },
       );
