@@ -1,0 +1,78 @@
+import { expect, test, type Page } from '@playwright/test';
+import { register } from './helpers';
+
+/** Skips the onboarding modal so the fake clock does not pop it over the dashboard. */
+async function quietOnboarding(page: Page) {
+  await page.addInitScript(() => {
+    localStorage.setItem('eyevu-onboarding-completed', 'true');
+    localStorage.setItem('eyevu-onboarding-seen', 'true');
+  });
+}
+
+/** The upgrade modal's free trial, through the API with the page's session. */
+async function subscribe(page: Page) {
+  const res = await page.request.post('/api/subscription', {
+    data: { plan: 'monthly', status: 'active', price: 499 },
+  });
+  expect(res.ok()).toBeTruthy();
+}
+
+const statValue = (page: Page, label: string) =>
+  page.getByText(label, { exact: true }).locator('xpath=preceding-sibling::p[1]');
+
+test('an Instagram ad break counts down, records one activity and shows the skip reward', async ({ page }) => {
+  await quietOnboarding(page);
+  await page.clock.install();
+  await register(page);
+  await subscribe(page);
+  await page.reload();
+  await expect(statValue(page, 'Ads Skipped')).toHaveText('0');
+
+  await page.getByRole('button', { name: 'Instagram (15s)' }).click();
+  const gallery = page.getByRole('dialog', { name: 'Your Photos' });
+  await expect(gallery).toBeVisible();
+  await expect(page.getByText('Sample Advertisement')).toBeAttached();
+  await expect(page.getByText('Ad continues playing behind gallery')).toBeAttached();
+  await expect(gallery.getByTestId('viewer-countdown')).toHaveText('0:15');
+  await page.clock.runFor(1000);
+  await expect(gallery.getByTestId('viewer-countdown')).toHaveText('0:14');
+
+  const posted = page.waitForRequest((r) => r.url().endsWith('/api/activities') && r.method() === 'POST');
+  await page.clock.runFor(14_000);
+  const request = await posted;
+  expect(request.headers()['idempotency-key']).toBeTruthy();
+  expect(request.postDataJSON()).toMatchObject({ app: 'Instagram', adDuration: 15, timeSaved: 15 });
+
+  await expect(page.getByTestId('reward-popup')).toContainText('Ad skipped! +2 pts');
+  await expect(gallery).toHaveCount(0);
+  await expect(statValue(page, 'Ads Skipped')).toHaveText('1');
+  await expect(page.getByText('+1 pts')).toBeVisible();
+
+  const list = await page.request.get('/api/activities');
+  expect(await list.json()).toHaveLength(1);
+});
+
+test('the mini-game opens from the overlay and a trivia round gives feedback', async ({ page }) => {
+  await quietOnboarding(page);
+  await page.clock.install();
+  await register(page);
+  await subscribe(page);
+  await page.reload();
+
+  await page.getByRole('button', { name: 'YouTube (30s)' }).click();
+  await page.getByRole('dialog', { name: 'Your Photos' }).getByRole('button', { name: 'Play Game' }).click();
+  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
+  await expect(game.getByText('YouTube ad • 30s')).toBeVisible();
+  await expect(game.getByRole('heading', { name: 'Choose Your Game' })).toBeVisible();
+  await game.getByRole('button', { name: /Quick Trivia/ }).click();
+  await game.getByRole('button', { name: 'Start Game' }).click();
+  await expect(game.getByText('Question 1/8')).toBeVisible();
+
+  await game.getByRole('button', { name: /^A\. / }).click();
+  await expect(game.getByRole('status')).toHaveText(/^(Correct! \+10 points|Incorrect\. The answer was .+\.)$/);
+  await expect(game.getByRole('button', { name: /^B\. / })).toBeDisabled();
+  await page.clock.runFor(2000);
+  await expect(game.getByText('Question 2/8')).toBeVisible();
+  await game.getByRole('button', { name: /^B\. / }).click();
+  await expect(game.getByRole('status')).toHaveText(/^(Correct! \+10 points|Incorrect\. The answer was .+\.)$/);
+});
