@@ -250,6 +250,29 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(await get(a.cookie, '/api/stats')).toMatchObject({ totalPoints: 16, adsSkipped: 1, timeSaved: 30 });
   });
 
+  it('pays the upload reward (5 x photos) once per batch through the photos hook', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const hooks = t.app.ctx.onPhotosUploaded ?? [];
+    expect(hooks.length).toBeGreaterThan(0);
+    for (const hook of hooks) await hook(user.id, 3, 'batch-1');
+    for (const hook of hooks) await hook(user.id, 3, 'batch-1');
+    expect((await get(cookie, '/api/stats')).totalPoints).toBe(15);
+  });
+
+  it('refuses an ad-overlay activity for a free user but records a mini-game', async () => {
+    const { cookie } = await signUp(t.app);
+    const overlay = await postActivity(cookie, { app: 'YouTube', adDuration: 30 });
+    expect(overlay.statusCode).toBe(403);
+    expect(overlay.json().message).toBe('Premium subscription required for ad overlay');
+    const game = await postActivity(cookie, {
+      app: 'YouTube',
+      adDuration: 30,
+      gameData: { gameType: 'none', score: 0, completed: false },
+    });
+    expect(game.statusCode).toBe(201);
+    expect(game.json().pointsAdded).toBe(1 + 3);
+  });
+
   it("reports today's points in the 7-day series", async () => {
     const { cookie } = await signUp(t.app);
     await record(cookie, { type: 'login', utcOffsetMinutes: 0 });

@@ -12,17 +12,13 @@ import { requireUser } from '../../http/session.js';
 import { createLedger } from './ledger.js';
 import { createRewardsService } from './rewards.service.js';
 
-type UploadHook = (userId: string, count: number, batchId: string) => Promise<void>;
-
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createRewardsService({ ledger: createLedger(ctx.db) });
-  const hooks = (ctx as unknown as { onPhotosUploaded?: UploadHook[] }).onPhotosUploaded;
-  if (Array.isArray(hooks)) {
-    hooks.push(async (userId, count, batchId) => {
-      await service.recordUpload(userId, count, batchId);
-    });
-  }
+  // Upload reward: 5 x photos once per batch, after the photos feature has stored them.
+  ctx.onPhotosUploaded?.push(async (userId, count, batchId) => {
+    await service.recordUpload(userId, count, batchId);
+  });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/rewards', { schema: { response: { 200: rewardsSummary } } }, async (request) =>
