@@ -20,7 +20,7 @@ const albumsOf = async (cookie: string) =>
     isSmartAlbum: boolean;
     photoCount: number;
   }>;
-const create = (cookie: string, payload: unknown) =>
+const create = (cookie: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/albums', headers: { cookie }, payload });
 
 describe('albums API', () => {

@@ -1,9 +1,311 @@
+import * as Tabs from '@radix-ui/react-tabs';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
+import { Spinner } from '../../components/ui/spinner';
+import { toast } from '../../app/toast-store';
+import { cn } from '../../lib/cn';
+import { photosQueryOptions, type Photo } from '../gallery/photos-query';
+import { PhotoImage } from '../gallery/photo-image';
+import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
+import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
+
+const tabClass =
+  'min-h-11 flex-1 rounded-lg px-3 text-sm font-semibold text-muted data-[state=active]:bg-surface data-[state=active]:text-fg data-[state=active]:shadow-sm';
+
+/** 'food_drink' → 'food drink' (the spec shows categories with spaces). */
+export const categoryLabel = (c: string) => c.replace(/_/g, ' ');
 
 export default function OrganizerPage() {
+  const qc = useQueryClient();
+  const photos = useQuery(photosQueryOptions());
+  const status = useAnalysisStatus();
+  const analyzeAll = useAnalyzeAll();
+  const [waiting, setWaiting] = useState(false);
+
+  const list = useMemo(() => photos.data ?? [], [photos.data]);
+  const total = status.data?.total ?? list.length;
+  const analyzed = status.data?.analyzed ?? list.filter((p) => p.analyzed).length;
+  const pending = status.data?.pending ?? 0;
+  const busy = analyzeAll.isPending || waiting || pending > 0;
+
+  // New results arrive while jobs run: refresh the photos (AI badges, tags) and albums as the count moves.
+  const lastAnalyzed = useRef(analyzed);
+  useEffect(() => {
+    if (analyzed !== lastAnalyzed.current) {
+      lastAnalyzed.current = analyzed;
+      void qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: albumsQueryOptions().queryKey });
+    }
+  }, [analyzed, qc]);
+
+  // The run this page started is over when nothing is pending any more.
+  useEffect(() => {
+    if (waiting && status.data && status.data.pending === 0 && !analyzeAll.isPending) {
+      setWaiting(false);
+      void qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: albumsQueryOptions().queryKey });
+      toast({
+        title: 'Analysis Complete',
+        description: `${status.data.analyzed} of ${status.data.total} photos analyzed.`,
+        variant: 'success',
+      });
+    }
+  }, [waiting, status.data, analyzeAll.isPending, qc]);
+
+  const startAnalysis = () => {
+    analyzeAll.mutate(undefined, {
+      onSuccess: () => setWaiting(true),
+      onError: () =>
+        toast({
+          title: 'Analysis Failed',
+          description: 'Failed to analyze photos. Please try again.',
+          variant: 'destructive',
+        }),
+    });
+  };
+
+  const need = Math.max(total - analyzed, 0);
+
   return (
     <main className="flex flex-col gap-4 p-4">
-      <PageHeader title="Photo Organizer" />
+      <PageHeader title="Photo Organizer" subtitle="AI-powered photo organization" />
+
+      <Card aria-labelledby="ai-analysis-title" className="flex flex-col gap-3">
+        <div className="flex items-center justify-between gap-2">
+          <h2 id="ai-analysis-title" className="text-lg font-semibold">
+            AI Analysis
+          </h2>
+          <span className="rounded-full bg-primary-soft px-3 py-1 text-sm font-semibold" aria-live="polite">
+            {analyzed}/{total} analyzed
+          </span>
+        </div>
+        {photos.isLoading || status.isLoading ? (
+          <Spinner />
+        ) : need > 0 || busy ? (
+          <>
+            <p className="text-sm text-muted">{need} photos need AI analysis for smart organization.</p>
+            <Button onClick={startAnalysis} disabled={busy}>
+              {busy ? 'Analyzing...' : 'Analyze Photos'}
+            </Button>
+          </>
+        ) : (
+          <p className="text-sm text-success">All photos analyzed! Smart albums are available.</p>
+        )}
+      </Card>
+
+      <Tabs.Root defaultValue="photos" className="flex flex-col gap-3">
+        <Tabs.List aria-label="Organizer views" className="flex gap-1 rounded-xl bg-surface-2 p-1">
+          <Tabs.Trigger value="photos" className={tabClass}>
+            Photos
+          </Tabs.Trigger>
+          <Tabs.Trigger value="albums" className={tabClass}>
+            Albums
+          </Tabs.Trigger>
+          <Tabs.Trigger value="categories" className={tabClass}>
+            Categories
+          </Tabs.Trigger>
+        </Tabs.List>
+        <Tabs.Content value="photos">
+          <PhotosTab photos={list} loading={photos.isLoading} />
+        </Tabs.Content>
+        <Tabs.Content value="albums">
+          <AlbumsTab />
+        </Tabs.Content>
+        <Tabs.Content value="categories">
+          <CategoriesTab photos={list} />
+        </Tabs.Content>
+      </Tabs.Root>
     </main>
+  );
+}
+
+function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
+  const [selected, setSelected] = useState<string[]>([]);
+  const [name, setName] = useState('');
+  const createAlbum = useCreateAlbum();
+
+  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim() || selected.length === 0) {
+      toast({
+        title: 'Invalid Input',
+        description: 'Please enter album name and select photos.',
+        variant: 'destructive',
+      });
+      return;
+    }
+    createAlbum.mutate(
+      { name: name.trim(), description: `Album with ${selected.length} photos`, photoIds: selected },
+      {
+        onSuccess: (album) => {
+          toast({ title: 'Album Created', description: `"${album.name}" was created.`, variant: 'success' });
+          setName('');
+          setSelected([]);
+        },
+        onError: () =>
+          toast({ title: 'Error', description: 'Failed to create album. Please try again.', variant: 'destructive' }),
+      },
+    );
+  };
+
+  if (loading) return <Spinner />;
+  if (photos.length === 0) return <p className="py-8 text-center text-sm text-muted">No photos yet</p>;
+
+  return (
+    <div className="flex flex-col gap-3">
+      {selected.length > 0 && (
+        <Card>
+          <form onSubmit={submit} className="flex flex-col gap-2">
+            <label htmlFor="album-name" className="text-sm font-medium">
+              Album name
+            </label>
+            <div className="flex gap-2">
+              <input
+                id="album-name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                placeholder="Enter album name"
+                maxLength={100}
+                className="min-h-11 min-w-0 flex-1 rounded-xl border border-border bg-bg px-3 text-sm"
+              />
+              <Button type="submit" disabled={createAlbum.isPending}>
+                Create Album
+              </Button>
+            </div>
+            <p className="text-sm text-muted" aria-live="polite">
+              {selected.length} photos selected
+            </p>
+          </form>
+        </Card>
+      )}
+      <ul className="grid grid-cols-3 gap-2" aria-label="Photos">
+        {photos.map((p) => {
+          const on = selected.includes(p.id);
+          return (
+            <li key={p.id}>
+              <button
+                type="button"
+                aria-pressed={on}
+                aria-label={`Select ${p.name}`}
+                onClick={() => toggle(p.id)}
+                className={cn(
+                  'relative block w-full overflow-hidden rounded-xl border-2 text-left',
+                  on ? 'border-primary' : 'border-transparent',
+                )}
+              >
+                <PhotoImage
+                  src={p.thumbnailUrl}
+                  thumbhash={p.thumbhash}
+                  alt={p.name}
+                  className="aspect-square w-full"
+                  imgClassName="object-cover"
+                />
+                {p.analyzed && (
+                  <span className="absolute top-1 left-1 rounded-md bg-primary px-1.5 py-0.5 text-[10px] font-bold text-primary-fg">
+                    AI
+                  </span>
+                )}
+                {on && (
+                  <span
+                    aria-hidden
+                    className="absolute top-1 right-1 grid size-5 place-items-center rounded-full bg-primary text-xs text-primary-fg"
+                  >
+                    ✓
+                  </span>
+                )}
+                {p.tags.length > 0 && (
+                  <span className="flex flex-wrap gap-1 p-1">
+                    {p.tags.slice(0, 2).map((t) => (
+                      <span key={t} className="rounded bg-surface-2 px-1 text-[10px] text-muted">
+                        {t}
+                      </span>
+                    ))}
+                  </span>
+                )}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+function AlbumsTab() {
+  const albums = useAlbums();
+  if (albums.isLoading) return <Spinner />;
+  const list = albums.data ?? [];
+  if (list.length === 0) return <p className="py-8 text-center text-sm text-muted">No albums yet</p>;
+  return (
+    <ul className="flex flex-col gap-2" aria-label="Albums">
+      {list.map((a) => (
+        <li key={a.id}>
+          <Card className="flex items-start justify-between gap-2">
+            <div className="min-w-0">
+              <h3 className="font-semibold">{a.name}</h3>
+              <p className="text-sm text-muted">{a.description}</p>
+            </div>
+            {a.isSmartAlbum && (
+              <span className="shrink-0 rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold">
+                Smart Album
+              </span>
+            )}
+          </Card>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function CategoriesTab({ photos }: { photos: Photo[] }) {
+  const [expanded, setExpanded] = useState<string[]>([]);
+  const groups = useMemo(() => {
+    const m = new Map<string, Photo[]>();
+    for (const p of photos) {
+      if (!p.analyzed) continue;
+      const c = p.category || 'uncategorized';
+      m.set(c, [...(m.get(c) ?? []), p]);
+    }
+    return [...m.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
+  }, [photos]);
+
+  if (groups.length === 0) return <p className="py-8 text-center text-sm text-muted">No categories yet</p>;
+  return (
+    <div className="flex flex-col gap-3">
+      {groups.map(([category, items]) => {
+        const open = expanded.includes(category);
+        return (
+          <Card key={category} aria-label={categoryLabel(category)} className="flex flex-col gap-2">
+            <div className="flex items-center justify-between">
+              <h3 className="font-semibold capitalize">{categoryLabel(category)}</h3>
+              <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{items.length}</span>
+            </div>
+            <ul className="grid grid-cols-4 gap-1">
+              {(open ? items : items.slice(0, 4)).map((p) => (
+                <li key={p.id}>
+                  <PhotoImage
+                    src={p.thumbnailUrl}
+                    thumbhash={p.thumbhash}
+                    alt={p.name}
+                    className="aspect-square w-full rounded-lg"
+                    imgClassName="object-cover"
+                  />
+                </li>
+              ))}
+            </ul>
+            {items.length > 4 && !open && (
+              <Button variant="outline" size="sm" onClick={() => setExpanded((e) => [...e, category])}>
+                View All {items.length} Photos
+              </Button>
+            )}
+          </Card>
+        );
+      })}
+    </div>
   );
 }
