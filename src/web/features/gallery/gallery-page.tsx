@@ -141,6 +141,7 @@ export default function GalleryPage() {
         open={viewerIndex !== null}
         initialIndex={viewerIndex ?? 0}
         onOpenChange={(o) => !o && setViewerIndex(null)}
+        showEdit
       />
     </main>
   );

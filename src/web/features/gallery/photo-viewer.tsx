@@ -1,6 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, X } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, SlidersHorizontal, X } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
 import { cn } from '../../lib/cn';
 import { PhotoImage } from './photo-image';
@@ -22,6 +23,8 @@ export interface PhotoViewerProps {
   countdown?: number;
   /** Shows the 'Play Game' button when given. */
   onPlayGame?: () => void;
+  /** Shows an 'Edit' link to the photo editor for the current photo (the gallery; not the ad overlay). */
+  showEdit?: boolean;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
@@ -32,7 +35,15 @@ const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
  * caption, thumbnail strip, optional Play Game, and share/favorite/info. Keyboard arrows and
  * swipes move between photos; Escape closes.
  */
-export function PhotoViewer({ photos, open, onOpenChange, initialIndex = 0, countdown, onPlayGame }: PhotoViewerProps) {
+export function PhotoViewer({
+  photos,
+  open,
+  onOpenChange,
+  initialIndex = 0,
+  countdown,
+  onPlayGame,
+  showEdit = false,
+}: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
   const [zoomed, setZoomed] = useState(false);
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
@@ -171,6 +182,15 @@ export function PhotoViewer({ photos, open, onOpenChange, initialIndex = 0, coun
                 </p>
               </div>
               <div className="flex shrink-0">
+                {showEdit && (
+                  <Link
+                    href={`/photo-editor?photoId=${encodeURIComponent(current.id)}`}
+                    className="flex min-h-11 items-center gap-1 rounded-full px-3 text-sm font-semibold hover:bg-white/10"
+                  >
+                    <SlidersHorizontal className="size-5" aria-hidden />
+                    Edit
+                  </Link>
+                )}
                 <button
                   type="button"
                   aria-label="Share"
