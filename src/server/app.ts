@@ -10,9 +10,9 @@ import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
+import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
-import { filtersRoutes } from './features/filters/filters.routes.js';
 import { filtersRoutes } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
@@ -30,6 +30,8 @@ export interface BuildOptions {
   database?: Database;
   /** Tests swap the vision models for a double (queue and album tests). */
   analysis?: AnalysisRoutesOptions;
+  /** Tests capture the structured log here (at 'info' when the config says 'silent'). */
+  logStream?: { write(line: string): void };
 }
 
 declare module 'fastify' {
@@ -42,17 +44,20 @@ declare module 'fastify' {
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
-      config.logLevel === 'silent'
+      config.logLevel === 'silent' && !opts.logStream
         ? false
         : {
-            level: config.logLevel,
+            level: config.logLevel === 'silent' ? 'info' : config.logLevel,
             redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
           },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
+  collectRoutes(app);
 
   const database = opts.database ?? (await openDatabase(config));
   const ctx: AppContext = {
@@ -96,7 +101,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await authRoutes(app, ctx);
   await photosRoutes(app, ctx);
   await filtersRoutes(app, ctx);
-  await filtersRoutes(app, ctx);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
   await subscriptionsRoutes(app, ctx);
@@ -105,6 +109,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Ad overlay (no mini-game) activities need an active subscription (issue 6).
   await activitiesRoutes(app, ctx, { canUseAdOverlay: (userId) => ctx.subscriptions.isActive(userId) });
   await appStatusRoutes(app, ctx);
+  registerDocs(app);
 
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   if (spa) await serveWeb(app, config.webDir!);

@@ -57,6 +57,8 @@ export interface Config {
   rateLimits: { loginPerEmail: number; loginPerIp: number; forgotPerEmail: number; windowMs: number };
   /** Background workers (analysis queue) start with the server unless a test turns them off. */
   startWorkers: boolean;
+  /** Orphan blobs younger than this are never swept (default 10 minutes); crash tests shorten it. */
+  sweepGraceMs?: number;
 }
 
 export class ConfigError extends Error {}

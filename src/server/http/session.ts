@@ -46,7 +46,7 @@ export function clearSessionCookie(reply: FastifyReply) {
 /** Resolves the session cookie on API requests only; static files need no database round trip. */
 export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   app.decorateRequest('sessionUser', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return;
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return;
@@ -63,7 +63,12 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())))
       .limit(1);
-    if (row) request.sessionUser = { ...row, sessionId: id };
+    if (row) {
+      request.sessionUser = { ...row, sessionId: id };
+      // Every later line of this request (including 'request completed') names the user.
+      request.log = request.log.child({ userId: row.id });
+      reply.log = request.log;
+    }
   });
 }
 

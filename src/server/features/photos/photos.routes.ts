@@ -50,7 +50,7 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
   if (ctx.config.startWorkers) {
     const sweep = () =>
       service
-        .sweepOrphanBlobs()
+        .sweepOrphanBlobs(ctx.config.sweepGraceMs)
         .then((r) => r.removed && app.log.info(r, 'orphan blobs swept'))
         .catch((err) => app.log.error({ err }, 'orphan blob sweep failed'));
     app.addHook('onReady', async () => {
