@@ -1,0 +1,209 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { createHash, randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { signUp } from '../test/harness.js';
+
+/** Seeded PRNG (mulberry32): the fuzzers are reproducible from their seed. */
+export function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
+  };
+}
+export type Rng = ReturnType<typeof rng>;
+
+/** A multipart body with one part per file, in field `photos`. */
+export function multipart(files: Array<{ name: string; bytes: Buffer; type?: string }>, field = 'photos') {
+  const boundary = '----eyevu' + randomUUID().replace(/-/g, '');
+  const chunks: Buffer[] = [];
+  for (const f of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${f.name}"\r\nContent-Type: ${f.type ?? 'image/jpeg'}\r\n\r\n`,
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A small JPEG whose bytes differ per seed (so every blob is distinct). */
+export function jpeg(seed: number, size = 48): Promise<Buffer> {
+  return sharp({
+    create: {
+      width: size + (seed % 17),
+      height: size,
+      channels: 3,
+      background: { r: (seed * 37) % 256, g: (seed * 91) % 256, b: (seed * 53) % 256 },
+    },
+  })
+    .jpeg()
+    .toBuffer();
+}
+
+export interface SeededUser {
+  cookie: string;
+  user: { id: string; email: string };
+  password: string;
+  photoId: string;
+  albumId: string;
+  activityId: string;
+}
+
+/** A user with an uploaded photo, a manual album, an activity, a trial subscription and a filter version. */
+export async function seedUser(app: FastifyInstance, seed: number): Promise<SeededUser> {
+  const { cookie, user, body } = await signUp(app);
+  const m = multipart([{ name: `own-${seed}.jpg`, bytes: await jpeg(seed) }]);
+  const up = await app.inject({
+    method: 'POST',
+    url: '/api/photos',
+    headers: { cookie, ...m.headers },
+    payload: m.payload,
+  });
+  if (up.statusCode !== 201) throw new Error(`upload failed ${up.statusCode}: ${up.body}`);
+  const photoId: string = up.json().results[0].photo.id;
+  const album = await app.inject({
+    method: 'POST',
+    url: '/api/albums',
+    headers: { cookie },
+    payload: { name: `Album ${seed}`, photoIds: [photoId] },
+  });
+  if (album.statusCode !== 201) throw new Error(`album failed ${album.statusCode}: ${album.body}`);
+  const sub = await app.inject({
+    method: 'POST',
+    url: '/api/subscription',
+    headers: { cookie },
+    payload: { plan: 'monthly' },
+  });
+  if (sub.statusCode !== 201) throw new Error(`trial failed ${sub.statusCode}: ${sub.body}`);
+  const act = await app.inject({
+    method: 'POST',
+    url: '/api/activities',
+    headers: { cookie },
+    payload: { app: 'YouTube', adDuration: 30, gameData: { gameType: 'memory', score: 60, completed: true } },
+  });
+  if (act.statusCode !== 201) throw new Error(`activity failed ${act.statusCode}: ${act.body}`);
+  const filter = await app.inject({
+    method: 'POST',
+    url: '/api/photo-filters/apply',
+    headers: { cookie },
+    payload: { photoId, filterName: 'vintage', intensity: 100 },
+  });
+  if (filter.statusCode !== 200) throw new Error(`filter failed ${filter.statusCode}: ${filter.body}`);
+  return {
+    cookie,
+    user,
+    password: body.password,
+    photoId,
+    albumId: album.json().id,
+    activityId: act.json().activity.id,
+  };
+}
+
+function rowsOf(res: unknown): Record<string, unknown>[] {
+  return (res as { rows: Record<string, unknown>[] }).rows;
+}
+
+/**
+ * A fingerprint of everything a user owns: every table with a `user_id` column (found in the
+ * catalogue, so new tables are included), plus album membership and photo versions.
+ */
+export async function userFingerprint(db: Db, userId: string): Promise<Record<string, string>> {
+  const tables = rowsOf(
+    await db.execute(sql`select table_name from information_schema.columns
+      where table_schema = 'public' and column_name = 'user_id' order by table_name`),
+  ).map((r) => String(r.table_name));
+  const out: Record<string, string> = {};
+  const digest = (rows: unknown[]) => createHash('sha256').update(JSON.stringify(rows)).digest('hex');
+  for (const t of tables) {
+    out[t] = digest(
+      rowsOf(await db.execute(sql`select * from ${sql.identifier(t)} where user_id = ${userId} order by 1, 2`)),
+    );
+  }
+  out.album_photos = digest(
+    rowsOf(
+      await db.execute(sql`select ap.* from album_photos ap join albums a on a.id = ap.album_id
+        where a.user_id = ${userId} order by 1, 2`),
+    ),
+  );
+  out.photo_versions = digest(
+    rowsOf(
+      await db.execute(sql`select v.* from photo_versions v join photos p on p.id = v.photo_id
+        where p.user_id = ${userId} order by 1`),
+    ),
+  );
+  out.users = digest(rowsOf(await db.execute(sql`select * from users where id = ${userId}`)));
+  return out;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/**
+ * A request body that passes the route's zod schema (so it reaches the service), with every id
+ * field set to `idFor(fieldName)`.
+ */
+export function validSample(schema: unknown, idFor: (field: string) => string): Json | undefined {
+  if (!(schema instanceof z.ZodType)) return undefined;
+  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return fromJsonSchema(js, '', idFor);
+}
+
+function fromJsonSchema(s: Record<string, unknown>, field: string, idFor: (f: string) => string): Json {
+  if (Array.isArray(s.enum)) return s.enum[0] as Json;
+  if ('const' in s) return s.const as Json;
+  const anyOf = (s.anyOf ?? s.oneOf) as Record<string, unknown>[] | undefined;
+  if (anyOf?.length) return fromJsonSchema(anyOf[0]!, field, idFor);
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'object': {
+      const props = (s.properties ?? {}) as Record<string, Record<string, unknown>>;
+      const required = new Set((s.required ?? []) as string[]);
+      const o: Record<string, Json> = {};
+      // Required fields and every id (optional ids included: they are what the matrix is about).
+      for (const [k, v] of Object.entries(props))
+        if (required.has(k) || /id$/i.test(k)) o[k] = fromJsonSchema(v, k, idFor);
+      return o;
+    }
+    case 'array': {
+      const item = fromJsonSchema((s.items ?? {}) as Record<string, unknown>, field.replace(/s$/, ''), idFor);
+      return [item];
+    }
+    case 'string':
+      if (/id$/i.test(field)) return idFor(field);
+      if (s.format === 'email') return 'someone@example.com';
+      return 'sample';
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' ? s.minimum : 0;
+    case 'boolean':
+      return true;
+    default:
+      return 'sample';
+  }
+}
+
+export function fillPath(url: string, idFor: (segmentBefore: string, param: string) => string): string {
+  const parts = url.split('/');
+  return parts.map((p, i) => (p.startsWith(':') ? idFor(parts[i - 1] ?? '', p.slice(1)) : p)).join('/');
+}
+
+export const WEBHOOK_SECRET = 'whsec_hardening';
+/** Config that makes payments real (against the Stripe test double), so no route answers 503 for lack of it. */
+export const stripeConfig = (api: { host: string; port: number; protocol: 'http' | 'https' }) => ({
+  stripe: { secretKey: 'sk_test_eyevu', webhookSecret: WEBHOOK_SECRET, publicKey: 'pk_test_eyevu' },
+  stripeApi: api,
+});
