@@ -19,7 +19,7 @@
  * browsers display it everywhere, and at 12 MP libjpeg-turbo encodes ~8x faster
  * than WebP, which is what keeps a full apply within budget.
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { FILTERS, FILTER_IDS, INTENSITY, isFilterId, type FilterId, type FilterInfo } from '@domain/filters';
 
 // Sized for the 2-core target: more libvips threads than cores only add contention.
@@ -225,11 +225,50 @@ export interface ApplyFilterOptions {
  * onto white and the result is sRGB with metadata stripped.
  */
 export async function applyFilter(
-  input: Buffer,
+  input: Buffer | RawRgb,
   filterId: FilterId,
   intensity: number,
   opts: ApplyFilterOptions = {},
 ): Promise<Buffer> {
+  const filtered = await renderFilter(input, filterId, intensity, opts);
+  return filtered.jpeg({ quality: FILTER_OUTPUT.quality, chromaSubsampling: '4:2:0' }).toBuffer();
+}
+
+/** Decoded, oriented sRGB pixels (3 channels): what `decodeForFilters` returns, reusable across renders. */
+export interface RawRgb {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * Decodes (EXIF-oriented, alpha flattened, sRGB) once so several renders of the same source
+ * (the editor's previews at other filters and intensities) skip the decode.
+ */
+export async function decodeForFilters(input: Buffer, opts: ApplyFilterOptions = {}): Promise<RawRgb> {
+  let decode = sharp(input).autoOrient();
+  if (opts.maxSize !== undefined) {
+    decode = decode.resize({ width: opts.maxSize, height: opts.maxSize, fit: 'inside', withoutEnlargement: true });
+  }
+  const { data, info } = await decode
+    .flatten({ background: '#ffffff' })
+    .toColourspace('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`Expected 3 channels after decode, got ${info.channels}`);
+  return { data, width: info.width, height: info.height };
+}
+
+/**
+ * The filtered image as a sharp pipeline, not yet encoded: `applyFilter` makes it a JPEG, the
+ * photo editor's apply also makes WebP derivatives from it.
+ */
+export async function renderFilter(
+  input: Buffer | RawRgb,
+  filterId: FilterId,
+  intensity: number,
+  opts: ApplyFilterOptions = {},
+): Promise<Sharp> {
   // Re-checked at run time because ids and numbers arrive from HTTP bodies.
   if (!isFilterId(filterId)) throw new RangeError(`Unknown filter: ${String(filterId)}`);
   if (!Number.isFinite(intensity) || intensity < INTENSITY.min || intensity > INTENSITY.max) {
@@ -242,17 +281,16 @@ export async function applyFilter(
 
   const recipe = FILTER_PIPELINES[filterId].recipe(intensity / 100);
 
-  let decode = sharp(input).autoOrient();
-  if (maxSize !== undefined) {
-    decode = decode.resize({ width: maxSize, height: maxSize, fit: 'inside', withoutEnlargement: true });
-  }
-  const { data, info } = await decode
-    .flatten({ background: '#ffffff' })
-    .toColourspace('srgb')
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
-  const { width, height, channels } = info;
-  if (channels !== 3) throw new Error(`Expected 3 channels after decode, got ${channels}`);
+  let source: RawRgb;
+  if (Buffer.isBuffer(input)) source = await decodeForFilters(input, { maxSize });
+  else if (maxSize !== undefined && Math.max(input.width, input.height) > maxSize) {
+    const { data, info } = await sharp(input.data, { raw: { width: input.width, height: input.height, channels: 3 } })
+      .resize({ width: maxSize, height: maxSize, fit: 'inside' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    source = { data, width: info.width, height: info.height };
+  } else source = input;
+  const { data, width, height } = source;
   const raw = { raw: { width, height, channels: 3 } } as const;
 
   let blurred: Buffer | null = null;
@@ -268,7 +306,7 @@ export async function applyFilter(
   // in the JS loop; that halves the loop's cost at 12 MP. Applying it after the vignette
   // is exact because a per-pixel scalar commutes with a linear map.
   if (!isIdentity(recipe.matrix)) encode = encode.recomb(toRows(recipe.matrix));
-  return encode.jpeg({ quality: FILTER_OUTPUT.quality, chromaSubsampling: '4:2:0' }).toBuffer();
+  return encode;
 }
 
 function isIdentity(m: Mat3): boolean {

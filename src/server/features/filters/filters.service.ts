@@ -6,10 +6,10 @@ import { notFound } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { withCurrentVersion } from '../photos/current-version.js';
 import { EDITOR_DEMO_KEY } from '../photos/demo-library.js';
-import { makeDerivatives } from '../photos/image-pipeline.js';
+import { PREVIEW_SIZE, THUMBNAIL_SIZE } from '../photos/image-pipeline.js';
 import type { PhotoRow } from '../photos/photos.repository.js';
 import { toPhoto } from '../photos/photos.service.js';
-import { applyFilter } from './filter-pipelines.js';
+import { applyFilter, decodeForFilters, renderFilter, type RawRgb } from './filter-pipelines.js';
 import type { FiltersRepository } from './filters.repository.js';
 import { RenderCache } from './render-cache.js';
 
@@ -20,6 +20,8 @@ export const RENDER_SIZES: Record<FilterRenderSize, number> = { swatch: 160, pre
 /** Bump when the filter recipes change, so ETags of earlier renders stop matching. */
 const RENDER_REVISION = 1;
 export const DEFAULT_RENDER_CACHE_BYTES = 64 * 1024 * 1024;
+/** Decoded sources (~2.6 MB each at 1080 px): switching filter or intensity skips the decode. */
+export const DEFAULT_SOURCE_CACHE_BYTES = 48 * 1024 * 1024;
 
 export interface Rendered {
   bytes: Buffer;
@@ -32,6 +34,12 @@ export interface Rendered {
 export function createFiltersService(deps: { repo: FiltersRepository; blobs: BlobStore; cacheBytes?: number }) {
   const { repo, blobs } = deps;
   const cache = new RenderCache(deps.cacheBytes ?? DEFAULT_RENDER_CACHE_BYTES);
+  const sources = new RenderCache<RawRgb>(DEFAULT_SOURCE_CACHE_BYTES, (r) => r.data.length);
+
+  async function decoded(key: string, maxSize: number): Promise<RawRgb> {
+    return (await sources.get(`${key}:${maxSize}`, async () => decodeForFilters(await blobs.read(key), { maxSize })))
+      .bytes;
+  }
 
   /** The user's photo as stored ('demo' is their editor demo photo); anyone else's is a 404. */
   async function resolve(userId: string, id: string): Promise<PhotoRow> {
@@ -76,7 +84,7 @@ export function createFiltersService(deps: { repo: FiltersRepository; blobs: Blo
     const source = sourceKey(row, size);
     const key = cacheKey(source, filter, intensity, size);
     const { bytes, hit } = await cache.get(key, async () =>
-      applyFilter(await blobs.read(source), filter, intensity, { maxSize: RENDER_SIZES[size] }),
+      applyFilter(await decoded(source, RENDER_SIZES[size]), filter, intensity),
     );
     return { bytes, hit, etag: etagOf(key), version: source.slice(0, VERSION_CHARS) };
   }
@@ -125,10 +133,23 @@ export function createFiltersService(deps: { repo: FiltersRepository; blobs: Blo
      */
     async apply(userId: string, req: FilterRequest): Promise<Photo> {
       const row = await resolve(userId, req.photoId);
-      const full = await applyFilter(await blobs.read(row.originalKey), req.filterName, req.intensity);
-      // The filtered JPEG goes through the same pipeline as an upload (shrink-on-load keeps it quick).
-      const d = await makeDerivatives(full);
-      const put = () => Promise.all([blobs.put(full), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      // The derivatives are the same filter over the original's ~1440 px preview (the filters scale
+      // with image size), rather than a second decode of the 12 MP result: that halves an apply.
+      const [full, [preview, thumbnail]] = await Promise.all([
+        blobs.read(row.originalKey).then((original) => applyFilter(original, req.filterName, req.intensity)),
+        decoded(row.previewKey, PREVIEW_SIZE).then(async (src) => {
+          const filtered = await renderFilter(src, req.filterName, req.intensity);
+          return Promise.all([
+            filtered.clone().webp({ quality: 80, effort: 2 }).toBuffer(),
+            filtered
+              .clone()
+              .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+              .webp({ quality: 75, effort: 2 })
+              .toBuffer(),
+          ]);
+        }),
+      ]);
+      const put = () => Promise.all([blobs.put(full), blobs.put(preview), blobs.put(thumbnail)]);
       const [originalKey, previewKey, thumbnailKey] = await put();
       const updated = await repo.insertCurrentVersion(
         userId,

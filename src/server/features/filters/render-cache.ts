@@ -3,21 +3,24 @@
  * de-duplication: identical requests arriving together share one render. Rendering is
  * deterministic for (source blob, filter, intensity, size), so a hit is always correct.
  */
-export class RenderCache {
-  private readonly entries = new Map<string, Buffer>();
-  private readonly pending = new Map<string, Promise<Buffer>>();
+export class RenderCache<T = Buffer> {
+  private readonly entries = new Map<string, T>();
+  private readonly pending = new Map<string, Promise<T>>();
   private bytes = 0;
   hits = 0;
   misses = 0;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    private readonly sizeOf: (value: T) => number = (v) => (v as Buffer).length,
+  ) {}
 
   get size() {
     return this.bytes;
   }
 
   /** Returns the cached bytes (hit) or renders, stores and returns them (miss). */
-  async get(key: string, render: () => Promise<Buffer>): Promise<{ bytes: Buffer; hit: boolean }> {
+  async get(key: string, render: () => Promise<T>): Promise<{ bytes: T; hit: boolean }> {
     const found = this.entries.get(key);
     if (found) {
       // Map order is recency order: move to the end.
@@ -43,14 +46,15 @@ export class RenderCache {
     }
   }
 
-  private store(key: string, bytes: Buffer) {
-    if (bytes.length > this.maxBytes) return;
-    this.entries.set(key, bytes);
-    this.bytes += bytes.length;
-    for (const [k, b] of this.entries) {
+  private store(key: string, value: T) {
+    const size = this.sizeOf(value);
+    if (size > this.maxBytes) return;
+    this.entries.set(key, value);
+    this.bytes += size;
+    for (const [k, v] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= b.length;
+      this.bytes -= this.sizeOf(v);
     }
   }
 }
