@@ -45,7 +45,9 @@ export function StatusBar({ active = false }: { active?: boolean }) {
       </time>
       <span className="text-base font-bold tracking-tight text-primary">Eyevu</span>
       <div className="flex items-center gap-1.5">
-        {active && <span className="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-white">Active</span>}
+        {active && (
+          <span className="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>
+        )}
         <ThemePicker />
         <span className="flex items-center gap-0.5 text-muted" aria-hidden>
           <Signal className="size-3.5" />

@@ -30,7 +30,9 @@ export function StatusCard({ now }: { now: Date }) {
         </Button>
       </div>
       <div className="mt-3 flex flex-wrap gap-2 text-xs font-semibold">
-        <span className={`rounded-full px-2 py-0.5 ${active ? 'bg-success text-white' : 'bg-surface-2 text-muted'}`}>
+        <span
+          className={`rounded-full px-2 py-0.5 ${active ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted'}`}
+        >
           {active ? 'Active' : 'Inactive'}
         </span>
         {data?.isMonitoring && (

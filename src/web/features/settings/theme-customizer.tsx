@@ -3,13 +3,13 @@ import { THEME_LABELS, THEMES, useTheme, type Theme } from '../../app/theme';
 
 /** Swatch colours shown in the picker (the real colours live in styles.css). */
 const SWATCH: Record<Theme, string> = {
-  light: 'linear-gradient(135deg,#ffffff 50%,#2563eb 50%)',
+  light: 'linear-gradient(135deg,#ffffff 50%,#1f5ae0 50%)',
   dark: 'linear-gradient(135deg,#1a1a22 50%,#8ab4ff 50%)',
   auto: 'linear-gradient(135deg,#ffffff 50%,#1a1a22 50%)',
   purple: '#6d28d9',
   blue: '#1d4ed8',
-  green: '#15803d',
-  orange: '#c2410c',
+  green: '#137238',
+  orange: '#b23c0b',
 };
 
 /** Settings "Theme Customizer": the same store as the status bar's picker (src/web/app/theme.ts). */

@@ -1,0 +1,151 @@
+// @vitest-environment jsdom
+import type { Activity } from '@contract/activities';
+import type { AppStatus } from '@contract/app-status';
+import type { Stats } from '@contract/rewards';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, within } from '@testing-library/react';
+import { Dashboard } from './dashboard-page';
+
+const NOW = new Date('2026-03-10T12:00:00Z');
+
+const stats = (over: Partial<Stats> = {}): Stats => ({
+  totalPoints: 0,
+  adsSkipped: 0,
+  timeSaved: 0,
+  pointsByDay: ['03-04', '03-05', '03-06', '03-07', '03-08', '03-09', '03-10'].map((d, i) => ({
+    date: `2026-${d}`,
+    points: i === 6 ? 12 : 0,
+  })),
+  ...over,
+});
+
+const activity = (i: number, minutesAgo: number): Activity => ({
+  id: `a${i}`,
+  app: ['YouTube', 'Instagram', 'TikTok', 'YouTube'][i % 4]!,
+  adDuration: 30,
+  pointsEarned: 3,
+  timeSaved: 30,
+  gameType: null,
+  gameScore: null,
+  createdAt: new Date(NOW.getTime() - minutesAgo * 60_000).toISOString(),
+});
+
+function renderDashboard(data: {
+  createdDaysAgo: number;
+  stats: Stats;
+  activities?: Activity[];
+  photos?: object[];
+  subscription?: object;
+  appStatus?: AppStatus;
+}) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+  });
+  const createdAt = new Date(NOW.getTime() - data.createdDaysAgo * 86_400_000).toISOString();
+  qc.setQueryData(['/api/auth/user'], {
+    user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt },
+  });
+  qc.setQueryData(['/api/stats'], data.stats);
+  qc.setQueryData(['/api/activities'], data.activities ?? []);
+  qc.setQueryData(['/api/photos'], data.photos ?? []);
+  qc.setQueryData(
+    ['/api/subscription'],
+    data.subscription ?? { status: 'inactive', tier: 'free', billingCycle: 'monthly', price: 0, endDate: null },
+  );
+  qc.setQueryData(
+    ['/api/app-status'],
+    data.appStatus ?? { isActive: false, isMonitoring: false, lastActivity: null, activeSince: null },
+  );
+  return render(
+    <QueryClientProvider client={qc}>
+      <Dashboard />
+    </QueryClientProvider>,
+  );
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+});
+afterEach(() => vi.useRealTimers());
+
+describe('Dashboard', () => {
+  it('shows a new free user the spec texts, zeros and an empty activity list', () => {
+    renderDashboard({ createdDaysAgo: 0, stats: stats({ totalPoints: 12 }) });
+    expect(screen.getByRole('heading', { name: 'Hi, Ada' })).toBeInTheDocument();
+    expect(screen.getByText('Member for 0 days • 0 photos')).toBeInTheDocument();
+    expect(screen.getByTestId('total-points')).toHaveTextContent('12 pts');
+    expect(screen.queryByText('Ad Skipper Pro!')).toBeNull();
+    expect(screen.queryByText('Weekly Progress')).toBeNull();
+    const plan = screen.getByTestId('plan-card');
+    expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+    expect(within(plan).getByText('Limited features')).toBeInTheDocument();
+    expect(within(plan).getByRole('link', { name: 'Upgrade' })).toHaveAttribute('href', '/pricing');
+    expect(screen.getByText('0 total photos • 0 analyzed')).toBeInTheDocument();
+    expect(screen.getByText('0%')).toBeInTheDocument();
+    expect(screen.getByText('No activities yet')).toBeInTheDocument();
+    expect(screen.getByText('Start skipping ads to see your activity')).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: /Tue 12/ })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'YouTube (30s)' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Instagram (15s)' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'TikTok (20s)' })).toBeInTheDocument();
+  });
+
+  it('shows the Pro banner, Weekly Progress, the first 3 activities and the active plan', () => {
+    renderDashboard({
+      createdDaysAgo: 10,
+      stats: stats({ totalPoints: 125, adsSkipped: 11, timeSaved: 330 }),
+      activities: [activity(0, 0), activity(1, 5), activity(2, 120), activity(3, 3 * 1440)],
+      photos: [
+        { id: 'p1', name: 'a', url: '/a', thumbnailUrl: '/a-t', analyzed: true, category: 'food_drink', albumId: null },
+        { id: 'p2', name: 'b', url: '/b', thumbnailUrl: '/b-t', analyzed: false, category: null, albumId: 'x' },
+      ],
+      subscription: {
+        status: 'active',
+        tier: 'premium',
+        billingCycle: 'monthly',
+        price: 999,
+        endDate: '2026-04-09T00:00:00Z',
+      },
+    });
+    expect(screen.getByText('Ad Skipper Pro!')).toBeInTheDocument();
+    expect(screen.getByText("You've skipped 11 ads")).toBeInTheDocument();
+    expect(screen.getByText('5m')).toBeInTheDocument();
+    // Avg/Day 125 / 10 = 12.5 -> 13; Weekly Progress 13 x 7 = 91.
+    expect(screen.getByText('13')).toBeInTheDocument();
+    expect(screen.getByText('+91 pts')).toBeInTheDocument();
+    expect(screen.getByText('Member for 10 days • 2 photos')).toBeInTheDocument();
+    expect(screen.getByText('2 total photos • 1 analyzed')).toBeInTheDocument();
+    expect(screen.getByText('food drink')).toBeInTheDocument();
+    expect(screen.getByText('550%')).toBeInTheDocument();
+    const plan = screen.getByTestId('plan-card');
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    expect(within(plan).getByText(/^Expires /)).toBeInTheDocument();
+    expect(within(plan).queryByRole('link', { name: 'Upgrade' })).toBeNull();
+    const list = screen.getByTestId('activity-list');
+    expect(within(list).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(list).getByText('Just now')).toBeInTheDocument();
+    expect(within(list).getByText('5 minutes ago')).toBeInTheDocument();
+    expect(within(list).getByText('2 hours ago')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'View All Activities' })).toHaveAttribute('href', '/settings');
+  });
+
+  it('shows the status card for an active app', () => {
+    renderDashboard({
+      createdDaysAgo: 1,
+      stats: stats(),
+      appStatus: {
+        isActive: true,
+        isMonitoring: true,
+        activeSince: new Date(NOW.getTime() - 5 * 60_000).toISOString(),
+        lastActivity: new Date(NOW.getTime() - 60_000).toISOString(),
+      },
+    });
+    const card = screen.getByTestId('status-card');
+    expect(within(card).getByRole('heading', { name: 'Eyevu Active' })).toBeInTheDocument();
+    expect(within(card).getByText('Eyevu is running in the background')).toBeInTheDocument();
+    expect(within(card).getByText('Monitoring')).toBeInTheDocument();
+    expect(within(card).getByText('Active for 5 minutes')).toBeInTheDocument();
+    expect(within(card).getByText('Last activity: 1 minute ago')).toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'Deactivate' })).toBeInTheDocument();
+  });
+});
