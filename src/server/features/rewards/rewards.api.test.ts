@@ -89,6 +89,24 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(typeof summary.lastLoginDate).toBe('string');
   });
 
+  it('pays concurrent duplicate awards once', async () => {
+    const { cookie } = await signUp(t.app);
+    const logins = await Promise.all([1, 2, 3, 4, 5].map(() => record(cookie, { type: 'login' })));
+    expect(logins.every((r) => r.statusCode === 200)).toBe(true);
+    expect(logins.filter((r) => r.json().awarded)).toHaveLength(1);
+    await Promise.all(
+      [1, 2, 3].map(() =>
+        postActivity(cookie, {
+          app: 'TikTok',
+          adDuration: 20,
+          eventId: 'same',
+          gameData: { gameType: 'none', score: 0, completed: false },
+        }),
+      ),
+    );
+    expect(await get(cookie, '/api/stats')).toMatchObject({ totalPoints: 10 + 1 + 2, adsSkipped: 1 });
+  });
+
   it('grows a streak across consecutive days, pays the streak bonus, and a gap resets it', async () => {
     const a = await signUp(t.app);
     const today = (await record(a.cookie, { type: 'login' })).json().day as string;
