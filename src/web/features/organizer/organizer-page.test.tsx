@@ -1,0 +1,178 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { getQueryFn } from '../../lib/api';
+import { dismissToast, useCurrentToast } from '../../app/toast-store';
+import OrganizerPage from './organizer-page';
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+const photo = (i: number, over: Record<string, unknown> = {}) => ({
+  id: `p${i}`,
+  name: `Photo ${i}`,
+  url: `/u${i}`,
+  thumbnailUrl: `/t${i}`,
+  previewUrl: `/v${i}`,
+  uploadedAt: '2025-03-01T10:00:00Z',
+  takenAt: null,
+  size: 1,
+  width: 1,
+  height: 1,
+  thumbhash: null,
+  analyzed: true,
+  category: 'food_drink',
+  tags: ['cup', 'brown', 'indoor'],
+  description: 'Food and drink',
+  albumId: null,
+  isDemo: true,
+  ...over,
+});
+
+function ToastProbe() {
+  const t = useCurrentToast();
+  return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
+}
+
+function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolean }) {
+  let status = opts.status;
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/photos') return jsonResponse(opts.photos);
+    if (url === '/api/photos/analysis-status') return jsonResponse(status);
+    if (url === '/api/albums' && init?.method === 'POST') {
+      const body = JSON.parse(String(init.body)) as { name: string; photoIds: string[] };
+      return jsonResponse(
+        { id: 'a1', name: body.name, description: '', isSmartAlbum: false, photoCount: 2, createdAt: '' },
+        201,
+      );
+    }
+    if (url === '/api/albums') return jsonResponse([]);
+    if (url === '/api/photos/analyze-all') {
+      if (opts.analyzeFails) return jsonResponse({ message: 'boom' }, 500);
+      status = { total: 2, analyzed: 0, pending: 2 };
+      return jsonResponse({ queued: 2, status });
+    }
+    return jsonResponse({});
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false } },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <OrganizerPage />
+      <ToastProbe />
+    </QueryClientProvider>,
+  );
+  return { fetchMock, finish: () => (status = { total: 2, analyzed: 2, pending: 0 }) };
+}
+
+async function flush() {
+  for (let i = 0; i < 5; i++) await act(async () => vi.advanceTimersByTimeAsync(0));
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => {
+  act(() => dismissToast());
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('OrganizerPage', () => {
+  it('analyses, polls every 2 s while pending, then shows the done state and Analysis Complete', async () => {
+    const { fetchMock, finish } = setup({
+      photos: [
+        photo(1, { analyzed: false, category: null, tags: [] }),
+        photo(2, { analyzed: false, category: null, tags: [] }),
+      ],
+      status: { total: 2, analyzed: 0, pending: 0 },
+    });
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Photo Organizer' })).toBeInTheDocument();
+    expect(screen.getByText('AI-powered photo organization')).toBeInTheDocument();
+    expect(screen.getByText('0/2 analyzed')).toBeInTheDocument();
+    expect(screen.getByText('2 photos need AI analysis for smart organization.')).toBeInTheDocument();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Analyze Photos' }));
+    await flush();
+    expect(screen.getByRole('button', { name: 'Analyzing...' })).toBeDisabled();
+    const polls = () => fetchMock.mock.calls.filter(([u]) => u === '/api/photos/analysis-status').length;
+    const before = polls();
+    await act(async () => vi.advanceTimersByTimeAsync(2100));
+    expect(polls()).toBe(before + 1);
+
+    finish();
+    await act(async () => vi.advanceTimersByTimeAsync(2100));
+    await flush();
+    expect(screen.getByText('All photos analyzed! Smart albums are available.')).toBeInTheDocument();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Analysis Complete');
+    const after = polls();
+    await act(async () => vi.advanceTimersByTimeAsync(10_000));
+    expect(polls()).toBe(after); // no polling once nothing is pending
+  });
+
+  it('shows Analysis Failed when the request fails', async () => {
+    setup({
+      photos: [photo(1, { analyzed: false })],
+      status: { total: 1, analyzed: 0, pending: 0 },
+      analyzeFails: true,
+    });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Analyze Photos' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent(
+      'Analysis Failed|Failed to analyze photos. Please try again.',
+    );
+  });
+
+  it('creates an album from selected photos: blank name refused, then name and selection cleared', async () => {
+    const { fetchMock } = setup({
+      photos: [photo(1), photo(2), photo(3)],
+      status: { total: 3, analyzed: 3, pending: 0 },
+    });
+    await flush();
+    expect(screen.getByText('All photos analyzed! Smart albums are available.')).toBeInTheDocument();
+    const grid = screen.getByRole('list', { name: 'Photos' });
+    expect(within(grid).getAllByText('AI')).toHaveLength(3);
+    expect(within(grid).getAllByText('cup')).toHaveLength(3);
+    expect(within(grid).queryByText('indoor')).toBeNull(); // only the first 2 tags
+
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+    expect(screen.getByText('1 photos selected')).toBeInTheDocument();
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Invalid Input|Please enter album name and select photos.');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 2' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    const post = fetchMock.mock.calls.find(([u, i]) => u === '/api/albums' && i?.method === 'POST');
+    expect(JSON.parse(String(post?.[1]?.body))).toEqual({
+      name: 'Trip',
+      description: 'Album with 2 photos',
+      photoIds: ['p1', 'p2'],
+    });
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    expect(screen.queryByText(/photos selected/)).toBeNull();
+    expect(screen.getByRole('button', { name: 'Select Photo 1' })).toHaveAttribute('aria-pressed', 'false');
+  });
+
+  it('groups categories with spaces, counts them and offers View All beyond 4', async () => {
+    setup({
+      photos: [1, 2, 3, 4, 5].map((i) => photo(i)).concat([photo(6, { category: 'nature_landscape' })]),
+      status: { total: 6, analyzed: 6, pending: 0 },
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const food = screen.getByRole('region', { name: 'food drink' });
+    expect(within(food).getByText('5')).toBeInTheDocument();
+    expect(within(food).getAllByRole('img')).toHaveLength(4);
+    fireEvent.click(within(food).getByRole('button', { name: 'View All 5 Photos' }));
+    expect(within(food).getAllByRole('img')).toHaveLength(5);
+    expect(screen.getByRole('region', { name: 'nature landscape' })).toBeInTheDocument();
+    expect(screen.queryByText(/_/)).toBeNull();
+  });
+});
