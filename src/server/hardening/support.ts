@@ -207,3 +207,44 @@ export const stripeConfig = (api: { host: string; port: number; protocol: 'http'
   stripe: { secretKey: 'sk_test_eyevu', webhookSecret: WEBHOOK_SECRET, publicKey: 'pk_test_eyevu' },
   stripeApi: api,
 });
+
+/**
+ * Rows and blob files agree: every key a photo or version references is on disk, no blob is
+ * unreferenced (`orphans`), and no half-written temp file is left.
+ */
+export async function blobConsistency(db: Db, blobDir: string) {
+  const { readdir } = await import('node:fs/promises');
+  const referenced = new Set(
+    rowsOf(
+      await db.execute(sql`select original_key k from photos union select preview_key from photos
+        union select thumbnail_key from photos union select original_key from photo_versions
+        union select preview_key from photo_versions union select thumbnail_key from photo_versions`),
+    ).map((r) => String(r.k)),
+  );
+  const onDisk = new Set<string>();
+  const temp: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) await walk(p);
+      else if (e.name.endsWith('.tmp')) temp.push(p);
+      else onDisk.add(e.name);
+    }
+  };
+  await walk(blobDir);
+  const [{ n }] = rowsOf(await db.execute(sql`select count(*)::int n from photos`)) as Array<{ n: number }>;
+  return {
+    photoRows: Number(n),
+    missing: [...referenced].filter((k) => !onDisk.has(k)),
+    orphans: [...onDisk].filter((k) => !referenced.has(k)),
+    temp,
+  };
+}
+
+/** Where the long suite collects its figures; `scripts/hardening.mjs` prints them as a table. */
+export async function recordFigure(promise: string, figure: string, value: string | number) {
+  const file = process.env.HARDENING_FIGURES;
+  if (!file) return;
+  const { appendFile } = await import('node:fs/promises');
+  await appendFile(file, JSON.stringify({ promise, figure, value }) + '\n');
+}
