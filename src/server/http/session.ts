@@ -82,13 +82,17 @@ export function registerOriginCheck(app: FastifyInstance) {
     if (request.url.startsWith('/api/stripe/webhook')) return;
     const origin = request.headers.origin;
     if (!origin) return;
+    // request.host honours X-Forwarded-Host behind a trusted proxy; URL() drops default ports on both sides.
     let host: string;
+    let ours: string;
     try {
       host = new URL(origin).host;
+      ours = new URL(`${request.protocol}://${request.host}`).host;
     } catch {
       host = '';
+      ours = request.host;
     }
-    if (host !== request.headers.host) {
+    if (!host || host !== ours) {
       return reply.status(403).send({ message: 'Cross-site requests are not allowed.', code: 'forbidden' });
     }
   });
