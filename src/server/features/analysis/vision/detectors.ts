@@ -4,7 +4,7 @@ import type { Config, Human } from '@vladmandic/human';
 import { tf, packageDir } from './runtime';
 import { localModelBase, registerLocalModelRouter } from './local-io';
 import type { RgbImage } from './embedder';
-import type { DetectedObject, DetectedFace } from '../../../../domain/photo-analysis';
+import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../../../../domain/photo-analysis';
 
 export interface Detections {
   objects: DetectedObject[];
@@ -69,12 +69,17 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   if (typeof HumanCtor !== 'function') throw new Error('vision: @vladmandic/human node-wasm build has no Human export');
   const human = new HumanCtor(config);
   await human.load();
+  const objectsOnly = { face: { enabled: false }, object: { enabled: true } } as Partial<Config>;
+  const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
     async detect(img) {
       const input = tf.tensor3d(img.data, [img.height, img.width, 3], 'int32').toFloat().expandDims(0) as tf.Tensor4D;
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        const res = await human.detect(input as never);
+        // Objects first; faces only count inside a person box (see analyzePhoto), so the face
+        // models (BlazeFace + FaceMesh) run only when a person large enough to count was found.
+        // Human merges a per-call config into its own, so both switches are set on every call.
+        const res = await human.detect(input as never, objectsOnly);
         const W = img.width;
         const H = img.height;
         const objects: DetectedObject[] = res.object.map((o) => ({
@@ -82,7 +87,13 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
           score: o.score,
           box: { x: o.box[0] / W, y: o.box[1] / H, w: o.box[2] / W, h: o.box[3] / H },
         }));
-        const faces: DetectedFace[] = res.face.map((f) => ({
+        const person = objects.some(
+          (o) =>
+            o.label === 'person' && o.score >= THRESHOLDS.objectScore && o.box.w * o.box.h >= THRESHOLDS.minPersonArea,
+        );
+        if (!person) return { objects, faces: [] };
+        const withFaces = await human.detect(input as never, facesOnly);
+        const faces: DetectedFace[] = withFaces.face.map((f) => ({
           score: f.faceScore ?? f.score,
           boxScore: f.boxScore ?? f.score,
           hasMesh: Array.isArray(f.mesh) && f.mesh.length > 100,

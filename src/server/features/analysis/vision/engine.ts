@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import sharp from 'sharp';
+import { fromRoot } from '../../../lib/paths.js';
 import {
   analyzePhoto,
   classifyEmbedding,
@@ -32,9 +32,9 @@ export interface ReferenceEmbeddings {
 export interface VisionEngineOptions {
   /** Folder with @vladmandic/human model files (default: node_modules/@vladmandic/human/models). */
   modelsDir?: string;
-  /** Precomputed centroids (default: assets/reference-embeddings.json under cwd). */
+  /** Precomputed centroids (default: assets/reference-embeddings.json under the package root). */
   referencePath?: string;
-  /** node_modules folder, when the process cwd/bundle location cannot find it. */
+  /** node_modules folder, when module resolution from the bundle cannot find it. */
   nodeModulesDir?: string;
   /** Skip detectors (embedding + category only), e.g. for building the reference file. */
   detectors?: boolean;
@@ -57,7 +57,7 @@ export interface VisionEngine {
 }
 
 export function defaultReferencePath(): string {
-  return path.join(process.cwd(), 'assets', 'reference-embeddings.json');
+  return fromRoot('assets', 'reference-embeddings.json');
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -171,10 +171,10 @@ export function createVisionEngine(options: VisionEngineOptions = {}): VisionEng
         const embedding = embedder.embed(inputs.embed);
         const t2 = performance.now();
         const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
-        const t3 = performance.now();
         const mean = reference.mean;
         const centred = mean ? embedding.map((x, i) => x - mean[i]) : embedding;
         const classification = classifyEmbedding(centred, reference.centroids, reference.margin);
+        const t3 = performance.now();
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
         const analysis = analyzePhoto({
           classification,

@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { fromRoot } from '../../../lib/paths.js';
 
 /**
  * Locates an installed package's directory on disk. We need real paths (not module
  * objects) because the WASM binaries and model weights are read as files. Resolution
  * goes through Node first so it works from src/ under vitest and from dist/server/ after
- * esbuild bundling; cwd/node_modules is the fallback for bundles where import.meta.url
+ * esbuild bundling; <package root>/node_modules is the fallback for bundles where import.meta.url
  * is unavailable.
  */
 export function packageDir(name: string, fromDir?: string): string {
@@ -27,9 +28,9 @@ export function packageDir(name: string, fromDir?: string): string {
       dir = path.dirname(dir);
     }
   } catch {
-    // fall through to cwd lookup
+    // fall through to the package-root lookup
   }
-  candidates.push(path.join(process.cwd(), 'node_modules', name));
+  candidates.push(fromRoot('node_modules', name));
   const found = candidates.find((c) => existsSync(path.join(c, 'package.json')));
   if (!found) throw new Error(`vision: cannot locate package ${name}`);
   return found;
