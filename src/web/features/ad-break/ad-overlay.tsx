@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { errorMessage } from '../../lib/api';
+import { countdownAnnouncement } from '../../lib/countdown-announcement';
 import { PhotoViewer } from '../gallery/photo-viewer';
 import { photosQueryOptions } from '../gallery/photos-query';
 import { activitiesQueryOptions } from '../rewards/activities-query';
@@ -115,6 +116,12 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
           />
         </div>
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
+        {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. */}
+        {!galleryOpen && !gameOpen && (
+          <p role="status" aria-live="polite" className="sr-only">
+            {countdownAnnouncement(remaining, duration)}
+          </p>
+        )}
         <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
           <div className="flex flex-col items-center gap-3">
             <p className="text-2xl font-bold">{app}</p>
@@ -136,6 +143,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         open={galleryOpen}
         onOpenChange={setGalleryOpen}
         countdown={remaining}
+        countdownFrom={duration}
         onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
       />
 

@@ -15,6 +15,7 @@ import { cn } from '../../lib/cn';
 import { MemoryGame } from './memory-game';
 import { ReactionGame } from './reaction-game';
 import { TriviaGame } from './trivia-game';
+import { useReturnFocus } from '../../lib/use-return-focus';
 
 /** What the dialog reports once per opening (the shape of the activity's gameData). */
 export type MiniGameOutcome = GameData & { gameType: PlayableGameType | 'none' };
@@ -59,6 +60,7 @@ export function MiniGameDialog({
   nextSeed = randomSeed,
 }: MiniGameDialogProps) {
   const [view, setView] = useState<View>({ kind: 'select' });
+  const returnFocus = useReturnFocus(open);
   // Each opening starts at the selection view.
   const [wasOpen, setWasOpen] = useState(open);
   if (open !== wasOpen) {
@@ -84,6 +86,7 @@ export function MiniGameDialog({
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-[60] bg-black/60" />
         <Dialog.Content
+          onCloseAutoFocus={returnFocus}
           className="fixed top-1/2 left-1/2 z-[61] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-4 text-fg shadow-xl"
           onPointerDownOutside={(e) => e.preventDefault()}
         >

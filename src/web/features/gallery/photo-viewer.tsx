@@ -4,8 +4,11 @@ import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } fr
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
 import { cn } from '../../lib/cn';
+import { clampView, IDENTITY, panView, pinchView, viewTransform, type Point, type ZoomView } from './pinch-zoom';
 import { PhotoImage } from './photo-image';
 import type { Photo } from './photos-query';
+import { useReturnFocus } from '../../lib/use-return-focus';
+import { countdownAnnouncement } from '../../lib/countdown-announcement';
 
 /** Spec section 9: the click-to-zoom scale. */
 export const VIEWER_ZOOM = 1.5;
@@ -21,6 +24,8 @@ export interface PhotoViewerProps {
   initialIndex?: number;
   /** Seconds left, shown as an m:ss badge when given (the ad overlay). */
   countdown?: number;
+  /** The ad's full length: with `countdown`, a polite live region announces milestones. */
+  countdownFrom?: number;
   /** Shows the 'Play Game' button when given. */
   onPlayGame?: () => void;
   /** Shows an 'Edit' link to the photo editor for the current photo (the gallery; not the ad overlay). */
@@ -41,11 +46,25 @@ export function PhotoViewer({
   onOpenChange,
   initialIndex = 0,
   countdown,
+  countdownFrom,
   onPlayGame,
   showEdit = false,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
-  const [zoomed, setZoomed] = useState(false);
+  // Tap (or Enter) toggles 1.5x; two fingers pinch about their midpoint; one finger pans while zoomed.
+  const [view, setView] = useState<ZoomView>(IDENTITY);
+  const zoomed = view.scale > 1;
+  const setZoomed = (z: boolean | ((z: boolean) => boolean)) =>
+    setView((v) => {
+      const next = typeof z === 'function' ? z(v.scale > 1) : z;
+      return next ? { scale: VIEWER_ZOOM, x: 0, y: 0 } : IDENTITY;
+    });
+  const stage = useRef<HTMLDivElement>(null);
+  const pointers = useRef(new Map<number, Point>());
+  const gesture = useRef<{ view: ZoomView; points: Point[] } | null>(null);
+  const suppressClick = useRef(false);
+  const [touching, setTouching] = useState(false);
+  const returnFocus = useReturnFocus(open);
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
   const n = photos.length;
 
@@ -73,13 +92,47 @@ export function PhotoViewer({
       go(-1);
     }
   };
-  const onPointerDown = (e: PointerEvent) => {
-    if (e.pointerType !== 'mouse') swipeStart.current = { x: e.clientX, y: e.clientY };
+  /** Starts (or restarts) a pan or pinch from the pointers down now and the current view. */
+  const beginGesture = (v: ZoomView) => {
+    gesture.current = { view: v, points: [...pointers.current.values()] };
   };
-  const onPointerUp = (e: PointerEvent) => {
+  const onPointerDown = (e: PointerEvent) => {
+    if (e.pointerType === 'mouse') return;
+    pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    setTouching(true);
+    suppressClick.current = pointers.current.size > 1;
+    swipeStart.current = pointers.current.size === 1 ? { x: e.clientX, y: e.clientY } : null;
+    beginGesture(view);
+  };
+  const onPointerMove = (e: PointerEvent) => {
+    if (!pointers.current.has(e.pointerId)) return;
+    pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    const g = gesture.current;
+    const box = stage.current?.getBoundingClientRect();
+    if (!g || !box) return;
+    const now = [...pointers.current.values()];
+    let next: ZoomView | null = null;
+    if (now.length >= 2 && g.points.length >= 2) {
+      const centre = { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+      next = pinchView(g.view, [g.points[0]!, g.points[1]!], [now[0]!, now[1]!], centre);
+    } else if (now.length === 1 && g.points.length === 1 && g.view.scale > 1) {
+      next = panView(g.view, now[0]!.x - g.points[0]!.x, now[0]!.y - g.points[0]!.y);
+    }
+    if (!next) return;
+    if (Math.abs(next.x - view.x) + Math.abs(next.y - view.y) > 4 || next.scale !== view.scale) {
+      suppressClick.current = true;
+    }
+    setView(clampView(next, box));
+  };
+  const onPointerEnd = (e: PointerEvent) => {
+    if (!pointers.current.delete(e.pointerId)) return;
     const s = swipeStart.current;
+    // The remaining finger (after a pinch) continues as a pan from the view reached so far.
+    beginGesture(view);
+    if (pointers.current.size > 0) return;
+    setTouching(false);
     swipeStart.current = null;
-    if (!s || zoomed) return;
+    if (!s || zoomed || e.type === 'pointercancel') return;
     const dx = e.clientX - s.x;
     if (Math.abs(dx) >= SWIPE_MIN_PX && Math.abs(dx) > Math.abs(e.clientY - s.y)) go(dx < 0 ? 1 : -1);
   };
@@ -97,6 +150,7 @@ export function PhotoViewer({
         <Dialog.Overlay className="fixed inset-0 z-50 bg-black/90" />
         <Dialog.Content
           onKeyDown={onKeyDown}
+          onCloseAutoFocus={returnFocus}
           aria-describedby={undefined}
           className="fixed inset-0 z-50 mx-auto flex w-full max-w-[430px] flex-col bg-black text-white outline-none"
         >
@@ -112,6 +166,11 @@ export function PhotoViewer({
                   {formatCountdown(countdown)}
                 </span>
               )}
+              {countdown !== undefined && countdownFrom !== undefined && (
+                <span role="status" aria-live="polite" className="sr-only" data-testid="viewer-countdown-announcer">
+                  {countdownAnnouncement(countdown, countdownFrom)}
+                </span>
+              )}
               <Dialog.Close
                 aria-label="Close"
                 className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
@@ -122,15 +181,25 @@ export function PhotoViewer({
           </header>
 
           <div
-            className="relative flex min-h-0 flex-1 touch-pan-y items-center justify-center overflow-hidden select-none"
+            ref={stage}
+            data-testid="viewer-stage"
+            className="relative flex min-h-0 flex-1 touch-none items-center justify-center overflow-hidden select-none"
             onPointerDown={onPointerDown}
-            onPointerUp={onPointerUp}
-            onPointerCancel={() => (swipeStart.current = null)}
+            onPointerMove={onPointerMove}
+            onPointerUp={onPointerEnd}
+            onPointerCancel={onPointerEnd}
           >
             {current ? (
               <button
                 type="button"
-                onClick={() => setZoomed((z) => !z)}
+                onClick={() => {
+                  // A pinch or pan ends with a click on touch screens: it must not toggle the zoom.
+                  if (suppressClick.current) {
+                    suppressClick.current = false;
+                    return;
+                  }
+                  setZoomed((z) => !z);
+                }}
                 aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
                 aria-pressed={zoomed}
                 className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
@@ -144,8 +213,8 @@ export function PhotoViewer({
                   data-testid="viewer-image"
                   data-zoomed={zoomed}
                   className="size-full bg-transparent !bg-contain !bg-no-repeat"
-                  imgClassName="object-contain transition-transform duration-200"
-                  style={{ transform: `scale(${zoomed ? VIEWER_ZOOM : 1})` }}
+                  imgClassName={cn('object-contain', !touching && 'transition-transform duration-200')}
+                  style={{ transform: viewTransform(view) }}
                 />
               </button>
             ) : (

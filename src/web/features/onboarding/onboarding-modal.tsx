@@ -21,6 +21,7 @@ import {
   STEP_TRANSITION_MS,
   useOnboarding,
 } from './onboarding-store';
+import { useReturnFocus } from '../../lib/use-return-focus';
 
 interface Step {
   id: string;
@@ -101,6 +102,7 @@ export const ONBOARDING_STEPS: readonly Step[] = [
 /** Spec "Onboarding modal". Mounted once for signed-in users; auto-opens 1 s after the first load. */
 export function OnboardingModal() {
   const { open, step } = useOnboarding();
+  const returnFocus = useReturnFocus(open);
   const [, navigate] = useLocation();
   const [leaving, setLeaving] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -128,6 +130,7 @@ export function OnboardingModal() {
         <Dialog.Overlay className="fixed inset-0 z-[80] bg-black/50" data-testid="onboarding-backdrop" />
         <Dialog.Content
           aria-describedby={undefined}
+          onCloseAutoFocus={returnFocus}
           className="fixed top-1/2 left-1/2 z-[81] flex max-h-[90vh] w-[calc(100%-2rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-2xl"
         >
           <div className="flex items-center justify-between gap-2">

@@ -7,6 +7,7 @@ import { Button } from '../../components/ui/button';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useStartTrial } from './use-start-trial';
+import { useReturnFocus } from '../../lib/use-return-focus';
 
 export interface UpgradeModalProps {
   open: boolean;
@@ -20,6 +21,7 @@ export interface UpgradeModalProps {
  * premium through POST /api/subscription; closes on success, stays open on failure.
  */
 export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
+  const returnFocus = useReturnFocus(open);
   const [plan, setPlan] = useState<UpgradeModalPlanId>(DEFAULT_UPGRADE_MODAL_PLAN);
   const startTrial = useStartTrial();
   useEffect(() => {
@@ -48,7 +50,9 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
     <Dialog.Root open={open} onOpenChange={(next) => !startTrial.isPending && onOpenChange(next)}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
-        <Dialog.Content className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl">
+        <Dialog.Content
+          onCloseAutoFocus={returnFocus}
+          className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl">
           <div className="flex items-start justify-between gap-2">
             <div>
               <Dialog.Title className="text-xl font-bold">Upgrade to Premium</Dialog.Title>

@@ -1,0 +1,137 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { newAccount } from './helpers';
+
+/**
+ * Keyboard alone: no clicks, no fill(). Tab moves focus until the wanted control is focused (as a
+ * keyboard user would), then Enter / Space / arrows / typing act on it.
+ */
+async function tabTo(page: Page, target: Locator, { max = 60, back = false } = {}) {
+  for (let i = 0; i < max; i++) {
+    if (await target.evaluate((el) => el === document.activeElement).catch(() => false)) return;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`Tab never reached ${target.toString()}`);
+}
+
+async function signInByKeyboard(page: Page) {
+  const account = newAccount();
+  // The account is made through the API in a separate request context: the page stays signed out.
+  const res = await page.context().request.fetch('/api/auth/register', { method: 'POST', data: account });
+  expect(res.ok()).toBeTruthy();
+  await page.context().clearCookies();
+  await page.addInitScript(() => {
+    localStorage.setItem('eyevu-onboarding-completed', 'true');
+    localStorage.setItem('eyevu-onboarding-seen', 'true');
+  });
+  await page.goto('/login');
+  await tabTo(page, page.getByLabel('Email'));
+  await page.keyboard.type(account.email);
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Password')).toBeFocused();
+  await page.keyboard.type(account.password);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  return account;
+}
+
+test('sign in, browse the gallery in the viewer and close it, by keyboard alone', async ({ page }) => {
+  await signInByKeyboard(page);
+  const galleryLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gallery' });
+  await tabTo(page, galleryLink, { back: true });
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Photo Gallery' })).toBeVisible();
+
+  const tile = page.getByRole('button', { name: 'Open Astronaut Portrait' });
+  await tabTo(page, tile);
+  await page.keyboard.press('Enter');
+  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
+  await expect(viewer).toBeVisible();
+  await expect(viewer.locator(':focus')).toHaveCount(1);
+  const caption = viewer.getByTestId('viewer-caption');
+  await expect(caption).toContainText('Astronaut Portrait');
+  await page.keyboard.press('ArrowRight');
+  await expect(caption).not.toContainText('Astronaut Portrait');
+  await page.keyboard.press('ArrowLeft');
+  await expect(caption).toContainText('Astronaut Portrait');
+
+  // Zoom with the keyboard: the photo is a toggle button.
+  await tabTo(page, viewer.getByRole('button', { name: 'Zoom in' }));
+  await page.keyboard.press('Enter');
+  await expect(viewer.getByTestId('viewer-image')).toHaveAttribute('data-zoomed', 'true');
+  await page.keyboard.press('Space');
+  await expect(viewer.getByTestId('viewer-image')).toHaveAttribute('data-zoomed', 'false');
+
+  // Tab stays inside the dialog; Escape closes it and focus returns to the tile.
+  for (let i = 0; i < 25; i++) await page.keyboard.press('Tab');
+  await expect(viewer.locator(':focus')).toHaveCount(1);
+  await page.keyboard.press('Escape');
+  await expect(viewer).toHaveCount(0);
+  await expect(tile).toBeFocused();
+});
+
+test('a Memory Match game is played to the end by keyboard alone', async ({ page }) => {
+  test.setTimeout(90_000);
+  await signInByKeyboard(page);
+  const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  const sub = await page.request.post('/api/subscription', {
+    data: { plan: 'monthly', status: 'active', endDate, price: 499 },
+  });
+  expect(sub.ok()).toBeTruthy();
+  await page.reload();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+
+  await tabTo(page, page.getByRole('button', { name: 'YouTube (30s)' }));
+  await page.keyboard.press('Enter');
+  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
+  await expect(viewer).toBeVisible();
+  await tabTo(page, viewer.getByRole('button', { name: 'Play Game' }));
+  await page.keyboard.press('Enter');
+  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
+  await tabTo(page, game.getByRole('button', { name: /Memory Match/ }));
+  await page.keyboard.press('Enter');
+  await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
+  await page.keyboard.press('Space');
+
+  const cards = game.getByRole('list', { name: 'Memory cards' }).getByRole('button');
+  await expect(cards.first()).toBeVisible();
+  const n = await cards.count();
+  expect(n % 2).toBe(0);
+  const card = (i: number) => game.getByRole('button', { name: new RegExp(`^Card ${i + 1}(:|$)`) });
+  const emojiOf = async (i: number) => (await card(i).getAttribute('aria-label'))!.split(': ')[1]!.split(',')[0]!;
+  const flip = async (i: number) => {
+    await tabTo(page, card(i));
+    await page.keyboard.press('Enter');
+    await expect(card(i)).toHaveAttribute('aria-label', /: /);
+    return emojiOf(i);
+  };
+  const feedback = game.getByRole('status');
+
+  // Remembers every face seen, like a player would, and pairs them up.
+  const seen = new Map<number, string>();
+  const matched = new Set<number>();
+  const partnerOf = (i: number, emoji: string) =>
+    [...seen].find(([j, e]) => j !== i && e === emoji && !matched.has(j))?.[0];
+  while (matched.size < n) {
+    const a =
+      [...Array(n).keys()].find((i) => !matched.has(i) && !seen.has(i)) ??
+      [...Array(n).keys()].find((i) => !matched.has(i))!;
+    const ea = await flip(a);
+    seen.set(a, ea);
+    let b = partnerOf(a, ea);
+    if (b === undefined) b = [...Array(n).keys()].find((i) => i !== a && !matched.has(i) && !seen.has(i))!;
+    const eb = await flip(b);
+    seen.set(b, eb);
+    if (ea === eb) {
+      matched.add(a).add(b);
+      await expect(feedback).toHaveText(/Match!|All pairs found!/);
+    } else {
+      await expect(feedback).toHaveText('Not a match.');
+      await expect(card(b)).toHaveAttribute('aria-label', `Card ${b + 1}`);
+    }
+  }
+  await expect(game.getByRole('heading', { name: 'Game Complete!' })).toBeVisible();
+  await tabTo(page, game.getByRole('button', { name: 'Continue Browsing' }));
+  await page.keyboard.press('Enter');
+  await expect(game).toHaveCount(0);
+  await expect(viewer.getByRole('button', { name: 'Play Game' })).toBeFocused();
+});
