@@ -19,13 +19,40 @@ export const conflict = (message: string) => new AppError(409, message, 'conflic
 export const tooMany = (message: string) => new AppError(429, message, 'rate_limited');
 export const unavailable = (message: string) => new AppError(503, message, 'unavailable');
 
-/** Errors from the database driver when the server is unreachable: answer 503, not 500. */
-function isDatabaseDown(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return (
-    typeof code === 'string' &&
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
-  );
+const DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up / shutting down)
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300', // too_many_connections
+]);
+/** node-postgres reports a lost connection or a full pool without a code. */
+const DOWN_MESSAGES =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/;
+
+/**
+ * Errors from the database driver when the server is unreachable: answer 503, not 500. Drizzle
+ * wraps driver errors (DrizzleQueryError) with the driver's error as `cause`, so the chain is walked.
+ */
+export function isDatabaseDown(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DOWN_CODES.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && DOWN_MESSAGES.test(message)) return true;
+    if (e instanceof AggregateError && e.errors.some((x) => isDatabaseDown(x))) return true;
+  }
+  return false;
 }
 
 export function registerErrorHandler(app: FastifyInstance) {

@@ -11,6 +11,8 @@ import { visionAnalyzer } from './vision-analyzer.js';
 export interface AnalysisRoutesOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */
   analyze?: PhotoAnalyzer;
+  /** How long a claimed job is held before another worker may take it (crash tests shorten it). */
+  lockMs?: number;
 }
 
 export async function analysisRoutes(app: FastifyInstance, ctx: AppContext, opts: AnalysisRoutesOptions = {}) {
@@ -20,6 +22,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: AppContext, opts
     repo,
     blobs: ctx.blobs,
     analyze: opts.analyze ?? visionAnalyzer,
+    lockMs: opts.lockMs,
     onSettled: (userId) => albums.syncSmartAlbums(userId),
     log: (msg, err) => app.log.warn({ err }, msg),
   });

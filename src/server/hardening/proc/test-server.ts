@@ -1,0 +1,36 @@
+/**
+ * The real server (buildApp + listen, as main.ts) for the process-level hardening tests, with the
+ * vision models replaced by a small double that really decodes the image. Settings come from the
+ * environment like main.ts, plus:
+ *   HARDENING_ANALYZE_MS    time each analysis takes (so a SIGKILL can land mid-job)
+ *   HARDENING_ANALYSIS_LOG  file where every analysis run appends "<preview sha256> <pid>" (exactly-once checks)
+ *   HARDENING_SWEEP_GRACE_MS, HARDENING_LOCK_MS  shorter orphan-sweep grace and job lock
+ */
+import { appendFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { buildApp } from '../../app.js';
+import { loadConfig } from '../../config.js';
+import type { PhotoAnalyzer } from '../../features/analysis/analysis.worker.js';
+import { sha256Hex } from '../../storage/blob-store.js';
+
+const num = (v: string | undefined) => (v ? Number(v) : undefined);
+const analyzeMs = num(process.env.HARDENING_ANALYZE_MS) ?? 0;
+const analysisLog = process.env.HARDENING_ANALYSIS_LOG;
+
+const analyze: PhotoAnalyzer = async (image) => {
+  const { channels } = await sharp(image).stats();
+  if (analyzeMs) await new Promise((r) => setTimeout(r, analyzeMs));
+  if (analysisLog) appendFileSync(analysisLog, `${sha256Hex(image)} ${process.pid}\n`);
+  return {
+    category: channels[0]!.mean > 128 ? 'food_drink' : 'nature',
+    tags: ['test'],
+    description: 'A test photo',
+    faceCount: 0,
+  };
+};
+
+const config = { ...loadConfig(), webDir: undefined, sweepGraceMs: num(process.env.HARDENING_SWEEP_GRACE_MS) };
+const app = await buildApp(config, { analysis: { analyze, lockMs: num(process.env.HARDENING_LOCK_MS) } });
+await app.listen({ port: config.port, host: '127.0.0.1' });
+process.stdout.write(`LISTENING ${(app.server.address() as { port: number }).port}\n`);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => void app.close().then(() => process.exit(0)));
