@@ -68,7 +68,7 @@ export async function runCrashScenario(opts: { uploads: number; kills: number; s
     for (let i = 0; i < opts.uploads; i++) {
       const bytes = await jpeg(1000 + i, 64 + (i % 50));
       const form = new FormData();
-      form.append('photos', new Blob([bytes], { type: 'image/jpeg' }), `crash-${i}.jpg`);
+      form.append('photos', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), `crash-${i}.jpg`);
       const answer = c.req('POST', '/api/photos', form).then(
         async (res) => ({
           status: res.status,
