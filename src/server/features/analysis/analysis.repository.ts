@@ -72,6 +72,20 @@ export function createAnalysisRepository(db: Db) {
       }));
     },
 
+    /**
+     * Closes a job whose photo is already analysed (Analyze Photos can queue a photo again in
+     * the instant between its running job's insert check and that job finishing), so no photo is
+     * analysed twice. True when the job was closed here.
+     */
+    async closeIfAnalyzed(job: ClaimedJob): Promise<boolean> {
+      const res = await db.execute(sql`
+        update ${jobs} set status = 'done', locked_until = null, updated_at = now()
+        where id = ${job.id} and exists (
+          select 1 from ${photos} p where p.id = ${job.photoId} and p.user_id = ${job.userId} and p.analyzed)
+        returning id`);
+      return rowsOf(res).length > 0;
+    },
+
     /** The preview blob key of the job's photo, read by owner so jobs of two users cannot mix. */
     async previewKey(userId: string, photoId: string): Promise<string | undefined> {
       const [p] = await db

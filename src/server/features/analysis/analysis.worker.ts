@@ -45,6 +45,7 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
   async function process(job: ClaimedJob): Promise<void> {
     const t0 = performance.now();
     try {
+      if (await o.repo.closeIfAnalyzed(job)) return;
       const key = await o.repo.previewKey(job.userId, job.photoId);
       if (!key) {
         // Photo deleted meanwhile: its job goes with it (cascade); nothing to do.
