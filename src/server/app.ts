@@ -88,6 +88,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         imgSrc: ["'self'", 'data:', 'blob:'],
         styleSrc: ["'self'", "'unsafe-inline'"],
         workerSrc: ["'self'"],
+        manifestSrc: ["'self'"],
         upgradeInsecureRequests: null,
       },
     },
@@ -122,6 +123,8 @@ async function serveWeb(app: FastifyInstance, webDir: string) {
     root: webDir,
     wildcard: false,
     index: false,
+    // Brotli or gzip files written at build time (scripts/precompress-web.mjs), chosen by Accept-Encoding.
+    preCompressed: true,
     setHeaders(res, filePath) {
       // Vite fingerprints everything under /assets, so those never change under the same name.
       if (filePath.includes(`${path.sep}assets${path.sep}`)) {

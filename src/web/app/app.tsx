@@ -8,6 +8,8 @@ import { useAuth } from '../features/auth/use-auth';
 import NotFoundPage from '../features/not-found/not-found-page';
 import { useAppStatus } from '../features/rewards/app-status-query';
 import { SignedInOverlays } from '../features/rewards/signed-in-overlays';
+import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
+import { ServiceWorkerUpdates } from './pwa/register-sw';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -28,23 +30,27 @@ const CheckoutPage = lazy(() => import('../features/checkout/checkout-page'));
 
 function SignedInApp() {
   const { data: appStatus } = useAppStatus();
+  const offline = useOfflineWithoutData();
   return (
     <>
       <StatusBar active={!!appStatus?.isActive} />
       <SignedInOverlays />
       <div className="flex flex-1 flex-col">
+        {offline && <OfflineScreen />}
         <Suspense fallback={<CenteredSpinner />}>
-          <Switch>
-            <Route path="/" component={DashboardPage} />
-            <Route path="/gallery" component={GalleryPage} />
-            <Route path="/billing" component={BillingPage} />
-            <Route path="/pricing" component={PricingPage} />
-            <Route path="/settings" component={SettingsPage} />
-            <Route path="/organizer" component={OrganizerPage} />
-            <Route path="/photo-editor" component={PhotoEditorPage} />
-            <Route path="/checkout" component={CheckoutPage} />
-            <Route component={NotFoundPage} />
-          </Switch>
+          <div className="contents" hidden={offline}>
+            <Switch>
+              <Route path="/" component={DashboardPage} />
+              <Route path="/gallery" component={GalleryPage} />
+              <Route path="/billing" component={BillingPage} />
+              <Route path="/pricing" component={PricingPage} />
+              <Route path="/settings" component={SettingsPage} />
+              <Route path="/organizer" component={OrganizerPage} />
+              <Route path="/photo-editor" component={PhotoEditorPage} />
+              <Route path="/checkout" component={CheckoutPage} />
+              <Route component={NotFoundPage} />
+            </Switch>
+          </div>
         </Suspense>
       </div>
       <BottomNav />
@@ -79,6 +85,16 @@ function LoginOrNotFound({ params }: { params: { 'rest*'?: string } }) {
 
 function Router() {
   const { isLoading, isAuthenticated } = useAuth();
+  const offline = useOfflineWithoutData();
+  // Offline and the session could not be checked: the shell with the offline screen, not the login.
+  if (offline && !isAuthenticated) {
+    return (
+      <>
+        <StatusBar />
+        <OfflineScreen />
+      </>
+    );
+  }
   if (isLoading) return <CenteredSpinner label="Checking your session" />;
   return isAuthenticated ? <SignedInApp /> : <SignedOutApp />;
 }
@@ -92,6 +108,7 @@ export function App() {
         <Router />
       </MobileFrame>
       <Toaster />
+      <ServiceWorkerUpdates />
     </QueryClientProvider>
   );
 }

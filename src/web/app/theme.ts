@@ -18,6 +18,19 @@ export const THEME_LABELS: Record<Theme, string> = {
   orange: 'Orange',
 };
 
+/**
+ * The browser/installed-app bar colour per theme (<meta name="theme-color">): the theme's primary
+ * colour, or the surface colour for light and dark. public/theme-init.js holds the same table.
+ */
+export const THEME_COLORS: Record<Exclude<Theme, 'auto'>, string> = {
+  light: '#ffffff',
+  dark: '#1a1a22',
+  purple: '#6d28d9',
+  blue: '#1d4ed8',
+  green: '#137238',
+  orange: '#b23c0b',
+};
+
 const isTheme = (v: unknown): v is Theme => typeof v === 'string' && (THEMES as readonly string[]).includes(v);
 
 function readStored(): Theme {
@@ -36,7 +49,10 @@ const darkQuery = () => window.matchMedia?.('(prefers-color-scheme: dark)');
 export function applyTheme(t: Theme) {
   const root = document.documentElement;
   root.dataset.theme = t;
-  root.classList.toggle('dark', t === 'dark' || (t === 'auto' && !!darkQuery()?.matches));
+  const dark = t === 'dark' || (t === 'auto' && !!darkQuery()?.matches);
+  root.classList.toggle('dark', dark);
+  const color = THEME_COLORS[t === 'auto' ? (dark ? 'dark' : 'light') : t];
+  document.querySelector('meta[name="theme-color"]')?.setAttribute('content', color);
 }
 
 export function setTheme(t: Theme) {

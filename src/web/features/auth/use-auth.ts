@@ -26,6 +26,8 @@ export function useLogout() {
       qc.setQueryData(userKey, null);
       // Drop every other cached answer of the old user, so the next account never sees them.
       qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
+      // The service worker's thumbnail cache belongs to this account too.
+      if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
       navigate('/login');
     },
     onError: (err) => console.error('Logout failed', err),
