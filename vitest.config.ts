@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,8 @@ export default defineConfig({
   test: {
     globals: true,
     include: ['src/**/*.test.{ts,tsx}'],
+    // The long hardening suite runs with `npm run test:hardening` (vitest.hardening.config.ts).
+    exclude: [...configDefaults.exclude, 'src/**/*.long.test.ts'],
     environment: 'node',
     // Component tests opt into jsdom with a per-file `// @vitest-environment jsdom` comment.
     setupFiles: ['./src/test-setup.ts'],

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { fromRoot } from '../lib/paths.js';
 import { createTestApp, sessionCookieFrom, signUp, type TestApp } from '../test/harness.js';
+import { recordFigure } from './support.js';
 
 /**
  * Promise 7: brute force is slowed per account and per IP, cross-site POSTs are refused, the
@@ -48,6 +49,11 @@ describe('auth attacks', () => {
       codes.push((await login(body.email, `wrong${i}`, `10.1.0.${i + 1}`)).statusCode);
     expect(codes.slice(0, PER_EMAIL)).toEqual(Array(PER_EMAIL).fill(401));
     expect(codes.slice(PER_EMAIL)).toEqual([429, 429, 429]);
+    await recordFigure(
+      '7 auth attacks',
+      'login 429 after N tries (per account / per IP, test limits)',
+      `${PER_EMAIL} / ${PER_IP}`,
+    );
     const right = await login(body.email, body.password, '10.1.9.9');
     expect(right.statusCode).toBe(429);
     expect(right.json().message).toMatch(/Too many attempts/);

@@ -10,6 +10,7 @@ import {
   stripeConfig,
   userFingerprint,
   validSample,
+  recordFigure,
   type SeededUser,
 } from './support.js';
 
@@ -101,6 +102,16 @@ describe('authorisation matrix (generated from the route table)', () => {
         else expect(res.json().message, `${route.method} ${route.url}`).toEqual(expect.any(String));
       }
     }
+    await recordFigure(
+      '1 authorisation',
+      'endpoints in route table / called by B / foreign-id calls (all 404)',
+      `${routes.length} / ${routes.length - SESSION_ROUTES.size} / ${foreign}`,
+    );
+    await recordFigure(
+      '1 authorisation',
+      'cross-user leaks / writes to A',
+      `${report.filter((x) => x.includes('leaked')).length} / ${JSON.stringify(await userFingerprint(t.database.db, a.user.id)) === JSON.stringify(before) ? 0 : 'CHANGED'}`,
+    );
     expect(report).toEqual([]);
     expect(foreign).toBeGreaterThanOrEqual(8);
     expect(await userFingerprint(t.database.db, a.user.id)).toEqual(before);
@@ -126,6 +137,11 @@ describe('authorisation matrix (generated from the route table)', () => {
         wrong.push(`${route.method} ${route.url} answered ${res.statusCode} signed out`);
       }
     }
+    await recordFigure(
+      '1 authorisation',
+      'signed out: 401 / public',
+      `${routes.filter((r) => !r.public).length} / ${routes.filter((r) => r.public).length}`,
+    );
     expect(wrong).toEqual([]);
   });
 

@@ -4,7 +4,7 @@ import { ACHIEVEMENTS, DEFAULT_REWARD_POINTS, skipReward, uploadReward } from '@
 import { adDurationFor, validateGameResult } from '@domain/games/scoring';
 import { adCompletionPoints } from '@domain/rewards';
 import { createTestApp, signUp, type TestApp } from '../test/harness.js';
-import { jpeg, multipart } from './support.js';
+import { jpeg, multipart, recordFigure } from './support.js';
 
 /**
  * Promise 3: forged and replayed points, rewards, activities and subscription calls add nothing
@@ -170,6 +170,7 @@ describe('points economy under forged and replayed calls', () => {
     expect(expected).toBeLessThan(500); // so Point Master is not due either
 
     const { s } = await ledgerSum();
+    await recordFigure('3 economy', 'ledger sum / rule total (after forged + replayed calls)', `${s} / ${expected}`);
     expect(s).toBe(expected);
     const stats = (await t.app.inject({ url: '/api/stats', headers: { cookie } })).json();
     expect(stats.totalPoints).toBe(expected);

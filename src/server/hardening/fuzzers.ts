@@ -2,7 +2,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import type { RouteEntry } from '../http/route-table.js';
-import { fillPath, multipart, validSample, type Rng } from './support.js';
+import { signUp, type TestApp } from '../test/harness.js';
+import { blobConsistency, fillPath, multipart, rng, validSample, type Rng } from './support.js';
 
 /** Routes the JSON fuzzer leaves alone: they would end its own session mid-run. */
 const SKIP = new Set(['POST /api/auth/logout']);
@@ -440,4 +441,25 @@ export async function fuzzUploads(app: FastifyInstance, cookie: string, files: H
     else failures.push(`upload #${i} ${f.kind} -> unexpected ${res.statusCode}`);
   }
   return { files: files.length, accepted, refused, acceptedKinds, failures };
+}
+
+export async function runHostileUploads(t: TestApp, seed: number, count: number) {
+  const { cookie } = await signUp(t.app);
+  // Premium, so the free plan's 50-photo limit does not turn late files into 403s.
+  await t.app.inject({ method: 'POST', url: '/api/subscription', headers: { cookie }, payload: { plan: 'yearly' } });
+  const files = await hostileImages(rng(seed), count);
+  const out = await fuzzUploads(t.app, cookie, files);
+  const photos = (await t.app.inject({ url: '/api/photos', headers: { cookie } })).json() as Array<{
+    id: string;
+    isDemo: boolean;
+    thumbnailUrl: string;
+  }>;
+  const uploaded = photos.filter((p) => !p.isDemo);
+  // Every ingested photo is whole: its thumbnail is served.
+  for (const p of uploaded) {
+    const th = await t.app.inject({ url: p.thumbnailUrl, headers: { cookie } });
+    if (th.statusCode !== 200 || th.rawPayload.length === 0)
+      out.failures.push(`photo ${p.id}: thumbnail ${th.statusCode}`);
+  }
+  return { out, uploaded: uploaded.length, consistency: await blobConsistency(t.database.db, t.config.blobDir) };
 }

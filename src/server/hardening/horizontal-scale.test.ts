@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOwnCluster, type OwnCluster } from './proc/pg.js';
+import { startOwnCluster } from './proc/pg.js';
 import { client, startServer, type ServerProcess } from './proc/spawn.js';
 import { jpeg, recordFigure } from './support.js';
 
