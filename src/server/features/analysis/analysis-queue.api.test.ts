@@ -190,6 +190,36 @@ describe('analysis queue', () => {
     expect(after.find((x) => x.name === 'Vehicles & Transport')).toBeUndefined();
   });
 
+  it('queues a newly uploaded photo automatically (the demo library waits for Analyze Photos)', async () => {
+    const { user, cookie } = await signUp(t.app);
+    const repo = createAnalysisRepository(t.app.ctx.db);
+    expect(await repo.status(user.id)).toEqual({ total: 10, analyzed: 0, pending: 0 });
+    const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#cc3333' } })
+      .jpeg()
+      .toBuffer();
+    const boundary = '----eyevu-analysis-test';
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="new.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+      ),
+      bytes,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos',
+      headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
+    expect(up.statusCode).toBe(201);
+    const uploadedId = (up.json() as { results: Array<{ photo: { id: string } }> }).results[0].photo.id;
+    expect(await repo.status(user.id)).toEqual({ total: 11, analyzed: 0, pending: 1 });
+
+    await worker(colourAnalyzer).drain();
+    const [row] = (await rowsOf(user.id)).filter((r) => r.id === uploadedId);
+    expect(row).toMatchObject({ analyzed: true, category: 'food_drink' });
+  });
+
   it('analyze-all queues only unanalysed photos and reports progress', async () => {
     const { cookie } = await signUp(t.app);
     const first = await t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie } });
