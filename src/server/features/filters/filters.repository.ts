@@ -1,9 +1,8 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { photos, photoVersions } from '../../db/schema.js';
-import type { PhotoRow } from '../photos/photos.repository.js';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+import { lockBlobKeys } from '../../db/locks.js';
+import { createPhotosRepository, type PhotoRow } from '../photos/photos.repository.js';
 
 export type PhotoVersionRow = typeof photoVersions.$inferSelect;
 export interface NewVersion {
@@ -15,39 +14,14 @@ export interface NewVersion {
   size: number;
 }
 
-/**
- * The same advisory locks as the photos repository takes around blob references (same key
- * space: hashtextextended(key, 0)), so a delete of another photo sharing a blob (filtered demo
- * photos give identical bytes across accounts) cannot remove it between our write and commit.
- */
-async function lockBlobKeys(tx: Tx, keys: string[]) {
-  for (const key of [...new Set(keys)].sort()) {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-  }
-}
-
 export function createFiltersRepository(db: Db) {
+  const photosRepo = createPhotosRepository(db);
   return {
     db,
 
     /** The user's photo by id, or their editor demo photo; the row as stored (original keys). */
-    async findOwned(userId: string, id: string): Promise<PhotoRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(photos)
-        .where(and(eq(photos.userId, userId), eq(photos.id, id)))
-        .limit(1);
-      return row;
-    },
-
-    async findByDemoKey(userId: string, demoKey: string): Promise<PhotoRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(photos)
-        .where(and(eq(photos.userId, userId), eq(photos.demoKey, demoKey)))
-        .limit(1);
-      return row;
-    },
+    findOwned: photosRepo.find,
+    findByDemoKey: photosRepo.findByDemoKey,
 
     /**
      * Records a filtered version and makes it the one shown, in one transaction: the photo row is

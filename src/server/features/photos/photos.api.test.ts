@@ -133,6 +133,7 @@ describe(`photos API (${testDbKind})`, () => {
   it('seeds quickly once the demo derivatives are computed (they are shared, only rows differ)', async () => {
     const service = createPhotosService({
       repo: createPhotosRepository(t.database.db),
+      isPaid: (userId, now) => t.app.ctx.subscriptions.isActive(userId, now),
       blobs: t.app.ctx.blobs,
       config: t.config,
       hooks: {},
@@ -378,6 +379,7 @@ describe(`photos API (${testDbKind})`, () => {
 
     const service = createPhotosService({
       repo: createPhotosRepository(t.database.db),
+      isPaid: (userId, now) => t.app.ctx.subscriptions.isActive(userId, now),
       blobs,
       config: t.config,
       hooks: {},

@@ -1,43 +1,15 @@
-import { and, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import { isSubscriptionActive } from '@domain/plans';
+import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { photos, photoVersions, subscriptions, users } from '../../db/schema.js';
+import { lockBlobKeys, type Tx } from '../../db/locks.js';
+import { photos, photoVersions, users } from '../../db/schema.js';
 
 export type PhotoRow = typeof photos.$inferSelect;
 export type NewPhotoRow = typeof photos.$inferInsert;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /** Keyset position: the exact text of uploaded_at (microseconds survive the round trip) and the id. */
 export interface PhotoCursor {
   uploadedAt: string;
   id: string;
-}
-
-/**
- * Whether the user's subscription is a paid, active one. Reads `subscriptions` directly until the
- * subscriptions feature exposes its own function for this.
- */
-export async function isPaidUser(db: Db, userId: string, now: Date): Promise<boolean> {
-  const [row] = await db
-    .select({ status: subscriptions.status, tier: subscriptions.tier, endDate: subscriptions.endDate })
-    .from(subscriptions)
-    .where(eq(subscriptions.userId, userId))
-    .limit(1);
-  return !!row && row.tier !== 'free' && isSubscriptionActive(row, now);
-}
-
-/** Serialises everyone who adds or removes references to these blobs (see deletePhoto). */
-async function lockBlobKeys(tx: Tx, keys: string[]) {
-  const sorted = [...new Set(keys)].sort();
-  if (sorted.length === 0) return;
-  // One round trip; volatile functions in the select list run after the ORDER BY, so the locks
-  // are always taken in the same order (no deadlock between two transactions).
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${sql.raw('ARRAY[')}${sql.join(
-      sorted.map((k) => sql`${k}`),
-      sql`, `,
-    )}${sql.raw(']::text[]')}) as k order by k`,
-  );
 }
 
 async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
@@ -62,6 +34,12 @@ async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>>
 }
 
 const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
+/**
+ * Newest first, in exactly the order of photos_user_uploaded_idx (DESC NULLS LAST). A plain DESC
+ * means NULLS FIRST, which that index cannot serve: PostgreSQL then reads and sorts every row of
+ * the user (280 ms at 100,000 photos instead of 0.5 ms). Both columns are NOT NULL, so the order is the same.
+ */
+const newestFirst = [sql`${photos.uploadedAt} desc nulls last`, sql`${photos.id} desc nulls last`];
 
 export function createPhotosRepository(db: Db) {
   return {
@@ -72,7 +50,7 @@ export function createPhotosRepository(db: Db) {
         .select()
         .from(photos)
         .where(eq(photos.userId, userId))
-        .orderBy(desc(photos.uploadedAt), desc(photos.id));
+        .orderBy(...newestFirst);
     },
 
     /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */
@@ -88,7 +66,7 @@ export function createPhotosRepository(db: Db) {
               : undefined,
           ),
         )
-        .orderBy(desc(photos.uploadedAt), desc(photos.id))
+        .orderBy(...newestFirst)
         .limit(limit + 1);
       const more = rows.length > limit;
       const items = rows.slice(0, limit);

@@ -41,6 +41,7 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     blobs: ctx.blobs,
     config: ctx.config,
     hooks: ctx,
+    isPaid: (userId, now) => ctx.subscriptions.isActive(userId, now),
     log: (msg, err) => app.log.error({ err }, msg),
   });
 

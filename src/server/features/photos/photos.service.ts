@@ -8,7 +8,7 @@ import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
 import { withCurrentVersion, withCurrentVersions, type ShownPhotoRow } from './current-version.js';
 import { ImageRejected, makeDerivatives } from './image-pipeline.js';
-import { isPaidUser, type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
+import { type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
@@ -80,6 +80,8 @@ export function createPhotosService(deps: {
   blobs: BlobStore;
   config: Config;
   hooks: Pick<AppContext, 'onPhotoIngested' | 'onPhotosUploaded'>;
+  /** Paid, active subscription: unlimited photos. */
+  isPaid: (userId: string, now: Date) => Promise<boolean>;
   log: (msg: string, err?: unknown) => void;
   now?: () => Date;
   demoDir?: string;
@@ -165,7 +167,7 @@ export function createPhotosService(deps: {
 
     /** The plan limit for new uploads: null when unlimited (paid tiers). Demo photos do not count. */
     async uploadLimit(userId: string): Promise<number | null> {
-      return (await isPaidUser(repo.db, userId, now())) ? null : FREE_PHOTO_LIMIT;
+      return (await deps.isPaid(userId, now())) ? null : FREE_PHOTO_LIMIT;
     },
 
     /**
