@@ -90,7 +90,7 @@ const browser = await chromium.launchPersistentContext(mkdtempSync(path.join(os.
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: [...CHROMIUM_ARGS, `--remote-debugging-port=${debugPort}`],
 });
-let failed = false;
+let failed: boolean | undefined;
 try {
   const cookie = await sessionCookie(baseUrl);
   const rows: { page: string; category: string; score: number; failing: string }[] = [];
@@ -147,4 +147,4 @@ try {
   await browser.close();
   server?.kill('SIGTERM');
 }
-process.exit(failed ? 1 : 0);
+process.exit(failed === false ? 0 : 1);
