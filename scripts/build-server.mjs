@@ -1,5 +1,6 @@
 // Bundles the server's own code into dist/server; npm packages stay external and load from node_modules.
 import { build } from 'esbuild';
+import { precompressWeb } from './precompress-web.mjs';
 
 await build({
   entryPoints: ['src/server/main.ts'],
@@ -12,3 +13,6 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// `vite build` ran first: pre-compress the client's text files (.br, .gz) for the static server.
+await precompressWeb();

@@ -1,0 +1,58 @@
+/**
+ * A server whose database holds two users: one with 100,000 photos and one with 100 (10 demo photos
+ * plus seeded rows sharing a few blobs, via scripts/seed-photos.ts). PGlite is one process at a
+ * time, so the server is started to register both, stopped for seeding, and started again.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { register, waitAnalysisIdle, type Session } from './http.js';
+import { ROOT, serverEnv, startServer, tempDataDir, type RunningServer } from './server.js';
+
+export const BIG = 100_000;
+export const SMALL = 100;
+/** Every new account holds the demo library. */
+const DEMO = 10;
+
+export interface Libraries {
+  server: RunningServer;
+  big: Session;
+  small: Session;
+  /** Name of the oldest (last in the gallery) photo of each library. */
+  lastName: { big: string; small: string };
+  seedSeconds: number;
+}
+
+async function seed(dataDir: string, email: string, count: number) {
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/seed-photos.ts', email, String(count)], {
+    cwd: ROOT,
+    env: serverEnv(dataDir, 0),
+    timeout: 600_000,
+    maxBuffer: 1 << 24,
+  });
+}
+
+export async function prepareLibraries(): Promise<Libraries> {
+  const dataDir = tempDataDir('bench-lib');
+  let server = await startServer({ dataDir });
+  const big = await register(server.url, 'big');
+  const small = await register(server.url, 'small');
+  await server.stop();
+  const t = performance.now();
+  await seed(dataDir, big.email, BIG - DEMO);
+  await seed(dataDir, small.email, SMALL - DEMO);
+  const seedSeconds = (performance.now() - t) / 1000;
+  server = await startServer({ dataDir });
+  // Sessions live in the database, so the cookies still hold; the URL changed with the port.
+  const b = { ...big, url: server.url };
+  const s = { ...small, url: server.url };
+  // The demo photos' analyses (queued at sign-up) would otherwise take the CPU from what is measured.
+  await waitAnalysisIdle(b, 300_000);
+  await waitAnalysisIdle(s, 300_000);
+  return {
+    server,
+    big: b,
+    small: s,
+    lastName: { big: `Seeded photo ${BIG - DEMO}`, small: `Seeded photo ${SMALL - DEMO}` },
+    seedSeconds,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * P5 Lighthouse mobile performance (default mobile settings: simulated slow 4G and 4x CPU) on `/`,
+ * `/gallery` and `/pricing`, signed in (the session cookie as an extra header), in Debian Chromium,
+ * plus the initial JS and CSS each page transfers and their gzip size (each file gzipped at level 9,
+ * whatever the server sent). Targets: score 100 each; initial JS <= 150 KB gzip.
+ *
+ *   npx tsx bench/lighthouse.bench.ts
+ */
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './lib/browser.js';
+import { register, waitAnalysisIdle, type Session } from './lib/http.js';
+import { failedRow, isMain, printTable, type Row } from './lib/report.js';
+import { ROOT, withServer, type RunningServer } from './lib/server.js';
+
+const PAGES = ['/', '/gallery', '/pricing'];
+const TARGET_SCORE = 100;
+const TARGET_JS_KB = 150;
+
+interface NetworkItem {
+  url: string;
+  resourceType?: string;
+  transferSize?: number;
+  resourceSize?: number;
+}
+
+const gzipCache = new Map<string, number>();
+/** The gzip size of a built file under dist/web, from its URL path. */
+function gzipSizeOf(url: string): number {
+  const p = new URL(url).pathname;
+  let n = gzipCache.get(p);
+  if (n === undefined) {
+    n = gzipSync(readFileSync(path.join(ROOT, 'dist/web', p)), { level: 9 }).length;
+    gzipCache.set(p, n);
+  }
+  return n;
+}
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+
+async function audit(port: number, s: Session, pathname: string) {
+  const result = await lighthouse(
+    `${s.url}${pathname}`,
+    { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'] },
+    {
+      extends: 'lighthouse:default',
+      settings: {
+        formFactor: 'mobile',
+        // Signed in through the header: Lighthouse's storage reset (a cold cache, as a first visit) keeps it.
+        extraHeaders: { Cookie: s.cookie },
+      },
+    },
+  );
+  if (!result) throw new Error('no Lighthouse result');
+  const lhr = result.lhr;
+  if (lhr.runtimeError) throw new Error(lhr.runtimeError.message);
+  const score = Math.round((lhr.categories.performance?.score ?? 0) * 100);
+  const items = (
+    (lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []
+  ).filter((i) => new URL(i.url).origin === new URL(s.url).origin);
+  const of = (type: string) =>
+    items.filter((i) => i.resourceType === type && new URL(i.url).pathname.startsWith('/assets/'));
+  const js = of('Script');
+  const css = of('Stylesheet');
+  const sum = (xs: NetworkItem[], f: (i: NetworkItem) => number) => xs.reduce((a, i) => a + f(i), 0);
+  const metric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
+  return {
+    score,
+    jsGzip: sum(js, (i) => gzipSizeOf(i.url)),
+    jsTransfer: sum(js, (i) => i.transferSize ?? 0),
+    jsFiles: js.length,
+    cssGzip: sum(css, (i) => gzipSizeOf(i.url)),
+    cssTransfer: sum(css, (i) => i.transferSize ?? 0),
+    metrics: `FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, SI ${metric('speed-index')}`,
+  };
+}
+
+export async function runLighthouse(server: RunningServer): Promise<Row[]> {
+  const s = await register(server.url, 'p5');
+  await waitAnalysisIdle(s, 300_000);
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM_PATH,
+    chromeFlags: ['--headless=new', ...CHROMIUM_ARGS],
+  });
+  const rows: Row[] = [];
+  try {
+    for (const p of PAGES) {
+      try {
+        // A trace now and then comes back unusable (NO_NAVSTART) on a loaded machine: one retry.
+        const r = await audit(chrome.port, s, p).catch(() => audit(chrome.port, s, p));
+        rows.push({
+          id: 'P5',
+          measure: `Lighthouse mobile performance ${p}`,
+          value: String(r.score),
+          ceiling: '(absolute)',
+          ratio: '',
+          target: `${TARGET_SCORE}`,
+          met: r.score >= TARGET_SCORE,
+          note: r.metrics,
+        });
+        rows.push({
+          id: 'P5',
+          measure: `initial JS / CSS of ${p} (gzip)`,
+          value: `${kb(r.jsGzip)} / ${kb(r.cssGzip)}`,
+          ceiling: `sent ${kb(r.jsTransfer)} / ${kb(r.cssTransfer)}`,
+          ratio: '',
+          target: `JS <= ${TARGET_JS_KB} KB`,
+          met: r.jsGzip <= TARGET_JS_KB * 1024,
+          note: `${r.jsFiles} JS files`,
+        });
+      } catch (err) {
+        rows.push(failedRow('P5', `Lighthouse mobile performance ${p}`, `${TARGET_SCORE}`, err));
+      }
+    }
+  } finally {
+    chrome.kill();
+  }
+  return rows;
+}
+
+if (isMain(import.meta.url)) {
+  withServer((server) => runLighthouse(server)).then(printTable, (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
