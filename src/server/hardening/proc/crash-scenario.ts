@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../db/client.js';
@@ -92,6 +92,16 @@ export async function runCrashScenario(opts: { uploads: number; kills: number; s
     const status = (await (await c.req('GET', '/api/photos/analysis-status')).json()) as { pending: number };
     await srv.kill('SIGKILL');
     kills += 1;
+    // What a kill between writing an upload's blobs and inserting its row leaves behind, planted
+    // for certain (the random kills above may or may not land in that window): both must be swept.
+    const planted = createHash('sha256').update(`orphan-${opts.seed}`).digest('hex');
+    const plantedDir = path.join(dataDir, 'blobs', planted.slice(0, 2), planted.slice(2, 4));
+    mkdirSync(plantedDir, { recursive: true });
+    writeFileSync(path.join(plantedDir, planted), 'orphan');
+    writeFileSync(path.join(plantedDir, `${planted}.abc123.tmp`), 'half');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path.join(plantedDir, planted), old, old);
+    utimesSync(path.join(plantedDir, `${planted}.abc123.tmp`), old, old);
     srv = await startServer(env);
 
     // The queue finishes (jobs held by a dead worker are taken again once their lock expires).
