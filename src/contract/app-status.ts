@@ -20,5 +20,4 @@ export const activateResponse = z.object({
 });
 export type ActivateResponse = z.infer<typeof activateResponse>;
 
-/** While active the client sends a heartbeat this often (spec section 9). */
-export const HEARTBEAT_INTERVAL_MS = 30_000;
+export { HEARTBEAT_INTERVAL_MS } from './app-status-timing';

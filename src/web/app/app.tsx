@@ -3,7 +3,6 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Route, Switch } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { createQueryClient } from '../lib/api';
-import LoginPage from '../features/auth/login-page';
 import { useAuth } from '../features/auth/use-auth';
 import NotFoundPage from '../features/not-found/not-found-page';
 import { useAppStatus } from '../features/rewards/app-status-query';
@@ -17,6 +16,8 @@ import { watchSystemTheme } from './theme';
 import { Toaster } from './toaster';
 
 // Each screen is its own chunk: the login screen does not download the gallery.
+// The login screen too: signed-in visits then load neither react-hook-form nor zod up front.
+const LoginPage = lazy(() => import('../features/auth/login-page'));
 const RegisterPage = lazy(() => import('../features/auth/register-page'));
 const ForgotPasswordPage = lazy(() => import('../features/auth/forgot-password-page'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));

@@ -1,4 +1,5 @@
-import { HEARTBEAT_INTERVAL_MS, type ActivateResponse, type AppStatus } from '@contract/app-status';
+import type { ActivateResponse, AppStatus } from '@contract/app-status';
+import { HEARTBEAT_INTERVAL_MS } from '@contract/app-status-timing';
 import { utcOffsetMinutesOf } from '@domain/calendar';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
