@@ -36,6 +36,7 @@ declare module 'autocannon' {
     amount?: number;
     requests?: Request[];
     timeout?: number;
+    connectionRate?: number;
     headers?: Record<string, string>;
   }
   function autocannon(opts: Options): Promise<Result>;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { client, startServer, type ServerProcess } from './spawn.js';
 
 export interface LoadFigures {
+  ratePerUser: number | null;
   users: number;
   connections: number;
   seconds: number;
@@ -23,11 +24,23 @@ export interface LoadFigures {
  * `seconds` of mixed traffic against the real server process on loopback: dashboard queries,
  * recorded activities, gallery pages and thumbnails.
  */
-export async function runLoad(opts: { connections: number; seconds: number; users: number }): Promise<LoadFigures> {
+export async function runLoad(opts: {
+  connections: number;
+  seconds: number;
+  users: number;
+  /** e.g. DATABASE_URL to run on PostgreSQL instead of the embedded PGlite. */
+  env?: Record<string, string>;
+  /**
+   * Requests per second each simulated user sends (a user reads, then acts: think time). Absent:
+   * a closed loop, every connection sending its next request the moment the last one answers,
+   * which measures saturation rather than users.
+   */
+  ratePerUser?: number;
+}): Promise<LoadFigures> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-load-'));
   let srv: ServerProcess | undefined;
   try {
-    srv = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+    srv = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'error', ...opts.env });
     const accounts: Array<{ cookie: string; thumbs: string[] }> = [];
     for (let i = 0; i < opts.users; i++) {
       const c = client(() => srv!.url);
@@ -78,6 +91,7 @@ export async function runLoad(opts: { connections: number; seconds: number; user
       connections: opts.connections,
       duration: opts.seconds,
       timeout: 10,
+      ...(opts.ratePerUser ? { connectionRate: opts.ratePerUser } : {}),
       requests: [
         {
           setupRequest: (req) => {
@@ -89,6 +103,7 @@ export async function runLoad(opts: { connections: number; seconds: number; user
       ],
     });
     return {
+      ratePerUser: opts.ratePerUser ?? null,
       users: opts.users,
       connections: opts.connections,
       seconds: opts.seconds,
