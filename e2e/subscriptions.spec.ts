@@ -62,7 +62,9 @@ test('free trial from the upgrade modal activates the plan; cancel returns the a
   await expect(plan.getByText('Premium')).toBeVisible();
   await expect(plan.getByText('$4.99/month')).toBeVisible();
   await expect(plan.getByText('Next Billing')).toBeVisible();
-  await expect(page.getByRole('listitem').filter({ hasText: 'Ad overlay gallery' }).getByLabel('Included')).toBeVisible();
+  await expect(
+    page.getByRole('listitem').filter({ hasText: 'Ad overlay gallery' }).getByLabel('Included'),
+  ).toBeVisible();
 
   // Pricing now marks premium as the current plan.
   await page.goto('/pricing');

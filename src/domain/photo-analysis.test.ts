@@ -19,8 +19,17 @@ const cls = (category: Classification['category'] = 'nature_landscape'): Classif
   similarity: 0.9,
   margin: 0.1,
 });
-const obj = (label: string, w: number, h: number, score = 0.8): DetectedObject => ({ label, score, box: { x: 0.1, y: 0.1, w, h } });
-const face = (hasMesh = true): DetectedFace => ({ score: 0.9, boxScore: 0.9, hasMesh, box: { x: 0.2, y: 0.15, w: 0.1, h: 0.1 } });
+const obj = (label: string, w: number, h: number, score = 0.8): DetectedObject => ({
+  label,
+  score,
+  box: { x: 0.1, y: 0.1, w, h },
+});
+const face = (hasMesh = true): DetectedFace => ({
+  score: 0.9,
+  boxScore: 0.9,
+  hasMesh,
+  box: { x: 0.2, y: 0.15, w: 0.1, h: 0.1 },
+});
 const input = (over: Partial<AnalysisInput> = {}): AnalysisInput => ({
   classification: cls(),
   objects: [],
@@ -48,7 +57,10 @@ describe('vectors and classification', () => {
   });
 
   it('builds unit-length centroids', () => {
-    const c = centroidOf([[2, 0], [0, 2]]);
+    const c = centroidOf([
+      [2, 0],
+      [0, 2],
+    ]);
     expect(Math.hypot(c[0], c[1])).toBeCloseTo(1);
   });
 
@@ -74,7 +86,9 @@ describe('analyzePhoto', () => {
   });
 
   it('ignores faces without a mesh or outside any person (cat and dog faces)', () => {
-    const r = analyzePhoto(input({ classification: cls('animals'), objects: [obj('cat', 0.5, 0.5)], faces: [face(true), face(false)] }));
+    const r = analyzePhoto(
+      input({ classification: cls('animals'), objects: [obj('cat', 0.5, 0.5)], faces: [face(true), face(false)] }),
+    );
     expect(r.faceCount).toBe(0);
     expect(r.category).toBe('animals');
     expect(r.description).toBe('A cat outdoors');
@@ -95,13 +109,21 @@ describe('analyzePhoto', () => {
   });
 
   it('uses a large vehicle or food subject as the category', () => {
-    expect(analyzePhoto(input({ classification: cls('uncategorized'), objects: [obj('bus', 0.6, 0.5)] })).category).toBe('vehicles_transport');
-    expect(analyzePhoto(input({ classification: cls('animals'), objects: [obj('pizza', 0.5, 0.5)] })).category).toBe('food_drink');
+    expect(
+      analyzePhoto(input({ classification: cls('uncategorized'), objects: [obj('bus', 0.6, 0.5)] })).category,
+    ).toBe('vehicles_transport');
+    expect(analyzePhoto(input({ classification: cls('animals'), objects: [obj('pizza', 0.5, 0.5)] })).category).toBe(
+      'food_drink',
+    );
   });
 
   it('marks night and indoor scenes', () => {
     const r = analyzePhoto(
-      input({ classification: cls('uncategorized'), objects: [obj('couch', 0.5, 0.3)], colours: { brightness: 0.1, dominant: ['black'], skyShare: 0 } }),
+      input({
+        classification: cls('uncategorized'),
+        objects: [obj('couch', 0.5, 0.3)],
+        colours: { brightness: 0.1, dominant: ['black'], skyShare: 0 },
+      }),
     );
     expect(r.tags).toEqual(expect.arrayContaining(['couch', 'black', 'indoor', 'night']));
     expect(r.description).toBe('A photo indoors at night with a couch');

@@ -19,7 +19,8 @@ export function CancelSubscriptionDialog({ open, onOpenChange, onConfirm, pendin
         <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
         <Dialog.Content
           onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-[71] flex w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 rounded-2xl bg-surface p-5 text-fg shadow-xl">
+          className="fixed top-1/2 left-1/2 z-[71] flex w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 rounded-2xl bg-surface p-5 text-fg shadow-xl"
+        >
           <Dialog.Title className="text-lg font-bold">Cancel subscription?</Dialog.Title>
           <Dialog.Description className="text-sm text-muted">
             {endsOn

@@ -52,7 +52,8 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
         <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
         <Dialog.Content
           onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl">
+          className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl"
+        >
           <div className="flex items-start justify-between gap-2">
             <div>
               <Dialog.Title className="text-xl font-bold">Upgrade to Premium</Dialog.Title>
