@@ -1,3 +1,4 @@
+import '../../lib/zod-jitless';
 import { registerBody, type RegisterBody } from '@contract/auth';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';

@@ -121,13 +121,17 @@ export default function PricingPage() {
                   {MOST_POPULAR_TAG}
                 </span>
               )}
+              {/* Name and price share a row: a compact card keeps the first upgrade button clear of
+                  the sticky bottom navigation on a phone-sized first screen (touch-target audit). */}
               <div>
-                <h2 id={`plan-${plan.id}`} className={cn('text-lg font-bold', accent[plan.color])}>
-                  {plan.name}
-                </h2>
+                <div className="flex flex-wrap items-baseline justify-between gap-x-3">
+                  <h2 id={`plan-${plan.id}`} className={cn('text-lg font-bold', accent[plan.color])}>
+                    {plan.name}
+                  </h2>
+                  <p className="text-2xl font-bold">{formatPricePerCycle(price, cycle)}</p>
+                </div>
                 <p className="text-sm text-muted">{plan.description}</p>
               </div>
-              <p className="text-2xl font-bold">{formatPricePerCycle(price, cycle)}</p>
               {savings && <p className="text-sm font-semibold text-success">{savings}</p>}
               <ul className="flex flex-col gap-1.5 text-sm">
                 {plan.features.map((f) => (
