@@ -4,9 +4,13 @@ import type { AppContext } from '../context.js';
 import { sessions, users } from '../db/schema.js';
 import { hashToken } from '../lib/tokens.js';
 import { unauthorized } from './errors.js';
+import { SessionCache } from './session-cache.js';
 
 export const SESSION_COOKIE = 'eyevu_session';
 export const SESSION_DAYS = 30;
+/** How long a resolved session is reused without a query (the multi-process staleness window). */
+export const SESSION_CACHE_MS = 5_000;
+const SESSION_CACHE_MAX = 10_000;
 
 export interface SessionUser {
   id: string;
@@ -17,9 +21,15 @@ export interface SessionUser {
   sessionId: string;
 }
 
+type CachedUser = Omit<SessionUser, 'sessionId'>;
+
 declare module 'fastify' {
   interface FastifyRequest {
     sessionUser: SessionUser | null;
+  }
+  interface FastifyInstance {
+    /** Resolved sessions of this process; logout and password reset evict from it. */
+    sessionCache: SessionCache<CachedUser>;
   }
 }
 
@@ -43,30 +53,45 @@ export function clearSessionCookie(reply: FastifyReply) {
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
 }
 
-/** Resolves the session cookie on API requests only; static files need no database round trip. */
+/**
+ * Resolves the session cookie on API requests only; static files need no database round trip.
+ * A found session is reused for SESSION_CACHE_MS (session-cache.ts), so most requests skip the query.
+ */
 export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
+  const cache = new SessionCache<CachedUser>({ ttlMs: SESSION_CACHE_MS, maxEntries: SESSION_CACHE_MAX });
+  app.decorate('sessionCache', cache);
   app.decorateRequest('sessionUser', null);
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return;
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return;
     const id = hashToken(token);
-    const [row] = await ctx.db
-      .select({
-        id: users.id,
-        email: users.email,
-        firstName: users.firstName,
-        lastName: users.lastName,
-        createdAt: users.createdAt,
-      })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())))
-      .limit(1);
-    if (row) {
-      request.sessionUser = { ...row, sessionId: id };
+    let user = cache.get(id)?.user;
+    if (!user) {
+      const startedAt = cache.begin();
+      const [row] = await ctx.db
+        .select({
+          id: users.id,
+          email: users.email,
+          firstName: users.firstName,
+          lastName: users.lastName,
+          createdAt: users.createdAt,
+          expiresAt: sessions.expiresAt,
+        })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())))
+        .limit(1);
+      if (row) {
+        const { expiresAt, ...found } = row;
+        user = found;
+        cache.set(id, { user, userId: user.id, sessionExpiresAt: expiresAt.getTime() }, startedAt);
+      }
+    }
+    if (user) {
+      request.sessionUser = { ...user, sessionId: id };
       // Every later line of this request (including 'request completed') names the user.
-      request.log = request.log.child({ userId: row.id });
+      request.log = request.log.child({ userId: user.id });
       reply.log = request.log;
     }
   });

@@ -98,6 +98,8 @@ describe(`auth API (${testDbKind})`, () => {
 
   it('reset token works once, then the new password signs in and the old does not', async () => {
     const { body, cookie } = await signUp(t.app);
+    // Signed in and just used (so this process has the session cached) before the reset.
+    expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(200);
     const forgot = await inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } });
     expect(forgot.statusCode).toBe(200);
     const { resetToken } = forgot.json();

@@ -25,20 +25,21 @@ export function createAuthRepository(db: Db) {
     },
     /**
      * Marks the token used and sets the password in one transaction; the `used_at is null`
-     * guard in the update makes two concurrent uses of one token succeed at most once.
+     * guard in the update makes two concurrent uses of one token succeed at most once. Answers the
+     * user whose password changed, or null when the token is unknown, used or expired.
      */
-    async consumeResetAndSetPassword(id: string, passwordHash: string, now: Date): Promise<boolean> {
+    async consumeResetAndSetPassword(id: string, passwordHash: string, now: Date): Promise<string | null> {
       return db.transaction(async (tx) => {
         const [reset] = await tx
           .update(passwordResets)
           .set({ usedAt: now })
           .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, now)))
           .returning({ userId: passwordResets.userId });
-        if (!reset) return false;
+        if (!reset) return null;
         await tx.update(users).set({ passwordHash }).where(eq(users.id, reset.userId));
         // A reset signs out every device: whoever knew the old password loses access.
         await tx.delete(sessions).where(eq(sessions.userId, reset.userId));
-        return true;
+        return reset.userId;
       });
     },
   };

@@ -30,6 +30,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
     mailer: ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined,
     onUserCreated: ctx.onUserCreated,
     log: (msg, err) => app.log.error({ err }, msg),
+    sessionCache: app.sessionCache,
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -21,6 +21,8 @@ export function createAuthService(deps: {
   mailer?: Mailer;
   onUserCreated: Array<(u: { id: string; email: string }) => Promise<void>>;
   log: (msg: string, err: unknown) => void;
+  /** This process's session cache (http/session.ts): ended sessions are evicted at once. */
+  sessionCache: { evict(sessionId: string): void; evictUser(userId: string): void };
   now?: () => Date;
 }) {
   const { repo, config } = deps;
@@ -73,7 +75,10 @@ export function createAuthService(deps: {
       return { user, ...(await startSession(user.id)) };
     },
 
-    logout: (sessionId: string) => repo.deleteSession(sessionId),
+    async logout(sessionId: string) {
+      await repo.deleteSession(sessionId);
+      deps.sessionCache.evict(sessionId);
+    },
 
     async forgotPassword(emailRaw: string, ip: string): Promise<{ message: string; resetToken?: string }> {
       const email = normaliseEmail(emailRaw);
@@ -96,8 +101,10 @@ export function createAuthService(deps: {
     },
 
     async resetPassword(token: string, password: string) {
-      const ok = await repo.consumeResetAndSetPassword(hashToken(token), await hashPassword(password), now());
-      if (!ok) throw badRequest('This reset token is invalid or has expired.');
+      const userId = await repo.consumeResetAndSetPassword(hashToken(token), await hashPassword(password), now());
+      // The reset deleted every session of the user; none may be served from the cache either.
+      if (userId) deps.sessionCache.evictUser(userId);
+      if (!userId) throw badRequest('This reset token is invalid or has expired.');
       return { message: 'Password reset successfully' };
     },
   };

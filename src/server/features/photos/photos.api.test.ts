@@ -344,6 +344,13 @@ describe(`photos API (${testDbKind})`, () => {
     );
     const all = (await get(cookie, '/api/photos')).json() as Array<{ id: string }>;
     expect(all).toHaveLength(63);
+    // A first page holding every photo (its length is the total, exactly full included), and one short of it.
+    for (const limit of [200, 63]) {
+      const whole = (await get(cookie, `/api/photos?limit=${limit}`)).json();
+      expect([whole.items.length, whole.total, whole.nextCursor]).toEqual([63, 63, null]);
+    }
+    const almost = (await get(cookie, '/api/photos?limit=62')).json();
+    expect([almost.items.length, almost.total, typeof almost.nextCursor]).toEqual([62, 63, 'string']);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;

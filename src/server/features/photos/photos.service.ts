@@ -137,11 +137,13 @@ export function createPhotosService(deps: {
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
-      const [{ items, next }, total] = await Promise.all([
-        repo.page(userId, limit, cursor ? decodeCursor(cursor) : null),
-        repo.count(userId),
+      const after = cursor ? decodeCursor(cursor) : null;
+      const { items, next } = await repo.page(userId, limit, after);
+      // A first page that is also the last holds every photo: its length is the total, no count(*).
+      const [total, shown] = await Promise.all([
+        !after && !next ? items.length : repo.count(userId),
+        withCurrentVersions(repo.db, items),
       ]);
-      const shown = await withCurrentVersions(repo.db, items);
       return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
     },
 

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, isNull, sum } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, sql, sum } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -28,20 +28,47 @@ export interface LedgerEntry {
 
 export const LOGIN_SOURCE = 'login';
 
+export interface LedgerSnapshot {
+  totalPoints: number;
+  adsSkipped: number;
+  timeSaved: number;
+  /** Uploaded photos (the demo library does not count). */
+  photosUploaded: number;
+  /** Local days with a login reward, ascending. */
+  loginDays: CalendarDay[];
+  lastLoginAt: Date | null;
+  /** Unlocked achievement ids. */
+  unlocked: string[];
+}
+
+/** Local days ('YYYY-MM-DD'), ascending and distinct, from `login:<day>` event ids. */
+const daysOf = (ids: readonly string[]): CalendarDay[] =>
+  [...new Set(ids.map((id) => id.slice(LOGIN_SOURCE.length + 1)).filter(isCalendarDay))].sort();
+
 export function createLedger(db: Db) {
-  /** Inserts each entry unless its event id exists; returns the entries actually added. */
+  /** Inserts each entry unless its event id exists (one statement); returns the entries actually added. */
   async function addEntries(tx: Db, userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]> {
-    const added: LedgerEntry[] = [];
+    const byId = new Map<string, LedgerEntry>();
     for (const e of entries) {
       const points = Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0;
-      const rows = await tx
-        .insert(pointsLedger)
-        .values({ userId, source: e.source, sourceEventId: e.sourceEventId, points, message: e.message ?? null })
-        .onConflictDoNothing({ target: [pointsLedger.userId, pointsLedger.sourceEventId] })
-        .returning({ id: pointsLedger.id });
-      if (rows.length > 0) added.push({ ...e, points });
+      if (!byId.has(e.sourceEventId)) byId.set(e.sourceEventId, { ...e, points });
     }
-    return added;
+    if (byId.size === 0) return [];
+    const rows = await tx
+      .insert(pointsLedger)
+      .values(
+        [...byId.values()].map((e) => ({
+          userId,
+          source: e.source,
+          sourceEventId: e.sourceEventId,
+          points: e.points,
+          message: e.message ?? null,
+        })),
+      )
+      .onConflictDoNothing({ target: [pointsLedger.userId, pointsLedger.sourceEventId] })
+      .returning({ sourceEventId: pointsLedger.sourceEventId });
+    const inserted = new Set(rows.map((r) => r.sourceEventId));
+    return [...byId.values()].filter((e) => inserted.has(e.sourceEventId));
   }
 
   async function totalPoints(tx: Db, userId: string): Promise<number> {
@@ -75,7 +102,7 @@ export function createLedger(db: Db) {
       .select({ id: pointsLedger.sourceEventId, at: pointsLedger.createdAt })
       .from(pointsLedger)
       .where(and(eq(pointsLedger.userId, userId), eq(pointsLedger.source, LOGIN_SOURCE)));
-    const days = [...new Set(rows.map((r) => r.id.slice(LOGIN_SOURCE.length + 1)).filter(isCalendarDay))].sort();
+    const days = daysOf(rows.map((r) => r.id));
     const lastLoginAt = rows.reduce<Date | null>((m, r) => (!m || r.at > m ? r.at : m), null);
     return { days, lastLoginAt };
   }
@@ -88,18 +115,52 @@ export function createLedger(db: Db) {
     return rows.map((r) => r.id);
   }
 
-  async function progress(tx: Db, userId: string): Promise<AchievementProgress> {
-    const [total, acts, photosUploaded, login] = [
-      await totalPoints(tx, userId),
-      await activityTotals(tx, userId),
-      await photoCount(tx, userId),
-      await loginDays(tx, userId),
-    ];
+  /**
+   * Everything the rewards summary, stats and the achievement check read, in ONE statement (each
+   * subquery uses a user_id index): every statement costs a round trip and a socket write, which
+   * dominate the server's CPU under load.
+   */
+  async function snapshot(tx: Db, userId: string): Promise<LedgerSnapshot> {
+    const [row] = await tx
+      .select({
+        total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
+        adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
+        timeSaved: sql<string>`(select coalesce(sum(${activities.timeSaved}), 0) from ${activities} where ${activities.userId} = ${userId})`,
+        photosUploaded: sql<string>`(select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
+        loginIds: sql<
+          string[]
+        >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`,
+        lastLoginAt:
+          sql<Date | null>`(select max(${pointsLedger.createdAt}) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`.mapWith(
+            pointsLedger.createdAt,
+          ),
+        unlocked: sql<
+          string[]
+        >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
+      })
+      .from(sql`(select 1) as one`);
+    const loginIds = row?.loginIds ?? [];
     return {
-      photosUploaded,
-      adsSkipped: acts.adsSkipped,
-      currentStreak: streakFromDays(login.days).currentStreak,
-      totalPoints: total,
+      totalPoints: Number(row?.total ?? 0),
+      adsSkipped: Number(row?.adsSkipped ?? 0),
+      timeSaved: Number(row?.timeSaved ?? 0),
+      photosUploaded: Number(row?.photosUploaded ?? 0),
+      loginDays: daysOf(loginIds),
+      lastLoginAt: row?.lastLoginAt ?? null,
+      unlocked: [...(row?.unlocked ?? [])],
+    };
+  }
+
+  async function progress(tx: Db, userId: string): Promise<{ progress: AchievementProgress; unlocked: string[] }> {
+    const snap = await snapshot(tx, userId);
+    return {
+      progress: {
+        photosUploaded: snap.photosUploaded,
+        adsSkipped: snap.adsSkipped,
+        currentStreak: streakFromDays(snap.loginDays).currentStreak,
+        totalPoints: snap.totalPoints,
+      },
+      unlocked: snap.unlocked,
     };
   }
 
@@ -110,7 +171,8 @@ export function createLedger(db: Db) {
   async function unlockAchievements(tx: Db, userId: string): Promise<Achievement[]> {
     const unlocked: Achievement[] = [];
     for (let round = 0; round < ACHIEVEMENTS.length; round++) {
-      const fresh = newlyUnlockedAchievements(await progress(tx, userId), await unlockedIds(tx, userId));
+      const p = await progress(tx, userId);
+      const fresh = newlyUnlockedAchievements(p.progress, p.unlocked);
       if (fresh.length === 0) break;
       for (const a of fresh) {
         const rows = await tx
@@ -136,6 +198,7 @@ export function createLedger(db: Db) {
     photoCount,
     loginDays,
     unlockedIds,
+    snapshot,
     unlockAchievements,
     /** Runs `fn` in one transaction (the activity row and its ledger entries commit together). */
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {

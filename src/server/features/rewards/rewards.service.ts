@@ -146,28 +146,27 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   }
 
   async function summary(userId: string): Promise<RewardsSummary> {
-    const db = ledger.db;
-    const login = await ledger.loginDays(db, userId);
-    const acts = await ledger.activityTotals(db, userId);
+    const snap = await ledger.snapshot(ledger.db, userId);
     return {
-      lastLoginDate: login.lastLoginAt ? login.lastLoginAt.toISOString() : null,
-      currentStreak: streakFromDays(login.days).currentStreak,
-      photosUploaded: await ledger.photoCount(db, userId),
-      adsSkipped: acts.adsSkipped,
-      totalPoints: await ledger.totalPoints(db, userId),
-      achievements: await ledger.unlockedIds(db, userId),
+      lastLoginDate: snap.lastLoginAt ? snap.lastLoginAt.toISOString() : null,
+      currentStreak: streakFromDays(snap.loginDays).currentStreak,
+      photosUploaded: snap.photosUploaded,
+      adsSkipped: snap.adsSkipped,
+      totalPoints: snap.totalPoints,
+      achievements: snap.unlocked,
     };
   }
 
   async function stats(userId: string, utcOffsetMinutes?: number): Promise<Stats> {
-    const db = ledger.db;
     const at = now();
-    const acts = await ledger.activityTotals(db, userId);
-    const entries = await ledger.entriesSince(userId, new Date(at.getTime() - 8 * DAY_MS));
+    const [snap, entries] = await Promise.all([
+      ledger.snapshot(ledger.db, userId),
+      ledger.entriesSince(userId, new Date(at.getTime() - 8 * DAY_MS)),
+    ]);
     return {
-      totalPoints: await ledger.totalPoints(db, userId),
-      adsSkipped: acts.adsSkipped,
-      timeSaved: acts.timeSaved,
+      totalPoints: snap.totalPoints,
+      adsSkipped: snap.adsSkipped,
+      timeSaved: snap.timeSaved,
       pointsByDay: pointsPerDay(entries, at, 7, clampUtcOffset(utcOffsetMinutes ?? 0)),
     };
   }
