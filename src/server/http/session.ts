@@ -55,7 +55,8 @@ export function clearSessionCookie(reply: FastifyReply) {
 
 /**
  * Resolves the session cookie on API requests only; static files need no database round trip.
- * A found session is reused for SESSION_CACHE_MS (session-cache.ts), so most requests skip the query.
+ * A found session is reused for SESSION_CACHE_MS (session-cache.ts), so most requests skip the query;
+ * the auth routes always read it from the database (authoritative sign-in state).
  */
 export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   const cache = new SessionCache<CachedUser>({ ttlMs: SESSION_CACHE_MS, maxEntries: SESSION_CACHE_MAX });
@@ -66,7 +67,8 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return;
     const id = hashToken(token);
-    let user = cache.get(id)?.user;
+    // /api/auth/* (the client's "who am I" at app load, login, logout) always asks the database.
+    let user = request.url.startsWith('/api/auth/') ? undefined : cache.get(id)?.user;
     if (!user) {
       const startedAt = cache.begin();
       const [row] = await ctx.db

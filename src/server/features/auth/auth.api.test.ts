@@ -74,9 +74,12 @@ describe(`auth API (${testDbKind})`, () => {
   it('logout deletes the session on the server: the old cookie stops working', async () => {
     const { cookie } = await signUp(t.app);
     expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(200);
+    // Another signed-in route, so this process has the session cached (http/session-cache.ts).
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(200);
     const out = await inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie } });
     expect(out.statusCode).toBe(200);
     expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(401);
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
   });
 
   it('rate-limits login per email with a clear 429', async () => {
@@ -99,7 +102,7 @@ describe(`auth API (${testDbKind})`, () => {
   it('reset token works once, then the new password signs in and the old does not', async () => {
     const { body, cookie } = await signUp(t.app);
     // Signed in and just used (so this process has the session cached) before the reset.
-    expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(200);
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(200);
     const forgot = await inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } });
     expect(forgot.statusCode).toBe(200);
     const { resetToken } = forgot.json();
@@ -121,6 +124,7 @@ describe(`auth API (${testDbKind})`, () => {
 
     // Existing sessions end with a reset.
     expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(401);
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
     const oldPw = await inject({
       method: 'POST',
       url: '/api/auth/login',
