@@ -37,34 +37,49 @@ function asPostgres(cmd, args) {
   execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-export async function startCluster() {
+/** A new, stopped cluster in a fresh temporary folder, owned by postgres when we are root. */
+export async function initCluster(prefix = 'eyevu-pg-') {
   const bin = findPgBin();
   if (!bin) throw new Error('PostgreSQL server binaries not found: install them with `apt-get install postgresql`');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-pg-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   chmodSync(dir, 0o777);
   const data = path.join(dir, 'data');
   const port = await freePort();
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
   asPostgres(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  asPostgres(path.join(bin, 'pg_ctl'), [
+  return { bin, dir, data, port, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+}
+
+/** Starts (or restarts) a cluster made by initCluster, on loopback only, and waits until it is up. */
+export function startPostmaster(c, maxConnections = 200) {
+  asPostgres(path.join(c.bin, 'pg_ctl'), [
     '-D',
-    data,
+    c.data,
     '-l',
-    path.join(dir, 'server.log'),
+    path.join(c.dir, 'server.log'),
     '-w',
     'start',
     '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    `-p ${c.port} -k ${c.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${maxConnections}`,
   ]);
-  const pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, pid };
+}
+
+/** The running postmaster's process id, or null. */
+export function postmasterPid(dataDir) {
+  const f = path.join(dataDir, 'postmaster.pid');
+  return existsSync(f) ? Number(readFileSync(f, 'utf8').split('\n')[0]) : null;
+}
+
+export async function startCluster() {
+  const c = await initCluster();
+  startPostmaster(c);
+  return { url: c.url, dir: c.dir, pid: postmasterPid(c.data) };
 }
 
 /** Stops the postmaster by its process id (never by name) and removes the cluster. */
 export function stopCluster(dir) {
-  const pidFile = path.join(dir, 'data', 'postmaster.pid');
-  if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const pid = postmasterPid(path.join(dir, 'data'));
+  if (pid) {
     try {
       process.kill(pid, 'SIGINT');
     } catch {
