@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -9,6 +8,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes } from './features/auth/auth.routes.js';
@@ -78,7 +78,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   await app.register(cookie);
-  await app.register(helmet, {
+  // Helmet's headers, computed once (http/security-headers.ts), not rebuilt on every request.
+  await registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],

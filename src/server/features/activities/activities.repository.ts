@@ -1,20 +1,30 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { activities } from '../../db/schema.js';
 
 export type ActivityRow = typeof activities.$inferSelect;
 
 export function createActivitiesRepository(db: Db) {
+  // Hot reads, prepared once (built once; on node-postgres parsed once per connection).
+  const list = db
+    .select()
+    .from(activities)
+    .where(eq(activities.userId, sql.placeholder('userId')))
+    .orderBy(desc(activities.createdAt), desc(activities.id))
+    .limit(sql.placeholder('limit'))
+    .prepare('activities_list');
+  const byEvent = db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.userId, sql.placeholder('userId')), eq(activities.eventId, sql.placeholder('eventId'))))
+    .limit(1)
+    .prepare('activities_by_event');
   return {
     async listForUser(userId: string, limit: number): Promise<ActivityRow[]> {
-      return db
-        .select()
-        .from(activities)
-        .where(eq(activities.userId, userId))
-        .orderBy(desc(activities.createdAt), desc(activities.id))
-        .limit(limit);
+      return list.execute({ userId, limit });
     },
     async findByEvent(tx: Db, userId: string, eventId: string): Promise<ActivityRow | undefined> {
+      if (tx === db) return (await byEvent.execute({ userId, eventId }))[0];
       const [row] = await tx
         .select()
         .from(activities)

@@ -1,14 +1,19 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appStatus } from '../../db/schema.js';
 
 export type AppStatusRow = typeof appStatus.$inferSelect;
 
 export function createAppStatusRepository(db: Db) {
+  const byUser = db
+    .select()
+    .from(appStatus)
+    .where(eq(appStatus.userId, sql.placeholder('userId')))
+    .limit(1)
+    .prepare('app_status_by_user');
   return {
     async find(userId: string): Promise<AppStatusRow | undefined> {
-      const [row] = await db.select().from(appStatus).where(eq(appStatus.userId, userId)).limit(1);
-      return row;
+      return (await byUser.execute({ userId }))[0];
     },
     async upsert(userId: string, values: Partial<Omit<AppStatusRow, 'userId'>>): Promise<AppStatusRow> {
       const [row] = await db

@@ -42,6 +42,21 @@ const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
 const newestFirst = [sql`${photos.uploadedAt} desc nulls last`, sql`${photos.id} desc nulls last`];
 
 export function createPhotosRepository(db: Db) {
+  // The gallery's first page and the image routes' lookup, prepared once (built once; on
+  // node-postgres parsed once per connection).
+  const firstPage = db
+    .select({ photo: photos, position: uploadedAtText })
+    .from(photos)
+    .where(eq(photos.userId, sql.placeholder('userId')))
+    .orderBy(...newestFirst)
+    .limit(sql.placeholder('limit'))
+    .prepare('photos_first_page');
+  const byId = db
+    .select()
+    .from(photos)
+    .where(and(eq(photos.userId, sql.placeholder('userId')), eq(photos.id, sql.placeholder('id'))))
+    .limit(1)
+    .prepare('photos_by_id');
   return {
     db,
 
@@ -55,19 +70,19 @@ export function createPhotosRepository(db: Db) {
 
     /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */
     async page(userId: string, limit: number, cursor: PhotoCursor | null) {
-      const rows = await db
-        .select({ photo: photos, position: uploadedAtText })
-        .from(photos)
-        .where(
-          and(
-            eq(photos.userId, userId),
-            cursor
-              ? sql`(${photos.uploadedAt}, ${photos.id}) < (${cursor.uploadedAt}::timestamptz, ${cursor.id}::uuid)`
-              : undefined,
-          ),
-        )
-        .orderBy(...newestFirst)
-        .limit(limit + 1);
+      const rows = cursor
+        ? await db
+            .select({ photo: photos, position: uploadedAtText })
+            .from(photos)
+            .where(
+              and(
+                eq(photos.userId, userId),
+                sql`(${photos.uploadedAt}, ${photos.id}) < (${cursor.uploadedAt}::timestamptz, ${cursor.id}::uuid)`,
+              ),
+            )
+            .orderBy(...newestFirst)
+            .limit(limit + 1)
+        : await firstPage.execute({ userId, limit: limit + 1 });
       const more = rows.length > limit;
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
@@ -86,12 +101,7 @@ export function createPhotosRepository(db: Db) {
     },
 
     async find(userId: string, id: string): Promise<PhotoRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(photos)
-        .where(and(eq(photos.userId, userId), eq(photos.id, id)))
-        .limit(1);
-      return row;
+      return (await byId.execute({ userId, id }))[0];
     },
 
     async findByDemoKey(userId: string, demoKey: string): Promise<PhotoRow | undefined> {

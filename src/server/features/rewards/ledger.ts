@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, isNull, sql, sum } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, sql, sum, type Placeholder } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -115,13 +115,8 @@ export function createLedger(db: Db) {
     return rows.map((r) => r.id);
   }
 
-  /**
-   * Everything the rewards summary, stats and the achievement check read, in ONE statement (each
-   * subquery uses a user_id index): every statement costs a round trip and a socket write, which
-   * dominate the server's CPU under load.
-   */
-  async function snapshot(tx: Db, userId: string): Promise<LedgerSnapshot> {
-    const [row] = await tx
+  const snapshotQuery = (q: Db, userId: string | Placeholder) =>
+    q
       .select({
         total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
         adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
@@ -139,6 +134,24 @@ export function createLedger(db: Db) {
         >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
       })
       .from(sql`(select 1) as one`);
+  /** Outside a transaction the snapshot is a prepared statement (built once, parsed once per connection). */
+  const snapshotPrepared = snapshotQuery(db, sql.placeholder('userId')).prepare('ledger_snapshot');
+  const entriesSincePrepared = db
+    .select({ points: pointsLedger.points, createdAt: pointsLedger.createdAt })
+    .from(pointsLedger)
+    .where(
+      and(eq(pointsLedger.userId, sql.placeholder('userId')), gte(pointsLedger.createdAt, sql.placeholder('since'))),
+    )
+    .orderBy(desc(pointsLedger.createdAt))
+    .prepare('ledger_entries_since');
+
+  /**
+   * Everything the rewards summary, stats and the achievement check read, in ONE statement (each
+   * subquery uses a user_id index): every statement costs a round trip and a socket write, which
+   * dominate the server's CPU under load.
+   */
+  async function snapshot(tx: Db, userId: string): Promise<LedgerSnapshot> {
+    const [row] = tx === db ? await snapshotPrepared.execute({ userId }) : await snapshotQuery(tx, userId);
     const loginIds = row?.loginIds ?? [];
     return {
       totalPoints: Number(row?.total ?? 0),
@@ -215,11 +228,7 @@ export function createLedger(db: Db) {
     },
     /** Ledger entries since `since`, for the per-day chart. */
     async entriesSince(userId: string, since: Date) {
-      return db
-        .select({ points: pointsLedger.points, createdAt: pointsLedger.createdAt })
-        .from(pointsLedger)
-        .where(and(eq(pointsLedger.userId, userId), gte(pointsLedger.createdAt, since)))
-        .orderBy(desc(pointsLedger.createdAt));
+      return entriesSincePrepared.execute({ userId, since: since.toISOString() });
     },
     async hasEvents(userId: string, eventIds: string[]) {
       if (eventIds.length === 0) return [];

@@ -1,4 +1,4 @@
-import { and, eq, isNull, ne } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { stripeEvents, subscriptions, users } from '../../db/schema.js';
 
@@ -7,10 +7,16 @@ export type SubscriptionInsert = typeof subscriptions.$inferInsert;
 
 /** SQL for the one-row-per-user subscription state, the Stripe customer link and processed events. */
 export function createSubscriptionsRepository(db: Db) {
+  // Read on every GET /api/subscription and by every gate: prepared once.
+  const byUser = db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, sql.placeholder('userId')))
+    .limit(1)
+    .prepare('subscription_by_user');
   return {
     async findByUser(userId: string): Promise<SubscriptionRow | undefined> {
-      const [row] = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).limit(1);
-      return row;
+      return (await byUser.execute({ userId }))[0];
     },
 
     /**
