@@ -24,6 +24,7 @@ export interface Database {
 const migrationsFolder = fromRoot('src/server/db/migrations');
 /** What autovacuum would do on a server: refresh statistics and the visibility map this often. */
 const PGLITE_MAINTENANCE_MS = 10 * 60 * 1000;
+const POOL_CLOSE_MS = 5_000;
 
 export async function openDatabase(opts: { databaseUrl?: string; pgliteDir: string }): Promise<Database> {
   if (opts.databaseUrl) {
@@ -41,7 +42,17 @@ export async function openDatabase(opts: { databaseUrl?: string; pgliteDir: stri
       ping: async () => {
         await pool.query('select 1');
       },
-      close: () => pool.end(),
+      // A client stranded by a connection lost mid-transaction can keep pool.end() waiting
+      // forever; shutdown must still finish, so it waits at most POOL_CLOSE_MS.
+      close: async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, POOL_CLOSE_MS);
+          timer.unref();
+        });
+        await Promise.race([pool.end().catch(() => undefined), deadline]);
+        clearTimeout(timer);
+      },
     };
   }
   if (opts.pgliteDir !== 'memory://') mkdirSync(opts.pgliteDir, { recursive: true });
