@@ -6,10 +6,9 @@
  *
  *   npx tsx bench/api.bench.ts [seconds=10]
  */
-import { fmtRatio, isMain, ms, printTable, type Row } from './lib/report.js';
+import { fmtRatio, isMain, ms, type Row } from './lib/report.js';
 import { bareServer, load } from './lib/load.js';
-import { prepareLibraries, type Libraries } from './lib/libraries.js';
-import { buildApp, removeDir } from './lib/server.js';
+import { runStandalone, type Libraries } from './lib/libraries.js';
 import type { Session } from './lib/http.js';
 
 const TARGET_RATIO = 0.5;
@@ -61,17 +60,5 @@ export async function runApi(libs: Libraries, seconds = 10): Promise<Row[]> {
 
 if (isMain(import.meta.url)) {
   const seconds = Number(process.argv[2] ?? 10);
-  (async () => {
-    buildApp();
-    const libs = await prepareLibraries();
-    try {
-      printTable(await runApi(libs, seconds));
-    } finally {
-      await libs.server.stop();
-      removeDir(libs.server.dataDir);
-    }
-  })().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runStandalone((libs) => runApi(libs, seconds));
 }

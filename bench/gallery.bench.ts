@@ -10,9 +10,8 @@
 import type { Browser } from '@playwright/test';
 import { launch, signedInContext } from './lib/browser.js';
 import type { Session } from './lib/http.js';
-import { prepareLibraries, type Libraries } from './lib/libraries.js';
-import { fmtRatio, isMain, median, ms, printTable, type Row } from './lib/report.js';
-import { buildApp, removeDir } from './lib/server.js';
+import { runStandalone, type Libraries } from './lib/libraries.js';
+import { fmtRatio, isMain, median, ms, type Row } from './lib/report.js';
 
 const TARGET_RATIO = 1.2;
 const TARGET_TILES = 100;
@@ -113,17 +112,5 @@ export async function runGallery(libs: Libraries, runs = 5): Promise<Row[]> {
 
 if (isMain(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 5);
-  (async () => {
-    buildApp();
-    const libs = await prepareLibraries();
-    try {
-      printTable(await runGallery(libs, runs));
-    } finally {
-      await libs.server.stop();
-      removeDir(libs.server.dataDir);
-    }
-  })().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runStandalone((libs) => runGallery(libs, runs));
 }

@@ -6,7 +6,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { register, waitAnalysisIdle, type Session } from './http.js';
-import { ROOT, serverEnv, startServer, tempDataDir, type RunningServer } from './server.js';
+import { printTable, type Row } from './report.js';
+import { buildApp, removeDir, ROOT, serverEnv, startServer, tempDataDir, type RunningServer } from './server.js';
 
 export const BIG = 100_000;
 export const SMALL = 100;
@@ -55,4 +56,21 @@ export async function prepareLibraries(): Promise<Libraries> {
     lastName: { big: `Seeded photo ${BIG - DEMO}`, small: `Seeded photo ${SMALL - DEMO}` },
     seedSeconds,
   };
+}
+
+/** A benchmark run on its own: build, seed both libraries, measure, print, always clean up. */
+export function runStandalone(measure: (libs: Libraries) => Promise<Row[]>) {
+  (async () => {
+    buildApp();
+    const libs = await prepareLibraries();
+    try {
+      printTable(await measure(libs));
+    } finally {
+      await libs.server.stop();
+      removeDir(libs.server.dataDir);
+    }
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }
