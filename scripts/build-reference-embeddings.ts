@@ -8,7 +8,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
 import { createVisionEngine } from '../src/server/features/analysis/vision/engine';
-import { EMBEDDING_LAYER } from '../src/server/features/analysis/vision/embedder';
+import { EMBEDDING_INPUT, EMBEDDING_LAYER } from '../src/server/features/analysis/vision/embedder';
 import { PHOTO_CATEGORIES, centroidOf, leaveOneOut, type LabelledEmbedding } from '../src/domain/photo-analysis';
 
 const root = projectRoot;
@@ -53,6 +53,7 @@ const out = {
   model: 'nsfwjs/inception_v3',
   layer: `${EMBEDDING_LAYER}+globalAveragePooling`,
   dims: samples[0]?.embedding.length ?? 0,
+  inputSize: EMBEDDING_INPUT,
   margin: round(loo.margin),
   leaveOneOut: {
     accuracy: round(loo.accuracy),

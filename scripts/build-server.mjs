@@ -3,7 +3,11 @@ import { build } from 'esbuild';
 import { precompressWeb } from './precompress-web.mjs';
 
 await build({
-  entryPoints: ['src/server/main.ts'],
+  // The vision thread is its own entry: node:worker_threads loads it from dist/server/vision-thread.js.
+  entryPoints: [
+    { in: 'src/server/main.ts', out: 'main' },
+    { in: 'src/server/features/analysis/vision/thread.ts', out: 'vision-thread' },
+  ],
   outdir: 'dist/server',
   bundle: true,
   platform: 'node',

@@ -94,6 +94,46 @@ describe('analyzePhoto', () => {
     expect(r.description).toBe('A cat outdoors');
   });
 
+  it('counts a face found in a turned frame when the scene looks like people, never in a pet photo', () => {
+    const sideways: DetectedFace = { ...face(), turned: 270 };
+    const people = analyzePhoto(input({ classification: cls('people'), faces: [sideways] }));
+    expect(people.faceCount).toBe(1);
+    expect(people.tags).toContain('portrait');
+    expect(people.category).toBe('people');
+    // Same face, but the embedding thinks it is a landscape: no person box, so it does not count.
+    expect(analyzePhoto(input({ faces: [sideways] })).faceCount).toBe(0);
+    // A dog in a scene the embedding calls people: its face is not a person's.
+    const dog = analyzePhoto(
+      input({ classification: cls('people'), objects: [obj('dog', 0.3, 0.3)], faces: [face(true)] }),
+    );
+    expect(dog.faceCount).toBe(0);
+  });
+
+  it('does not call a photo people when nobody was detected but a pet was', () => {
+    const r = analyzePhoto(input({ classification: cls('people'), objects: [obj('dog', 0.2, 0.2)] }));
+    expect(r.category).toBe('animals');
+    // With a detected person the embedding's people stands.
+    const withPerson = analyzePhoto(
+      input({ classification: cls('people'), objects: [obj('dog', 0.2, 0.2), obj('person', 0.1, 0.3)] }),
+    );
+    expect(withPerson.category).toBe('people');
+  });
+
+  it('settles an uncertain embedding only when a weaker detection agrees with its nearest category', () => {
+    const unsure: Classification = { category: 'uncategorized', nearest: 'food_drink', similarity: 0.5, margin: 0 };
+    expect(analyzePhoto(input({ classification: unsure, objects: [obj('cup', 0.4, 0.6, 0.45)] })).category).toBe(
+      'food_drink',
+    );
+    // A weak detection of another category does not decide it.
+    expect(analyzePhoto(input({ classification: unsure, objects: [obj('boat', 0.4, 0.6, 0.45)] })).category).toBe(
+      'uncategorized',
+    );
+    // Nor does a detection weaker than the agreeing threshold.
+    expect(analyzePhoto(input({ classification: unsure, objects: [obj('cup', 0.4, 0.6, 0.2)] })).category).toBe(
+      'uncategorized',
+    );
+  });
+
   it('tags a group and writes a description with companions', () => {
     const objects = [obj('person', 0.1, 0.3), obj('person', 0.1, 0.3), obj('person', 0.1, 0.3), obj('dog', 0.1, 0.2)];
     const r = analyzePhoto(input({ objects }));

@@ -253,6 +253,8 @@ export interface DetectedFace {
   /** The mesh model produced landmarks, i.e. this is a human face, not a cat's. */
   hasMesh: boolean;
   box: Box;
+  /** Found in the frame turned by this many degrees (a photo lying on its side); 0 or absent: upright. */
+  turned?: 0 | 90 | 270;
 }
 
 export const THRESHOLDS = {
@@ -268,6 +270,8 @@ export const THRESHOLDS = {
   faceAreaForPeople: 0.015,
   groupSize: 3,
   subjectAreaForCategory: 0.15,
+  /** A detection this weak only counts when it agrees with the embedding's nearest category. */
+  agreeingObjectScore: 0.3,
   nightBrightness: 0.2,
   outdoorSky: 0.35,
 } as const;
@@ -322,6 +326,8 @@ const OUTDOOR_OBJECTS = new Set([
   'parking meter',
 ]);
 const ANIMALS = new Set(['bird', 'cat', 'dog', 'horse', 'sheep', 'cow', 'elephant', 'bear', 'zebra', 'giraffe']);
+/** Their faces can pass BlazeFace and even the mesh check. */
+const PETS = new Set(['cat', 'dog']);
 const VEHICLES = new Set(['bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat']);
 const FOOD = new Set([
   'banana',
@@ -339,19 +345,20 @@ const FOOD = new Set([
   'bowl',
 ]);
 
-/** A detected subject this large decides the category even against the embedding. */
-function categoryFromObjects(objects: readonly DetectedObject[]): PhotoCategory | undefined {
+function subjectCategory(label: string): PhotoCategory | undefined {
+  if (ANIMALS.has(label)) return 'animals';
+  if (VEHICLES.has(label)) return 'vehicles_transport';
+  if (FOOD.has(label)) return 'food_drink';
+  return undefined;
+}
+
+/** The category of the largest detected animal, vehicle or food subject covering at least `minArea`. */
+function categoryFromObjects(objects: readonly DetectedObject[], minArea: number): PhotoCategory | undefined {
   let best: { category: PhotoCategory; a: number } | undefined;
   for (const o of objects) {
-    const category: PhotoCategory | undefined = ANIMALS.has(o.label)
-      ? 'animals'
-      : VEHICLES.has(o.label)
-        ? 'vehicles_transport'
-        : FOOD.has(o.label)
-          ? 'food_drink'
-          : undefined;
+    const category = subjectCategory(o.label);
     const a = area(o.box);
-    if (category && a >= THRESHOLDS.subjectAreaForCategory && (!best || a > best.a)) best = { category, a };
+    if (category && a >= minArea && (!best || a > best.a)) best = { category, a };
   }
   return best?.category;
 }
@@ -385,21 +392,38 @@ export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
   const persons = input.objects.filter(
     (o) => o.label === 'person' && o.score >= T.objectScore && area(o.box) >= T.minPersonArea,
   );
-  // Dog and cat faces can pass even the mesh check; a face only counts inside a person box.
+  // Dog and cat faces can pass even the mesh check, so a face counts only inside a person box, or
+  // when the whole scene looks like people (nearest centroid) and no pet was detected in it.
+  const pet = objects.some((o) => PETS.has(o.label));
+  const peopleScene = input.classification.nearest === 'people' && !pet;
   const faces = input.faces.filter(
     (f) =>
       f.hasMesh &&
       f.score >= T.faceScore &&
       area(f.box) >= T.minFaceArea &&
-      persons.some((p) => overlaps(f.box, p.box)),
+      ((!f.turned && persons.some((p) => overlaps(f.box, p.box))) || peopleScene),
   );
   const faceCount = faces.length;
   const personCount = Math.max(persons.length, faceCount);
 
   const bigPerson = persons.some((p) => area(p.box) >= T.personAreaForPeople);
   const bigFace = faces.some((f) => area(f.box) >= T.faceAreaForPeople);
-  const category: CategoryResult =
-    bigPerson || bigFace ? 'people' : (categoryFromObjects(objects) ?? input.classification.category);
+  const cls = input.classification;
+  let category: CategoryResult =
+    bigPerson || bigFace ? 'people' : (categoryFromObjects(objects, T.subjectAreaForCategory) ?? cls.category);
+  if (category === 'people' && persons.length === 0 && faceCount === 0) {
+    // The embedding says people but nobody was detected: a detected animal, vehicle or food wins.
+    category = categoryFromObjects(objects, T.minObjectArea) ?? category;
+  }
+  if (category === 'uncategorized') {
+    // Too close to call for the embedding alone, but a weaker detection of a subject of the
+    // nearest category agrees with it: two independent models together are enough.
+    const agree = input.objects.some(
+      (o) =>
+        o.score >= T.agreeingObjectScore && area(o.box) >= T.minObjectArea && subjectCategory(o.label) === cls.nearest,
+    );
+    if (agree) category = cls.nearest;
+  }
 
   const tags: string[] = [];
   const add = (t: string): void => {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -28,6 +29,7 @@ const envSchema = z.object({
   MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
+  VISION_THREADS: z.coerce.number().int().min(1).max(16).optional(),
 });
 
 export interface Config {
@@ -55,6 +57,8 @@ export interface Config {
   /** Built client served by the API process; absent in API-only tests. */
   webDir?: string;
   rateLimits: { loginPerEmail: number; loginPerIp: number; forgotPerEmail: number; windowMs: number };
+  /** Threads running the vision models (one tfjs WASM runtime each); default: one per core, at most 2. */
+  visionThreads: number;
   /** Background workers (analysis queue) start with the server unless a test turns them off. */
   startWorkers: boolean;
   /** Orphan blobs younger than this are never swept (default 10 minutes); crash tests shorten it. */
@@ -92,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     webDir: path.resolve('dist/web'),
     rateLimits: { loginPerEmail: 10, loginPerIp: 50, forgotPerEmail: 5, windowMs: 15 * 60 * 1000 },
+    visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),
     startWorkers: true,
   };
 }

@@ -6,7 +6,7 @@ import { requireUser } from '../../http/session.js';
 import { createAlbumsRepository } from '../albums/albums.repository.js';
 import { createAnalysisRepository } from './analysis.repository.js';
 import { createAnalysisWorker, type PhotoAnalyzer } from './analysis.worker.js';
-import { visionAnalyzer } from './vision-analyzer.js';
+import { createVisionAnalyzer } from './vision-analyzer.js';
 
 export interface AnalysisRoutesOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */
@@ -18,10 +18,18 @@ export interface AnalysisRoutesOptions {
 export async function analysisRoutes(app: FastifyInstance, ctx: AppContext, opts: AnalysisRoutesOptions = {}) {
   const repo = createAnalysisRepository(ctx.db);
   const albums = createAlbumsRepository(ctx.db);
+  let analyze = opts.analyze;
+  if (!analyze) {
+    const vision = createVisionAnalyzer(ctx.config.visionThreads);
+    ctx.onClose.push(() => vision.close());
+    analyze = vision.analyze;
+  }
   const worker = createAnalysisWorker({
     repo,
     blobs: ctx.blobs,
-    analyze: opts.analyze ?? visionAnalyzer,
+    analyze,
+    // Two jobs per thread: one is decoded and read from disk while the other is in inference.
+    concurrency: opts.analyze ? undefined : ctx.config.visionThreads * 2,
     lockMs: opts.lockMs,
     onSettled: (userId) => albums.syncSmartAlbums(userId),
     log: (msg, err) => app.log.warn({ err }, msg),

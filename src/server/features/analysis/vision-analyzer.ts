@@ -1,15 +1,23 @@
 import type { AnalysisOutcome } from './analysis.repository.js';
 import type { PhotoAnalyzer } from './analysis.worker.js';
-import { createVisionEngine, type VisionEngine } from './vision/index.js';
+import { createVisionPool } from './vision/pool.js';
 
-let engine: VisionEngine | undefined;
+export interface VisionAnalyzer {
+  analyze: PhotoAnalyzer;
+  close(): Promise<void>;
+}
 
 /**
- * The real analyzer: one vision engine per process, created on the first job (never at server
- * start or on a request), models loaded then and kept for the life of the process.
+ * The real analyzer: a pool of vision threads, spawned on the first job (never at server start or
+ * on a request); each thread loads the models then and keeps them for the life of the process.
  */
-export const visionAnalyzer: PhotoAnalyzer = async (image: Buffer): Promise<AnalysisOutcome> => {
-  engine ??= createVisionEngine();
-  const r = await engine.analyze(image);
-  return { category: r.category, tags: r.tags, description: r.description, faceCount: r.faceCount };
-};
+export function createVisionAnalyzer(threads: number): VisionAnalyzer {
+  const pool = createVisionPool({ threads });
+  return {
+    async analyze(image: Buffer): Promise<AnalysisOutcome> {
+      const r = await pool.analyze(image);
+      return { category: r.category, tags: r.tags, description: r.description, faceCount: r.faceCount };
+    },
+    close: () => pool.close(),
+  };
+}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import sharp from 'sharp';
 import { createRequire } from 'node:module';
 import type { Config, Human } from '@vladmandic/human';
 import { tf, packageDir } from './runtime';
@@ -11,8 +12,16 @@ export interface Detections {
   faces: DetectedFace[];
 }
 
+/** Long side of a turned frame given to the face models. */
+const FACE_SIDE = 512;
+
+export interface DetectHints {
+  /** The embedding's nearest category is people: look for faces even without a confident person box. */
+  peopleScene?: boolean;
+}
+
 export interface Detector {
-  detect(img: RgbImage): Promise<Detections>;
+  detect(img: RgbImage, hints?: DetectHints): Promise<Detections>;
 }
 
 /**
@@ -20,6 +29,13 @@ export interface Detector {
  * Everything else Human can do is switched off: each extra model costs load time and
  * per-image latency, and we only need counts and labels.
  */
+/** A float batch of one; tidy() frees the int32 and intermediate tensors, so nothing leaks per photo. */
+function toInput(img: RgbImage): tf.Tensor4D {
+  return tf.tidy(
+    () => tf.tensor3d(img.data, [img.height, img.width, 3], 'int32').toFloat().expandDims(0) as tf.Tensor4D,
+  );
+}
+
 export async function loadDetector(modelsDir?: string, nodeModulesDir?: string): Promise<Detector> {
   registerLocalModelRouter();
   const dir = modelsDir ?? path.join(packageDir('@vladmandic/human', nodeModulesDir), 'models');
@@ -32,6 +48,9 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     cacheModels: false,
     debug: process.env.EYEVU_VISION_DEBUG === '1',
     warmup: 'none',
+    // Human is built for video: by default it reuses the previous frame's boxes when the input looks
+    // similar enough. Photos are unrelated frames, so every call must run the models.
+    cacheSensitivity: 0,
     async: false,
     filter: { enabled: false },
     face: {
@@ -39,6 +58,8 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
       detector: {
         enabled: true,
         modelPath: 'blazeface.json',
+        skipFrames: 0,
+        skipTime: 0,
         maxDetected: 20,
         minConfidence: 0.5,
         rotation: false,
@@ -58,7 +79,15 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     hand: { enabled: false },
     gesture: { enabled: false },
     segmentation: { enabled: false },
-    object: { enabled: true, modelPath: 'centernet.json', minConfidence: 0.3, maxDetected: 20, iouThreshold: 0.4 },
+    object: {
+      enabled: true,
+      modelPath: 'centernet.json',
+      skipFrames: 0,
+      skipTime: 0,
+      minConfidence: 0.3,
+      maxDetected: 20,
+      iouThreshold: 0.4,
+    },
   } as Partial<Config>;
   // Human's package `exports` would pick its tfjs-node build under Node, which cannot be
   // installed here; its node-wasm build shares the CJS @tensorflow/tfjs-core we use, so
@@ -72,12 +101,12 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   const objectsOnly = { face: { enabled: false }, object: { enabled: true } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
-    async detect(img) {
-      const input = tf.tensor3d(img.data, [img.height, img.width, 3], 'int32').toFloat().expandDims(0) as tf.Tensor4D;
+    async detect(img, hints = {}) {
+      const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        // Objects first; faces only count inside a person box (see analyzePhoto), so the face
-        // models (BlazeFace + FaceMesh) run only when a person large enough to count was found.
+        // Objects first; faces count inside a person box or in a scene the embedding calls people
+        // (see analyzePhoto), so the face models (BlazeFace + FaceMesh) run only in those cases.
         // Human merges a per-call config into its own, so both switches are set on every call.
         const res = await human.detect(input as never, objectsOnly);
         const W = img.width;
@@ -91,14 +120,48 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
           (o) =>
             o.label === 'person' && o.score >= THRESHOLDS.objectScore && o.box.w * o.box.h >= THRESHOLDS.minPersonArea,
         );
-        if (!person) return { objects, faces: [] };
-        const withFaces = await human.detect(input as never, facesOnly);
-        const faces: DetectedFace[] = withFaces.face.map((f) => ({
-          score: f.faceScore ?? f.score,
-          boxScore: f.boxScore ?? f.score,
-          hasMesh: Array.isArray(f.mesh) && f.mesh.length > 100,
-          box: { x: f.box[0] / W, y: f.box[1] / H, w: f.box[2] / W, h: f.box[3] / H },
-        }));
+        if (!person && !hints.peopleScene) return { objects, faces: [] };
+        const facesIn = async (t: tf.Tensor4D, turned: 0 | 90 | 270, w = W, h = H): Promise<DetectedFace[]> => {
+          const r = await human.detect(t as never, facesOnly);
+          // Boxes of a turned frame are mapped back by swapping axes; only their size is used then.
+          return r.face.map((f) => {
+            const b = { x: f.box[0] / w, y: f.box[1] / h, w: f.box[2] / w, h: f.box[3] / h };
+            return {
+              score: f.faceScore ?? f.score,
+              boxScore: f.boxScore ?? f.score,
+              hasMesh: Array.isArray(f.mesh) && f.mesh.length > 100,
+              box: turned ? { x: b.y, y: b.x, w: b.h, h: b.w } : b,
+              turned,
+            };
+          });
+        };
+        let faces = await facesIn(input, 0);
+        // Photos from cameras that wrote no orientation tag lie on their side, and BlazeFace only
+        // finds upright faces; for a scene that looks like people, try it turned both ways.
+        const good = (fs: DetectedFace[]) => fs.some((f) => f.hasMesh && f.score >= THRESHOLDS.faceScore);
+        if (hints.peopleScene && !good(faces)) {
+          for (const turned of [90, 270] as const) {
+            // Turned and scaled by sharp (not tensor ops): BlazeFace is sensitive to resampling, and
+            // a fresh resize of the turned frame to the detector size finds faces the transposed tensor missed.
+            const { data, info } = await sharp(img.data, { raw: { width: W, height: H, channels: 3 } })
+              .rotate(turned)
+              .resize(FACE_SIDE, FACE_SIDE, { fit: 'inside' })
+              .raw()
+              .toBuffer({ resolveWithObject: true });
+            const t = toInput({
+              data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+              width: info.width,
+              height: info.height,
+            });
+            try {
+              const turnedFaces = await facesIn(t, turned, info.width, info.height);
+              if (good(turnedFaces)) faces = turnedFaces;
+            } finally {
+              t.dispose();
+            }
+            if (faces[0]?.turned) break;
+          }
+        }
         return { objects, faces };
       } finally {
         input.dispose();

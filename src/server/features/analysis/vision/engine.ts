@@ -23,6 +23,8 @@ export interface ReferenceEmbeddings {
   model: string;
   layer: string;
   dims: number;
+  /** Square input side the embeddings were computed at (older files: 299). */
+  inputSize?: number;
   margin: number;
   /** Reference-set mean, subtracted from every embedding before cosine comparison. */
   mean?: Float32Array;
@@ -54,6 +56,8 @@ export interface VisionEngine {
   analyze(image: Buffer): Promise<VisionResult>;
   embed(image: Buffer): Promise<Float32Array>;
   readonly loadMs: number | undefined;
+  /** Releases threads, if any. */
+  close(): Promise<void>;
 }
 
 export function defaultReferencePath(): string {
@@ -78,6 +82,7 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
     model: String(json.model),
     layer: String(json.layer),
     dims: Number(json.dims),
+    inputSize: typeof json.inputSize === 'number' ? json.inputSize : undefined,
     margin: json.margin,
     mean: Array.isArray(json.mean) ? Float32Array.from(json.mean.map(Number)) : undefined,
     centroids,
@@ -110,12 +115,22 @@ export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage;
   };
 }
 
+export type DecodedInputs = Awaited<ReturnType<typeof decodeForModels>>;
+
 /**
- * Loads nothing until load()/analyze() is first called; the models then stay in memory
- * for the life of the process (or worker thread). Calls are serialised internally
- * because tfjs' WASM backend is single-threaded per process.
+ * The models and the inference on already-decoded pixels. Lives wherever tfjs runs: in process
+ * (scripts, tests) or inside a vision thread (the server). Loads nothing until load() or the first
+ * call; the models then stay in memory for the life of the thread. Calls are serialised because
+ * tfjs' WASM backend runs one inference at a time per thread.
  */
-export function createVisionEngine(options: VisionEngineOptions = {}): VisionEngine {
+export interface VisionCore {
+  load(): Promise<void>;
+  analyzeDecoded(inputs: DecodedInputs): Promise<VisionResult>;
+  embedDecoded(inputs: DecodedInputs): Promise<Float32Array>;
+  readonly loadMs: number | undefined;
+}
+
+export function createVisionCore(options: VisionEngineOptions = {}): VisionCore {
   let loading: Promise<void> | undefined;
   let embedder: Embedder | undefined;
   let detector: Detector | undefined;
@@ -132,6 +147,12 @@ export function createVisionEngine(options: VisionEngineOptions = {}): VisionEng
       if (options.referencePath !== '') {
         const refPath = options.referencePath ?? defaultReferencePath();
         reference = parseReferenceEmbeddings(JSON.parse(await readFile(refPath, 'utf8')));
+        if (reference.dims !== embedder.dims || (reference.inputSize ?? EMBEDDING_INPUT) !== EMBEDDING_INPUT) {
+          throw new Error(
+            `vision: ${refPath} was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
+              'run npx tsx scripts/build-reference-embeddings.ts',
+          );
+        }
       }
       loadMs = performance.now() - t0;
     })();
@@ -153,27 +174,26 @@ export function createVisionEngine(options: VisionEngineOptions = {}): VisionEng
     get loadMs() {
       return loadMs;
     },
-    async embed(image) {
+    async embedDecoded(inputs) {
       await load();
-      const inputs = await decodeForModels(image);
       return serial(async () => {
         if (!embedder) throw new Error('vision: embedder not loaded');
         return embedder.embed(inputs.embed);
       });
     },
-    async analyze(image) {
+    async analyzeDecoded(inputs) {
       await load();
-      const t0 = performance.now();
-      const inputs = await decodeForModels(image);
       return serial(async () => {
         if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
         const t1 = performance.now();
         const embedding = embedder.embed(inputs.embed);
         const t2 = performance.now();
-        const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
         const mean = reference.mean;
         const centred = mean ? embedding.map((x, i) => x - mean[i]) : embedding;
         const classification = classifyEmbedding(centred, reference.centroids, reference.margin);
+        const detections: Detections = detector
+          ? await detector.detect(inputs.detect, { peopleScene: classification.nearest === 'people' })
+          : { objects: [], faces: [] };
         const t3 = performance.now();
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
         const analysis = analyzePhoto({
@@ -189,9 +209,33 @@ export function createVisionEngine(options: VisionEngineOptions = {}): VisionEng
           detections,
           embeddingMs: t2 - t1,
           detectMs: t3 - t2,
-          totalMs: performance.now() - t0,
+          totalMs: performance.now() - t1,
         };
       });
+    },
+  };
+}
+
+/** Decoding (sharp, off the JS thread) plus a core in this same thread: for scripts and tests. */
+export function createVisionEngine(options: VisionEngineOptions = {}): VisionEngine {
+  const core = createVisionCore(options);
+  return {
+    load: () => core.load(),
+    get loadMs() {
+      return core.loadMs;
+    },
+    async embed(image) {
+      await core.load();
+      return core.embedDecoded(await decodeForModels(image));
+    },
+    async analyze(image) {
+      await core.load();
+      const t0 = performance.now();
+      const r = await core.analyzeDecoded(await decodeForModels(image));
+      return { ...r, totalMs: performance.now() - t0 };
+    },
+    async close() {
+      // Nothing to release: tfjs memory belongs to the process.
     },
   };
 }

@@ -1,0 +1,162 @@
+import { Worker } from 'node:worker_threads';
+import {
+  decodeForModels,
+  type DecodedInputs,
+  type VisionEngine,
+  type VisionEngineOptions,
+  type VisionResult,
+} from './engine';
+import type { ThreadReply, ThreadRequest } from './thread';
+
+/**
+ * Several vision threads behind the VisionEngine interface. tfjs' WASM backend is single-threaded
+ * under Node, so one thread per core is how analysis uses the machine; it also keeps inference
+ * (hundreds of ms of synchronous WASM per photo) off the HTTP event loop.
+ */
+export interface VisionPoolOptions extends VisionEngineOptions {
+  threads: number;
+}
+
+type Task = { type: 'load' } | { type: 'analyze' | 'embed'; inputs: DecodedInputs };
+
+interface Pending {
+  task: Task;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker?: Worker;
+  current?: Pending & { id: number };
+  /** Per-thread tasks (loading) that must run on this slot, before the shared queue. */
+  own: Pending[];
+}
+
+/** The bundle ships the thread as dist/server/vision-thread.js; from source it needs tsx's loader. */
+function spawn(options: VisionEngineOptions): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    const target = new URL('./thread.ts', here).href;
+    const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); })`;
+    return new Worker(boot, { eval: true, workerData: { options } });
+  }
+  return new Worker(new URL('./vision-thread.js', here), { workerData: { options } });
+}
+
+export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
+  const { threads, ...options } = o;
+  if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
+  const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
+  const queue: Pending[] = [];
+  let nextId = 1;
+  let loadMs: number | undefined;
+  let closed = false;
+
+  function stopped(slot: Slot, why: string) {
+    const cur = slot.current;
+    slot.worker = undefined;
+    slot.current = undefined;
+    cur?.reject(new Error(`vision thread stopped: ${why}`));
+    // A fresh thread is spawned for whatever is still queued.
+    pump();
+  }
+
+  function ensureWorker(slot: Slot): Worker {
+    if (slot.worker) return slot.worker;
+    const w = spawn(options);
+    w.unref();
+    w.on('message', (r: ThreadReply) => {
+      const cur = slot.current;
+      if (!cur || cur.id !== r.id) return;
+      slot.current = undefined;
+      w.unref();
+      if (r.ok) {
+        if (r.loadMs !== undefined) loadMs = Math.max(loadMs ?? 0, r.loadMs);
+        cur.resolve(r.value);
+      } else cur.reject(new Error(r.error));
+      pump();
+    });
+    w.on('error', (err: Error) => {
+      if (slot.worker === w) stopped(slot, err.message);
+    });
+    w.on('exit', (code) => {
+      if (slot.worker === w) stopped(slot, `exit code ${code}`);
+    });
+    slot.worker = w;
+    return w;
+  }
+
+  function pump() {
+    if (closed) return;
+    for (const slot of slots) {
+      if (slot.current) continue;
+      const next = slot.own.shift() ?? queue.shift();
+      if (!next) continue;
+      const w = ensureWorker(slot);
+      const id = nextId++;
+      slot.current = { ...next, id };
+      // Referenced only while working, so an idle pool never keeps a process alive.
+      w.ref();
+      const msg: ThreadRequest = next.task.type === 'load' ? { id, type: 'load' } : { id, ...next.task };
+      const transfer =
+        next.task.type === 'load'
+          ? []
+          : [
+              next.task.inputs.embed.data.buffer,
+              next.task.inputs.detect.data.buffer,
+              next.task.inputs.thumb.data.buffer,
+            ];
+      w.postMessage(msg, transfer as ArrayBuffer[]);
+    }
+  }
+
+  function submit<T>(task: Task, slot?: Slot): Promise<T> {
+    if (closed) return Promise.reject(new Error('vision pool is closed'));
+    return new Promise<T>((resolve, reject) => {
+      const p: Pending = { task, resolve: resolve as (v: unknown) => void, reject };
+      (slot ? slot.own : queue).push(p);
+      pump();
+    });
+  }
+
+  /** Own, transferable copies: sharp's buffers may be views into a larger shared allocation. */
+  async function decode(image: Buffer): Promise<DecodedInputs> {
+    const d = await decodeForModels(image);
+    const own = (x: DecodedInputs['embed']) => ({ ...x, data: new Uint8Array(x.data) });
+    return { embed: own(d.embed), detect: own(d.detect), thumb: own(d.thumb) };
+  }
+
+  let loading: Promise<void> | undefined;
+  return {
+    threads,
+    get loadMs() {
+      return loadMs;
+    },
+    load() {
+      loading ??= Promise.all(slots.map((s) => submit<void>({ type: 'load' }, s))).then(() => undefined);
+      loading.catch(() => {
+        loading = undefined;
+      });
+      return loading;
+    },
+    async analyze(image) {
+      return submit<VisionResult>({ type: 'analyze', inputs: await decode(image) });
+    },
+    async embed(image) {
+      return submit<Float32Array>({ type: 'embed', inputs: await decode(image) });
+    },
+    async close() {
+      closed = true;
+      for (const p of queue.splice(0)) p.reject(new Error('vision pool is closed'));
+      await Promise.all(
+        slots.map(async (s) => {
+          const w = s.worker;
+          s.worker = undefined;
+          s.current?.reject(new Error('vision pool is closed'));
+          s.current = undefined;
+          if (w) await w.terminate();
+        }),
+      );
+    },
+  };
+}

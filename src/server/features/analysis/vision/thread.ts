@@ -1,0 +1,31 @@
+/**
+ * Entry point of a vision thread (node:worker_threads). Each thread owns one tfjs WASM runtime and
+ * one copy of the models: WASM inference is single-threaded in Node, so parallelism across cores
+ * comes from several threads. Pixels arrive already decoded (sharp runs in the parent's libuv pool).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createVisionCore, type DecodedInputs, type VisionEngineOptions } from './engine';
+
+export type ThreadRequest =
+  { id: number; type: 'load' } | { id: number; type: 'analyze' | 'embed'; inputs: DecodedInputs };
+
+export type ThreadReply =
+  { id: number; ok: true; value: unknown; loadMs?: number } | { id: number; ok: false; error: string };
+
+if (!parentPort) throw new Error('vision thread: must run inside a worker thread');
+const port = parentPort;
+const core = createVisionCore((workerData as { options?: VisionEngineOptions } | null)?.options ?? {});
+
+port.on('message', (m: ThreadRequest) => {
+  const work =
+    m.type === 'load' ? core.load() : m.type === 'embed' ? core.embedDecoded(m.inputs) : core.analyzeDecoded(m.inputs);
+  work.then(
+    (value: unknown) => port.postMessage({ id: m.id, ok: true, value, loadMs: core.loadMs } satisfies ThreadReply),
+    (err: unknown) =>
+      port.postMessage({
+        id: m.id,
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+      } satisfies ThreadReply),
+  );
+});
