@@ -32,6 +32,17 @@ export function createActivitiesRepository(db: Db) {
         .limit(1);
       return row;
     },
+    /**
+     * The INSERT of a new activity as a statement to compose (ledger.recordEventWithAward):
+     * nothing when this user already recorded the event id (the unique index decides, even under a race).
+     */
+    insertStatement(values: typeof activities.$inferInsert) {
+      return db
+        .insert(activities)
+        .values(values)
+        .onConflictDoNothing({ target: [activities.userId, activities.eventId] })
+        .returning({ id: activities.id, createdAt: activities.createdAt });
+    },
     /** Undefined when this user already recorded the event id (the unique index decides, even under a race). */
     async insert(tx: Db, values: typeof activities.$inferInsert): Promise<ActivityRow | undefined> {
       const [row] = await tx

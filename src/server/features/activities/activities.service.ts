@@ -41,8 +41,8 @@ export function toActivity(row: ActivityRow): Activity {
  * - timeSaved = the ad's duration;
  * - pointsEarned = validateGameResult(gameData).points with a game (impossible scores are 400),
  *   otherwise adCompletionPoints(duration); plus the skip reward ceil(duration / 10) as its own entry.
- * The activity row and its ledger entries (`activity:<eventId>`, `skip:<eventId>`, achievements)
- * commit in one transaction. The event id comes from `Idempotency-Key`, else body `eventId`, else a
+ * The activity row and its ledger entries (`activity:<eventId>`, `skip:<eventId>`, the achievements
+ * it makes due) are ONE statement (atomic). The event id comes from `Idempotency-Key`, else body `eventId`, else a
  * fresh UUID (then a replayed request cannot be recognised and counts again).
  */
 export function createActivitiesService({ repo, ledger, canUseAdOverlay = allowAllAdOverlay }: ActivitiesServiceDeps) {
@@ -60,51 +60,59 @@ export function createActivitiesService({ repo, ledger, canUseAdOverlay = allowA
       const eventId = idempotencyKey?.trim() || body.eventId || randomUUID();
       if (eventId.length > 200) throw badRequest('Idempotency-Key is too long');
 
-      const existing = await repo.findByEvent(ledger.db, userId, eventId);
-      if (existing) return replay(existing);
-
       let points: number;
       let game: { gameType: string; score: number; completed: boolean } | null = null;
-      if (body.gameData) {
-        const check = validateGameResult(body.gameData, ad.durationSeconds);
-        if (!check.ok) throw badRequest(check.reason);
-        points = check.points;
-        game = { gameType: check.gameType, score: check.score, completed: check.completed };
-      } else {
-        if (!(await canUseAdOverlay(userId))) throw forbidden(AD_OVERLAY_REQUIRED_MESSAGE);
-        points = adCompletionPoints(ad.durationSeconds);
+      try {
+        if (body.gameData) {
+          const check = validateGameResult(body.gameData, ad.durationSeconds);
+          if (!check.ok) throw badRequest(check.reason);
+          points = check.points;
+          game = { gameType: check.gameType, score: check.score, completed: check.completed };
+        } else {
+          if (!(await canUseAdOverlay(userId))) throw forbidden(AD_OVERLAY_REQUIRED_MESSAGE);
+          points = adCompletionPoints(ad.durationSeconds);
+        }
+      } catch (err) {
+        // A replay of a recorded event answers as a replay, whatever its body or plan now says.
+        const existing = await repo.findByEvent(ledger.db, userId, eventId);
+        if (existing) return replay(existing);
+        throw err;
       }
       const skip = skipReward(ad.durationSeconds);
-
-      const result = await ledger.transaction(async (tx) => {
-        const row = await repo.insert(tx, {
-          userId,
-          app: ad.app,
-          adDuration: ad.durationSeconds,
-          timeSaved: ad.durationSeconds,
-          pointsEarned: points,
-          gameType: game?.gameType ?? null,
-          gameScore: game?.score ?? null,
-          gameCompleted: game?.completed ?? null,
-          eventId,
-        });
-        if (!row) return null;
-        const added = await ledger.addEntries(tx, userId, [
+      const values = {
+        userId,
+        app: ad.app,
+        adDuration: ad.durationSeconds,
+        timeSaved: ad.durationSeconds,
+        pointsEarned: points,
+        gameType: game?.gameType ?? null,
+        gameScore: game?.score ?? null,
+        gameCompleted: game?.completed ?? null,
+        eventId,
+      };
+      // Two round trips: the snapshot (what the award makes due), then ONE statement that inserts
+      // the row and, only if it is new, its entries and those achievements (see ledger.ts).
+      const snap = await ledger.snapshot(ledger.db, userId);
+      const due = ledger.dueAfter(snap, { points: points + skip, adsSkipped: 1 });
+      const result = await ledger.recordEventWithAward(
+        userId,
+        repo.insertStatement(values),
+        [
           { source: 'activity', sourceEventId: `activity:${eventId}`, points, message: `${ad.app} ad` },
           { source: 'skip', sourceEventId: `skip:${eventId}`, points: skip, message: skipRewardMessage(skip) },
-        ]);
-        const newAchievements = await ledger.unlockAchievements(tx, userId);
-        return { row, added, newAchievements };
-      });
-      if (!result) {
-        // Lost a race with the same event id: the other request recorded it.
+        ],
+        due,
+      );
+      if (!result.event) {
+        // Recorded before (a replay) or by a racing request with the same event id.
         const row = await repo.findByEvent(ledger.db, userId, eventId);
         if (!row) throw badRequest('Could not record the activity');
         return replay(row);
       }
+      const row: ActivityRow = { ...values, id: result.event.id, createdAt: result.event.createdAt };
       const achievementPoints = result.newAchievements.reduce((s, a) => s + a.points, 0);
       return {
-        activity: toActivity(result.row),
+        activity: toActivity(row),
         recorded: true,
         skipReward: skip,
         pointsAdded: result.added.reduce((s, e) => s + e.points, 0) + achievementPoints,

@@ -107,4 +107,22 @@ describe(`ad break activities (${testDbKind})`, () => {
     // 8 points for the game + ceil(20 / 10) = 2 for the skip.
     expect(await stats(cookie)).toMatchObject({ adsSkipped: 1, totalPoints: 10, timeSaved: 20 });
   });
+
+  it('answers a replay as a replay even when its body would now be refused, and races record once', async () => {
+    const cookie = await subscribedUser();
+    const body = { app: 'TikTok', adDuration: 20, gameData: { gameType: 'trivia', score: 80, completed: true } };
+    expect((await postActivity(cookie, body, 'break-1')).statusCode).toBe(201);
+    const forged = await postActivity(
+      cookie,
+      { ...body, gameData: { gameType: 'trivia', score: 100_000, completed: true } },
+      'break-1',
+    );
+    expect(forged.statusCode).toBe(200);
+    expect(forged.json()).toMatchObject({ recorded: false, pointsAdded: 0 });
+    // The same event posted 5 times at once: one row, one award.
+    const raced = await Promise.all(Array.from({ length: 5 }, () => postActivity(cookie, body, 'break-2')));
+    expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(await activities(cookie)).toHaveLength(2);
+    expect(await stats(cookie)).toMatchObject({ adsSkipped: 2, totalPoints: 20, timeSaved: 40 });
+  });
 });

@@ -1,4 +1,17 @@
-import { and, count, desc, eq, gte, inArray, isNull, sql, sum, type Placeholder } from 'drizzle-orm';
+import {
+  and,
+  count,
+  desc,
+  eq,
+  gte,
+  inArray,
+  isNull,
+  sql,
+  sum,
+  type Placeholder,
+  type SQL,
+  type SQLWrapper,
+} from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -203,9 +216,100 @@ export function createLedger(db: Db) {
     return unlocked;
   }
 
+  /**
+   * The achievements an award makes due, given the snapshot read before it and what the award
+   * adds: the same loop as unlockAchievements (achievement points can unlock Point Master), in memory.
+   */
+  function dueAfter(
+    snap: LedgerSnapshot,
+    delta: { points: number; adsSkipped?: number; photosUploaded?: number },
+  ): Achievement[] {
+    const progress: AchievementProgress = {
+      photosUploaded: snap.photosUploaded + (delta.photosUploaded ?? 0),
+      adsSkipped: snap.adsSkipped + (delta.adsSkipped ?? 0),
+      currentStreak: streakFromDays(snap.loginDays).currentStreak,
+      totalPoints: snap.totalPoints + delta.points,
+    };
+    const owned = [...snap.unlocked];
+    const due: Achievement[] = [];
+    for (let round = 0; round < ACHIEVEMENTS.length; round++) {
+      const fresh = newlyUnlockedAchievements(progress, owned);
+      if (fresh.length === 0) break;
+      for (const a of fresh) {
+        due.push(a);
+        owned.push(a.id);
+        progress.totalPoints += a.points;
+      }
+    }
+    return due;
+  }
+
+  /**
+   * An event row and its award in ONE statement (atomic without a transaction, one round trip):
+   * `event` is an INSERT ... ON CONFLICT DO NOTHING RETURNING `id` and `created_at` (e.g. the
+   * activity); only when it inserts are the ledger `entries` added, and each `achievements` row not
+   * yet unlocked inserted with its `achievement:<id>` entry. Every insert is idempotent on its
+   * unique key, so a replay or a racing award adds nothing twice. `event` undefined: the row
+   * already existed (a replay).
+   */
+  async function recordEventWithAward(
+    userId: string,
+    event: SQLWrapper,
+    entries: LedgerEntry[],
+    due: readonly Achievement[],
+  ): Promise<{
+    event?: { id: string; createdAt: Date };
+    added: LedgerEntry[];
+    newAchievements: Achievement[];
+  }> {
+    const normal = [...new Map(entries.map((e) => [e.sourceEventId, e])).values()].map((e) => ({
+      ...e,
+      points: Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0,
+    }));
+    const row = (list: SQL[]) => sql.join(list, sql`, `);
+    const entryValues = row(
+      normal.map((e) => sql`(${e.source}, ${e.sourceEventId}, ${e.points}::int, ${e.message ?? null}::text)`),
+    );
+    const achievementValues = row(due.map((a) => sql`(${a.id}, ${a.points}::int, ${a.name})`));
+    const ledgerCols = sql`(user_id, source, source_event_id, points, message)`;
+    // The statement: ev (the event), ach (achievements unlocked now), led (their ledger entries).
+    const q = sql`with ev as (${event.getSQL()})`;
+    if (due.length > 0) {
+      q.append(sql`, due(id, points, message) as (values ${achievementValues}),
+        ach as (insert into ${achievements} (user_id, achievement_id)
+          select ${userId}::uuid, due.id from ev, due
+          on conflict do nothing returning achievement_id)`);
+    }
+    q.append(sql`, led as (insert into ${pointsLedger} ${ledgerCols}
+        select ${userId}::uuid, e.source, e.sid, e.points, e.message
+          from ev, (values ${entryValues}) as e(source, sid, points, message)`);
+    if (due.length > 0) {
+      q.append(sql` union all
+        select ${userId}::uuid, 'achievement', 'achievement:' || ach.achievement_id, due.points, due.message
+          from ach join due on due.id = ach.achievement_id`);
+    }
+    q.append(sql` on conflict (user_id, source_event_id) do nothing returning source_event_id)
+      select ev.id::text as id, ev.created_at as created_at,
+        (select coalesce(array_agg(source_event_id), '{}'::text[]) from led) as added
+      from ev`);
+    const res = (await db.execute(q)) as unknown as {
+      rows: Array<{ id: string; created_at: Date | string; added: string[] | string }>;
+    };
+    const r = res.rows[0];
+    if (!r) return { added: [], newAchievements: [] };
+    const ids = new Set(parseTextArray(r.added));
+    return {
+      event: { id: r.id, createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at) },
+      added: normal.filter((e) => ids.has(e.sourceEventId)),
+      newAchievements: due.filter((a) => ids.has(`achievement:${a.id}`)),
+    };
+  }
+
   return {
     db,
     addEntries,
+    dueAfter,
+    recordEventWithAward,
     totalPoints,
     activityTotals,
     photoCount,
@@ -241,6 +345,13 @@ export function createLedger(db: Db) {
   };
 }
 export type Ledger = ReturnType<typeof createLedger>;
+
+/** A text[] as the driver gives it: an array, or PostgreSQL's text form '{a,"b c"}' (ids hold no quotes). */
+function parseTextArray(v: string[] | string): string[] {
+  if (Array.isArray(v)) return v;
+  const inner = v.replace(/^\{|\}$/g, '');
+  return inner ? inner.split(',').map((x) => x.replace(/^"|"$/g, '')) : [];
+}
 
 /** Streak after replaying each login day through the domain rule, oldest first. */
 export function streakFromDays(days: readonly CalendarDay[]): LoginStreakState {

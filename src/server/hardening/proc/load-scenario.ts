@@ -80,11 +80,19 @@ export async function runLoad(opts: {
   seed?: number;
   /** e.g. DATABASE_URL to run on PostgreSQL instead of the embedded PGlite. */
   env?: Record<string, string>;
+  /** Another request mix (kind, weight), e.g. one kind alone; default the mix of load-users.ts. */
+  mix?: LoadPlan['mix'];
+  /** Profile the server (`node --cpu-prof`, written here when it stops with SIGTERM). */
+  profileDir?: string;
 }): Promise<LoadFigures> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-load-'));
   let srv: ServerProcess | undefined;
   try {
-    srv = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'error', ...opts.env });
+    srv = await startServer(
+      { DATA_DIR: dataDir, LOG_LEVEL: 'error', ...opts.env },
+      60_000,
+      opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [],
+    );
     const t0 = Date.now();
     const accounts: LoadAccount[] = new Array(opts.accounts);
     // Registration hashes the password with scrypt (libuv's pool): a few at a time.
@@ -117,6 +125,7 @@ export async function runLoad(opts: {
       thinkMs: opts.thinkMs,
       timeoutMs: 10_000,
       accounts,
+      mix: opts.mix,
     });
     const cpuAfter = cpuMs(srv.child.pid);
     return {
@@ -143,7 +152,7 @@ export async function runLoad(opts: {
       setupSeconds,
     };
   } finally {
-    await srv?.kill('SIGKILL');
+    await srv?.kill(opts.profileDir ? 'SIGTERM' : 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -37,6 +37,8 @@ export interface LoadPlan {
   thinkMs: [number, number];
   timeoutMs: number;
   accounts: LoadAccount[];
+  /** Another mix (kind, weight), e.g. one kind alone to measure its cost; default LOAD_MIX. */
+  mix?: ReadonlyArray<readonly [kind: string, weight: number]>;
 }
 
 export interface LatencyFigures {
@@ -73,7 +75,6 @@ export const LOAD_MIX: ReadonlyArray<readonly [kind: string, weight: number]> = 
   ['thumbnail', 2],
   ['record-activity', 1],
 ];
-const TOTAL_WEIGHT = LOAD_MIX.reduce((s, [, w]) => s + w, 0);
 
 interface Req {
   method: 'GET' | 'POST';
@@ -82,13 +83,13 @@ interface Req {
   headers?: Record<string, string>;
 }
 
-function pickKind(r: Rng): string {
-  let x = r.next() * TOTAL_WEIGHT;
-  for (const [kind, w] of LOAD_MIX) {
+function pickKind(r: Rng, mix: ReadonlyArray<readonly [string, number]>, total: number): string {
+  let x = r.next() * total;
+  for (const [kind, w] of mix) {
     if (x < w) return kind;
     x -= w;
   }
-  return LOAD_MIX[LOAD_MIX.length - 1]![0];
+  return mix[mix.length - 1]![0];
 }
 
 function requestFor(kind: string, a: LoadAccount, r: Rng, eventId: string): Req {
@@ -147,6 +148,8 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
   const target = new URL(plan.url);
   const [thinkMin, thinkMax] = plan.thinkMs;
   const think = (r: Rng) => thinkMin + r.next() * (thinkMax - thinkMin);
+  const mix = plan.mix ?? LOAD_MIX;
+  const totalWeight = mix.reduce((s, [, w]) => s + w, 0);
   const all: number[] = [];
   const byKind = new Map<string, number[]>();
   let errors = 0;
@@ -183,7 +186,7 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
     try {
       await sleep(r.next() * thinkMax);
       for (let i = 0; performance.now() < deadline; i++) {
-        const kind = pickKind(r);
+        const kind = pickKind(r, mix, totalWeight);
         const q = requestFor(kind, account, r, `load-${plan.seed}-${u}-${i}`);
         const t0 = performance.now();
         try {

@@ -11,12 +11,21 @@ export interface ServerProcess {
 }
 
 /** Starts src/server/hardening/proc/test-server.ts with tsx on a free port; resolves when it listens. */
-export function startServer(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('src/server/hardening/proc/test-server.ts')], {
-    cwd: fromRoot(),
-    env: { ...process.env, NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'warn', DEMO_MODE: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startServer(
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  /** Extra node flags, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', fromRoot('src/server/hardening/proc/test-server.ts')],
+    {
+      cwd: fromRoot(),
+      env: { ...process.env, NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'warn', DEMO_MODE: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return new Promise((resolve, reject) => {
