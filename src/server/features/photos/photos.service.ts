@@ -15,6 +15,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Blob hash prefix carried in image URLs: enough to bust caches when the content changes. */
 const VERSION_CHARS = 16;
+const FILE_NOT_FOUND = 'Photo file not found.';
 /** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
 
@@ -151,14 +152,32 @@ export function createPhotosService(deps: {
       return toPhoto(await resolve(userId, id));
     },
 
-    /** The blob behind an image URL, only for its owner (anyone else gets the same 404 as a missing photo). */
+    /**
+     * The blob behind an image URL, only for its owner (anyone else gets the same 404 as a missing
+     * photo). Not read here: `openFile` (or a cache keyed by `key`, the content hash) reads it.
+     */
     async file(userId: string, id: string, variant: PhotoVariant) {
       const row = await resolve(userId, id);
       const key = variant === 'original' ? row.originalKey : variant === 'preview' ? row.previewKey : row.thumbnailKey;
       const mime = variant === 'original' ? row.mime : 'image/webp';
+      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name };
+    },
+
+    /** The blob's size, or 404 when its file is missing. */
+    async fileSize(key: string): Promise<number> {
       const info = await blobs.stat(key);
-      if (!info) throw notFound('Photo file not found.');
-      return { key, mime, size: info.size, version: key.slice(0, VERSION_CHARS), name: row.name };
+      if (!info) throw notFound(FILE_NOT_FOUND);
+      return info.size;
+    },
+
+    /** The blob's bytes, or 404 when its file is missing. */
+    async readFile(key: string): Promise<Buffer> {
+      try {
+        return await blobs.read(key);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(FILE_NOT_FOUND);
+        throw err;
+      }
     },
 
     async remove(userId: string, id: string) {
