@@ -16,6 +16,7 @@ import {
 const cls = (category: Classification['category'] = 'nature_landscape'): Classification => ({
   category,
   nearest: category === 'uncategorized' ? 'nature_landscape' : category,
+  runnerUp: category === 'city_architecture' ? 'nature_landscape' : 'city_architecture',
   similarity: 0.9,
   margin: 0.1,
 });
@@ -95,13 +96,17 @@ describe('analyzePhoto', () => {
   });
 
   it('counts a face found in a turned frame when the scene looks like people, never in a pet photo', () => {
-    const sideways: DetectedFace = { ...face(), turned: 270 };
+    const sideways: DetectedFace = { ...face(), box: { x: 0.2, y: 0.15, w: 0.15, h: 0.2 }, turned: 270 };
     const people = analyzePhoto(input({ classification: cls('people'), faces: [sideways] }));
     expect(people.faceCount).toBe(1);
     expect(people.tags).toContain('portrait');
     expect(people.category).toBe('people');
-    // Same face, but the embedding thinks it is a landscape: no person box, so it does not count.
-    expect(analyzePhoto(input({ faces: [sideways] })).faceCount).toBe(0);
+    // People only the runner-up (a dark, sideways photo): a mesh-checked face still counts.
+    const runnerUp: Classification = { ...cls('city_architecture'), runnerUp: 'people' };
+    expect(analyzePhoto(input({ classification: runnerUp, faces: [sideways] })).category).toBe('people');
+    // People not among the two nearest and no person box: only a very sure mesh counts.
+    expect(analyzePhoto(input({ faces: [{ ...sideways, score: 0.8 }] })).faceCount).toBe(0);
+    expect(analyzePhoto(input({ faces: [{ ...sideways, score: 0.96 }] })).faceCount).toBe(1);
     // A dog in a scene the embedding calls people: its face is not a person's.
     const dog = analyzePhoto(
       input({ classification: cls('people'), objects: [obj('dog', 0.3, 0.3)], faces: [face(true)] }),
@@ -120,7 +125,13 @@ describe('analyzePhoto', () => {
   });
 
   it('settles an uncertain embedding only when a weaker detection agrees with its nearest category', () => {
-    const unsure: Classification = { category: 'uncategorized', nearest: 'food_drink', similarity: 0.5, margin: 0 };
+    const unsure: Classification = {
+      category: 'uncategorized',
+      nearest: 'food_drink',
+      runnerUp: 'animals',
+      similarity: 0.5,
+      margin: 0,
+    };
     expect(analyzePhoto(input({ classification: unsure, objects: [obj('cup', 0.4, 0.6, 0.45)] })).category).toBe(
       'food_drink',
     );

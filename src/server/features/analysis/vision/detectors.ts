@@ -15,13 +15,8 @@ export interface Detections {
 /** Long side of a turned frame given to the face models. */
 const FACE_SIDE = 512;
 
-export interface DetectHints {
-  /** The embedding's nearest category is people: look for faces even without a confident person box. */
-  peopleScene?: boolean;
-}
-
 export interface Detector {
-  detect(img: RgbImage, hints?: DetectHints): Promise<Detections>;
+  detect(img: RgbImage): Promise<Detections>;
 }
 
 /**
@@ -101,12 +96,12 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   const objectsOnly = { face: { enabled: false }, object: { enabled: true } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
-    async detect(img, hints = {}) {
+    async detect(img) {
       const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        // Objects first; faces count inside a person box or in a scene the embedding calls people
-        // (see analyzePhoto), so the face models (BlazeFace + FaceMesh) run only in those cases.
+        // Objects, then faces; which faces count is decided in analyzePhoto (a person box around
+        // them, a scene that looks like people, or a very confident mesh, and never beside a pet).
         // Human merges a per-call config into its own, so both switches are set on every call.
         const res = await human.detect(input as never, objectsOnly);
         const W = img.width;
@@ -120,7 +115,6 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
           (o) =>
             o.label === 'person' && o.score >= THRESHOLDS.objectScore && o.box.w * o.box.h >= THRESHOLDS.minPersonArea,
         );
-        if (!person && !hints.peopleScene) return { objects, faces: [] };
         const facesIn = async (t: tf.Tensor4D, turned: 0 | 90 | 270, w = W, h = H): Promise<DetectedFace[]> => {
           const r = await human.detect(t as never, facesOnly);
           // Boxes of a turned frame are mapped back by swapping axes; only their size is used then.
@@ -137,9 +131,9 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
         };
         let faces = await facesIn(input, 0);
         // Photos from cameras that wrote no orientation tag lie on their side, and BlazeFace only
-        // finds upright faces; for a scene that looks like people, try it turned both ways.
+        // finds upright faces: with no person detected upright, try the photo turned both ways.
         const good = (fs: DetectedFace[]) => fs.some((f) => f.hasMesh && f.score >= THRESHOLDS.faceScore);
-        if (hints.peopleScene && !good(faces)) {
+        if (!person && !good(faces)) {
           for (const turned of [90, 270] as const) {
             // Turned and scaled by sharp (not tensor ops): BlazeFace is sensitive to resampling, and
             // a fresh resize of the turned frame to the detector size finds faces the transposed tensor missed.

@@ -16,7 +16,7 @@ import { tf, packageDir } from './runtime';
  * mixed10 raw 76.4 %; k-nearest-neighbours (k=5, any layer mix) was no better (at most 86.0 %).
  */
 export const EMBEDDING_LAYER = 'mixed9';
-export const EMBEDDING_INPUT = 299;
+export const EMBEDDING_INPUT = 224;
 
 export interface RgbImage {
   data: Uint8Array;
@@ -79,12 +79,42 @@ export interface Embedder {
   dispose(): void;
 }
 
+/**
+ * The network cut after EMBEDDING_LAYER, at EMBEDDING_INPUT pixels square. Every layer up to the
+ * cut is convolutional, so the same weights work at any input size; the classification head (a
+ * flatten sized for 299 px) is dropped, which is also why the topology is rewritten, not reused.
+ */
+function truncatedTopology(artifacts: tf.io.ModelArtifacts): tf.io.ModelArtifacts['modelTopology'] {
+  const topo = structuredClone(artifacts.modelTopology) as Record<string, unknown>;
+  const cfg = (isRecord(topo.model_config) ? topo.model_config : topo) as { config?: Record<string, unknown> };
+  const layers = cfg.config?.layers;
+  if (!cfg.config || !Array.isArray(layers)) throw new Error('vision: unexpected InceptionV3 topology');
+  const cut = layers.findIndex((l: unknown) => isRecord(l) && l.name === EMBEDDING_LAYER);
+  if (cut < 0) throw new Error(`vision: layer ${EMBEDDING_LAYER} not found`);
+  const kept = layers.slice(0, cut + 1) as Record<string, unknown>[];
+  for (const l of kept) {
+    const c = l.config;
+    if (isRecord(c) && Array.isArray(c.batch_input_shape))
+      c.batch_input_shape = [null, EMBEDDING_INPUT, EMBEDDING_INPUT, 3];
+  }
+  cfg.config.layers = kept;
+  cfg.config.output_layers = [[EMBEDDING_LAYER, 0, 0]];
+  return topo as tf.io.ModelArtifacts['modelTopology'];
+}
+
 export async function loadEmbedder(nodeModulesDir?: string): Promise<Embedder> {
   const artifacts = await loadNsfwjsArtifacts('inception_v3', nodeModulesDir);
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
-  const layer = full.getLayer(EMBEDDING_LAYER);
-  const pooled = tf.layers.globalAveragePooling2d({}).apply(layer.output) as tf.SymbolicTensor;
-  const model = tf.model({ inputs: full.inputs, outputs: pooled });
+  const cut = (await tf.models.modelFromJSON(
+    truncatedTopology(artifacts) as unknown as tf.io.ModelJSON,
+  )) as tf.LayersModel;
+  for (const layer of cut.layers) {
+    const w = full.getLayer(layer.name).getWeights();
+    if (w.length) layer.setWeights(w);
+  }
+  full.dispose();
+  const pooled = tf.layers.globalAveragePooling2d({}).apply(cut.outputs[0]!) as tf.SymbolicTensor;
+  const model = tf.model({ inputs: cut.inputs, outputs: pooled });
   const dims = pooled.shape[pooled.shape.length - 1] ?? 0;
   // First predict compiles WASM kernels; doing it here keeps analyze() timings honest.
   tf.tidy(() => model.predict(tf.zeros([1, EMBEDDING_INPUT, EMBEDDING_INPUT, 3])));
@@ -102,7 +132,7 @@ export async function loadEmbedder(nodeModulesDir?: string): Promise<Embedder> {
       });
     },
     dispose() {
-      full.dispose();
+      cut.dispose();
     },
   };
 }

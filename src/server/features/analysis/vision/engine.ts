@@ -191,9 +191,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         const mean = reference.mean;
         const centred = mean ? embedding.map((x, i) => x - mean[i]) : embedding;
         const classification = classifyEmbedding(centred, reference.centroids, reference.margin);
-        const detections: Detections = detector
-          ? await detector.detect(inputs.detect, { peopleScene: classification.nearest === 'people' })
-          : { objects: [], faces: [] };
+        const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
         const t3 = performance.now();
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
         const analysis = analyzePhoto({
