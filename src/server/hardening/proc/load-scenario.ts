@@ -21,7 +21,7 @@ export interface LoadFigures {
   max: number;
   mean: number;
   byKind: Record<string, LatencyFigures>;
-  /** Server process CPU (user + system) per answered request, ms; null where /proc is missing. */
+  /** Server processes' CPU (user + system) per answered request, ms; null where /proc is missing. */
   serverCpuPerRequest: number | null;
   generatorCpuPerRequest: number;
   generatorLoopDelay: { p99: number; max: number };
@@ -84,22 +84,33 @@ export async function runLoad(opts: {
   mix?: LoadPlan['mix'];
   /** Profile the server (`node --cpu-prof`, written here when it stops with SIGTERM). */
   profileDir?: string;
+  /**
+   * Server processes on the same PostgreSQL database and data folder (PostgreSQL only, as in
+   * horizontal-scale.test.ts); user u talks to process u mod n. Default 1.
+   */
+  processes?: number;
 }): Promise<LoadFigures> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-load-'));
-  let srv: ServerProcess | undefined;
+  const servers: ServerProcess[] = [];
   try {
-    srv = await startServer(
-      { DATA_DIR: dataDir, LOG_LEVEL: 'error', ...opts.env },
-      60_000,
-      opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [],
-    );
+    // One after another: the first start migrates the empty database.
+    for (let i = 0; i < (opts.processes ?? 1); i++) {
+      servers.push(
+        await startServer(
+          { DATA_DIR: dataDir, LOG_LEVEL: 'error', ...opts.env },
+          60_000,
+          opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [],
+        ),
+      );
+    }
+    const srv = servers[0]!;
     const t0 = Date.now();
     const accounts: LoadAccount[] = new Array(opts.accounts);
     // Registration hashes the password with scrypt (libuv's pool): a few at a time.
     let nextAccount = 0;
     const register = async () => {
       for (let i = nextAccount++; i < opts.accounts; i = nextAccount++) {
-        const c = client(() => srv!.url);
+        const c = client(() => srv.url);
         const res = await c.req('POST', '/api/auth/register', {
           firstName: 'Load',
           lastName: `User${i}`,
@@ -116,9 +127,18 @@ export async function runLoad(opts: {
     await Promise.all(Array.from({ length: 4 }, register));
     const setupSeconds = Math.round((Date.now() - t0) / 100) / 10;
 
-    const cpuBefore = cpuMs(srv.child.pid);
+    const cpu = () => {
+      let sum = 0;
+      for (const x of servers) {
+        const ms = cpuMs(x.child.pid);
+        if (ms === null) return null;
+        sum += ms;
+      }
+      return sum;
+    };
+    const cpuBefore = cpu();
     const r = await runGenerator({
-      url: srv.url,
+      urls: servers.map((x) => x.url),
       users: opts.users,
       seconds: opts.seconds,
       seed: opts.seed ?? 6,
@@ -127,7 +147,7 @@ export async function runLoad(opts: {
       accounts,
       mix: opts.mix,
     });
-    const cpuAfter = cpuMs(srv.child.pid);
+    const cpuAfter = cpu();
     return {
       users: opts.users,
       accounts: opts.accounts,
@@ -152,7 +172,7 @@ export async function runLoad(opts: {
       setupSeconds,
     };
   } finally {
-    await srv?.kill(opts.profileDir ? 'SIGTERM' : 'SIGKILL');
+    await Promise.all(servers.map((x) => x.kill(opts.profileDir ? 'SIGTERM' : 'SIGKILL')));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -29,7 +29,8 @@ export interface LoadAccount {
 }
 
 export interface LoadPlan {
-  url: string;
+  /** Server base URLs: user u talks to urls[u mod n] (several processes on one database). */
+  urls: string[];
   users: number;
   seconds: number;
   seed: number;
@@ -145,7 +146,6 @@ function figures(latencies: number[]): LatencyFigures {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
-  const target = new URL(plan.url);
   const [thinkMin, thinkMax] = plan.thinkMs;
   const think = (r: Rng) => thinkMin + r.next() * (thinkMax - thinkMin);
   const mix = plan.mix ?? LOAD_MIX;
@@ -162,7 +162,7 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
   const deadline = start + plan.seconds * 1000;
   let lastAnswer = start;
 
-  const send = (agent: http.Agent, cookie: string, q: Req) =>
+  const send = (target: URL, agent: http.Agent, cookie: string, q: Req) =>
     new Promise<number>((resolve, reject) => {
       const headers: Record<string, string> = { cookie, ...q.headers };
       if (q.body !== undefined) headers['content-length'] = String(Buffer.byteLength(q.body));
@@ -182,6 +182,7 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
   const user = async (u: number) => {
     const r = rng(plan.seed * 100_003 + u);
     const account = plan.accounts[u % plan.accounts.length]!;
+    const target = new URL(plan.urls[u % plan.urls.length]!);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       await sleep(r.next() * thinkMax);
@@ -190,7 +191,7 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
         const q = requestFor(kind, account, r, `load-${plan.seed}-${u}-${i}`);
         const t0 = performance.now();
         try {
-          const status = await send(agent, account.cookie, q);
+          const status = await send(target, agent, account.cookie, q);
           const ms = performance.now() - t0;
           all.push(ms);
           let list = byKind.get(kind);
