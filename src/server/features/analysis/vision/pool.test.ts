@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { projectRoot } from '../../../lib/paths.js';
+import { createVisionEngine } from './engine';
+import { createVisionPool } from './pool';
+
+const photos = [
+  'eval-photos/people/kphotoalbum--jesper_2.jpg',
+  'eval-photos/animals/darknet--horses.jpg',
+  'eval-photos/vehicles_transport/opencv--pexels_double_decker_bus.jpg',
+  'eval-photos/city_architecture/opencv--leuvenb.jpg',
+].map((p) => path.join(projectRoot, 'assets', p));
+
+describe('vision thread pool (real models in worker threads)', () => {
+  it(
+    'gives the same analysis as the engine in this thread, photos spread over two threads',
+    { timeout: 120_000 },
+    async () => {
+      const images = await Promise.all(photos.map((p) => readFile(p)));
+      const pool = createVisionPool({ threads: 2 });
+      try {
+        const fromPool = await Promise.all(images.map((b) => pool.analyze(b)));
+        const local = createVisionEngine();
+        for (const [i, b] of images.entries()) {
+          const r = await local.analyze(b);
+          expect({
+            file: photos[i],
+            category: fromPool[i]!.category,
+            tags: fromPool[i]!.tags,
+            faces: fromPool[i]!.faceCount,
+          }).toEqual({
+            file: photos[i],
+            category: r.category,
+            tags: r.tags,
+            faces: r.faceCount,
+          });
+        }
+        expect(fromPool.map((r) => r.category)).toEqual([
+          'people',
+          'animals',
+          'vehicles_transport',
+          'city_architecture',
+        ]);
+        expect(pool.loadMs).toBeGreaterThan(0);
+      } finally {
+        await pool.close();
+      }
+      await expect(pool.analyze(images[0]!)).rejects.toThrow(/closed/);
+    },
+  );
+
+  it('rejects (never hangs) when a thread cannot load its models, and says why', { timeout: 60_000 }, async () => {
+    const pool = createVisionPool({ threads: 1, referencePath: path.join(projectRoot, 'no-such-reference.json') });
+    try {
+      const image = await readFile(photos[0]!);
+      await expect(pool.analyze(image)).rejects.toThrow(/no-such-reference\.json/);
+      // The next photo tries again instead of failing on a poisoned engine.
+      await expect(pool.analyze(image)).rejects.toThrow(/no-such-reference\.json/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('refuses a bad thread count', () => {
+    expect(() => createVisionPool({ threads: 0 })).toThrow(/positive integer/);
+  });
+});
