@@ -93,17 +93,18 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   if (typeof HumanCtor !== 'function') throw new Error('vision: @vladmandic/human node-wasm build has no Human export');
   const human = new HumanCtor(config);
   await human.load();
-  const objectsOnly = { face: { enabled: false }, object: { enabled: true } } as Partial<Config>;
+  const objectsAndFaces = { face: { enabled: true }, object: { enabled: true } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
     async detect(img) {
       const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        // Objects, then faces; which faces count is decided in analyzePhoto (a person box around
-        // them, a scene that looks like people, or a very confident mesh, and never beside a pet).
-        // Human merges a per-call config into its own, so both switches are set on every call.
-        const res = await human.detect(input as never, objectsOnly);
+        // Objects and upright faces in one pass (one call's input handling, not two); which faces
+        // count is decided in analyzePhoto (a person box around them, a scene that looks like people,
+        // or a very confident mesh, and never beside a pet). Human merges a per-call config into its
+        // own, so both switches are set on every call.
+        const res = await human.detect(input as never, objectsAndFaces);
         const W = img.width;
         const H = img.height;
         const objects: DetectedObject[] = res.object.map((o) => ({
@@ -115,10 +116,9 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
           (o) =>
             o.label === 'person' && o.score >= THRESHOLDS.objectScore && o.box.w * o.box.h >= THRESHOLDS.minPersonArea,
         );
-        const facesIn = async (t: tf.Tensor4D, turned: 0 | 90 | 270, w = W, h = H): Promise<DetectedFace[]> => {
-          const r = await human.detect(t as never, facesOnly);
-          // Boxes of a turned frame are mapped back by swapping axes; only their size is used then.
-          return r.face.map((f) => {
+        // Boxes of a turned frame are mapped back by swapping axes; only their size is used then.
+        const toFaces = (found: typeof res.face, turned: 0 | 90 | 270, w = W, h = H): DetectedFace[] =>
+          found.map((f) => {
             const b = { x: f.box[0] / w, y: f.box[1] / h, w: f.box[2] / w, h: f.box[3] / h };
             return {
               score: f.faceScore ?? f.score,
@@ -128,8 +128,7 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
               turned,
             };
           });
-        };
-        let faces = await facesIn(input, 0);
+        let faces = toFaces(res.face, 0);
         // Photos from cameras that wrote no orientation tag lie on their side, and BlazeFace only
         // finds upright faces: with no person detected upright, try the photo turned both ways.
         const good = (fs: DetectedFace[]) => fs.some((f) => f.hasMesh && f.score >= THRESHOLDS.faceScore);
@@ -148,7 +147,12 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
               height: info.height,
             });
             try {
-              const turnedFaces = await facesIn(t, turned, info.width, info.height);
+              const turnedFaces = toFaces(
+                (await human.detect(t as never, facesOnly)).face,
+                turned,
+                info.width,
+                info.height,
+              );
               if (good(turnedFaces)) faces = turnedFaces;
             } finally {
               t.dispose();
