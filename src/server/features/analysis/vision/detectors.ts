@@ -130,9 +130,10 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
           });
         let faces = toFaces(res.face, 0);
         // Photos from cameras that wrote no orientation tag lie on their side, and BlazeFace only
-        // finds upright faces: with no person detected upright, try the photo turned both ways.
+        // finds upright faces: with no person detected upright, try the photo turned both ways. Such a
+        // camera stores its sensor's landscape frame, so a portrait-shaped photo is already upright.
         const good = (fs: DetectedFace[]) => fs.some((f) => f.hasMesh && f.score >= THRESHOLDS.faceScore);
-        if (!person && !good(faces)) {
+        if (!person && !good(faces) && W > H) {
           for (const turned of [90, 270] as const) {
             // Turned and scaled by sharp (not tensor ops): BlazeFace is sensitive to resampling, and
             // a fresh resize of the turned frame to the detector size finds faces the transposed tensor missed.
