@@ -61,6 +61,22 @@ describe('vision thread pool (real models in worker threads)', () => {
     }
   });
 
+  it(
+    'a thread that dies fails only its photo, with a reason, and the next photo is tried on a fresh thread (no hang)',
+    { timeout: 60_000 },
+    async () => {
+      // 16 MB of heap cannot even hold the models: each thread dies while loading.
+      const pool = createVisionPool({ threads: 1, resourceLimits: { maxOldGenerationSizeMb: 16 } });
+      try {
+        const image = await readFile(photos[0]!);
+        await expect(pool.analyze(image)).rejects.toThrow(/vision thread stopped/);
+        await expect(pool.analyze(image)).rejects.toThrow(/vision thread stopped/);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
   it('refuses a bad thread count', () => {
     expect(() => createVisionPool({ threads: 0 })).toThrow(/positive integer/);
   });

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import {
   decodeForModels,
   type DecodedInputs,
@@ -15,6 +15,8 @@ import type { ThreadReply, ThreadRequest } from './thread';
  */
 export interface VisionPoolOptions extends VisionEngineOptions {
   threads: number;
+  /** Memory caps per thread; a thread that exceeds them dies and is replaced for the next photo. */
+  resourceLimits?: ResourceLimits;
 }
 
 type Task = { type: 'load' } | { type: 'analyze' | 'embed'; inputs: DecodedInputs };
@@ -33,18 +35,18 @@ interface Slot {
 }
 
 /** The bundle ships the thread as dist/server/vision-thread.js; from source it needs tsx's loader. */
-function spawn(options: VisionEngineOptions): Worker {
+function spawn(options: VisionEngineOptions, resourceLimits?: ResourceLimits): Worker {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
     const target = new URL('./thread.ts', here).href;
     const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); })`;
-    return new Worker(boot, { eval: true, workerData: { options } });
+    return new Worker(boot, { eval: true, workerData: { options }, resourceLimits });
   }
-  return new Worker(new URL('./vision-thread.js', here), { workerData: { options } });
+  return new Worker(new URL('./vision-thread.js', here), { workerData: { options }, resourceLimits });
 }
 
 export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
-  const { threads, ...options } = o;
+  const { threads, resourceLimits, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
   const queue: Pending[] = [];
@@ -63,7 +65,7 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
 
   function ensureWorker(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
-    const w = spawn(options);
+    const w = spawn(options, resourceLimits);
     w.unref();
     w.on('message', (r: ThreadReply) => {
       const cur = slot.current;
