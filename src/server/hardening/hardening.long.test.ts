@@ -7,6 +7,16 @@ import { printLoad, runLoad } from './proc/load-scenario.js';
 import { startOwnCluster } from './proc/pg.js';
 import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support.js';
 
+/** A load run against the real server on a PostgreSQL cluster of its own, removed afterwards. */
+async function loadOnOwnCluster(opts: Omit<Parameters<typeof runLoad>[0], 'env'>) {
+  const cluster = await startOwnCluster();
+  try {
+    return await runLoad({ ...opts, env: { DATABASE_URL: cluster.url } });
+  } finally {
+    await cluster.destroy();
+  }
+}
+
 /**
  * The long versions (`npm run test:hardening`, files run one after another so the load figures
  * are not disturbed): 3,000 fuzzed requests and 240 hostile files over several seeds, 50 uploads
@@ -98,40 +108,29 @@ describe('long hardening suite', () => {
   // connection, a random start offset, a seeded request mix and a think time of 0.5-1.5 s after
   // every answer (about 1 request/s each), signed in to 40 accounts; the generator is its own process.
   it('load on PostgreSQL: 200 concurrent users (think time 0.5-1.5 s) for 60 s of mixed traffic, 0 errors, p99 <= 250 ms', async () => {
-    const cluster = await startOwnCluster();
-    try {
-      const f = await runLoad({
-        users: 200,
-        accounts: 40,
-        seconds: 60,
-        thinkMs: [500, 1500],
-        env: { DATABASE_URL: cluster.url },
-      });
-      printLoad('postgres', f);
-      await recordFigure(
-        '6 load',
-        'PostgreSQL, 200 users x 60 s (think 0.5-1.5 s): requests / req/s',
-        `${f.requests} / ${f.rps}`,
-      );
-      await recordFigure('6 load', 'PostgreSQL, 200 users x 60 s: errors / non-2xx', `${f.errors} / ${f.non2xx}`);
-      await recordFigure(
-        '6 load',
-        'PostgreSQL, 200 users x 60 s: latency p50 / p99 / max (ms)',
-        `${f.p50} / ${f.p99} / ${f.max}`,
-      );
-      await recordFigure(
-        '6 load',
-        'PostgreSQL, 200 users x 60 s: server CPU per request (ms)',
-        String(f.serverCpuPerRequest ?? 'n/a'),
-      );
-      expect(f.samples).toEqual([]);
-      expect(f.errors).toBe(0);
-      expect(f.non2xx).toBe(0);
-      expect(f.requests).toBeGreaterThan(200 * 60 * 0.8);
-      expect(f.p99).toBeLessThanOrEqual(250);
-    } finally {
-      await cluster.destroy();
-    }
+    const f = await loadOnOwnCluster({ users: 200, accounts: 40, seconds: 60, thinkMs: [500, 1500] });
+    printLoad('postgres', f);
+    await recordFigure(
+      '6 load',
+      'PostgreSQL, 200 users x 60 s (think 0.5-1.5 s): requests / req/s',
+      `${f.requests} / ${f.rps}`,
+    );
+    await recordFigure('6 load', 'PostgreSQL, 200 users x 60 s: errors / non-2xx', `${f.errors} / ${f.non2xx}`);
+    await recordFigure(
+      '6 load',
+      'PostgreSQL, 200 users x 60 s: latency p50 / p99 / max (ms)',
+      `${f.p50} / ${f.p99} / ${f.max}`,
+    );
+    await recordFigure(
+      '6 load',
+      'PostgreSQL, 200 users x 60 s: server CPU per request (ms)',
+      String(f.serverCpuPerRequest ?? 'n/a'),
+    );
+    expect(f.samples).toEqual([]);
+    expect(f.errors).toBe(0);
+    expect(f.non2xx).toBe(0);
+    expect(f.requests).toBeGreaterThan(200 * 60 * 0.8);
+    expect(f.p99).toBeLessThanOrEqual(250);
   }, 900_000);
 
   it('load on PGlite (figures only: the embedded default, one database engine on the server thread)', async () => {
@@ -146,24 +145,13 @@ describe('long hardening suite', () => {
   }, 900_000);
 
   it('saturation on PostgreSQL (figures only): 200 users in a closed loop (no think time) for 20 s', async () => {
-    const cluster = await startOwnCluster();
-    try {
-      const f = await runLoad({
-        users: 200,
-        accounts: 40,
-        seconds: 20,
-        thinkMs: [0, 0],
-        env: { DATABASE_URL: cluster.url },
-      });
-      printLoad('saturation', f);
-      await recordFigure(
-        '6 load',
-        'saturation (PostgreSQL), 200 closed-loop users x 20 s: req/s / p50 / p99 / errors',
-        `${f.rps} / ${f.p50} / ${f.p99} / ${f.errors}`,
-      );
-      expect(f.non2xx).toBe(0);
-    } finally {
-      await cluster.destroy();
-    }
+    const f = await loadOnOwnCluster({ users: 200, accounts: 40, seconds: 20, thinkMs: [0, 0] });
+    printLoad('saturation', f);
+    await recordFigure(
+      '6 load',
+      'saturation (PostgreSQL), 200 closed-loop users x 20 s: req/s / p50 / p99 / errors',
+      `${f.rps} / ${f.p50} / ${f.p99} / ${f.errors}`,
+    );
+    expect(f.non2xx).toBe(0);
   }, 900_000);
 });
