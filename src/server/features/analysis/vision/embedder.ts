@@ -16,7 +16,8 @@ import { tf, packageDir } from './runtime';
  * mixed10 raw 76.4 %; k-nearest-neighbours (k=5, any layer mix) was no better (at most 86.0 %).
  *
  * Input size, on the 224-photo set: 299 px 79.5 % leave-one-out at ~400 ms per photo, 224 px
- * 74.6 % at ~205 ms (mixed9 still best of mixed8/9/10). 224 was taken for throughput (analysis
+ * 74.6 % at ~205 ms (at 224 px on the earlier 157-photo set, mixed9 was again the best of
+ * mixed8/9/10: 76.4 / 78.3 / 68.8 %). 224 was taken for throughput (analysis
  * must keep up with uploads on two cores); on the held-out eval set the whole engine (embedding
  * plus detector rules) scores 95 % at 224.
  */
