@@ -11,7 +11,7 @@ import lighthouse from 'lighthouse';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './lib/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium';
 import { register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { failedRow, isMain, printTable, type Row } from './lib/report.js';
 import { ROOT, withServer, type RunningServer } from './lib/server.js';

@@ -17,15 +17,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import lighthouse from 'lighthouse';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const PAGES = ['/', '/gallery', '/organizer', '/pricing', '/settings'];
 
 const freePort = () =>
@@ -87,7 +80,7 @@ const { baseUrl, server } = await startServer();
 const debugPort = await freePort();
 // A persistent profile: Chromium never offers installation in an incognito-like context.
 const browser = await chromium.launchPersistentContext(mkdtempSync(path.join(os.tmpdir(), 'eyevu-lh-profile-')), {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  executablePath: CHROMIUM_PATH,
   args: [...CHROMIUM_ARGS, `--remote-debugging-port=${debugPort}`],
 });
 let failed: boolean | undefined;

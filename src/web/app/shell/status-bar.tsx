@@ -1,17 +1,7 @@
 import { formatClock12h } from '@domain/format';
 import { BatteryFull, Signal, Wifi } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useNow } from '../../lib/use-now';
 import { THEME_LABELS, THEMES, useTheme, type Theme } from '../theme';
-
-/** Re-renders once a second so the clock never lags by more than that. */
-export function useClock(intervalMs = 1000): Date {
-  const [now, setNow] = useState(() => new Date());
-  useEffect(() => {
-    const id = setInterval(() => setNow(new Date()), intervalMs);
-    return () => clearInterval(id);
-  }, [intervalMs]);
-  return now;
-}
 
 export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
   const [theme, setTheme] = useTheme();
@@ -37,7 +27,8 @@ export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
 }
 
 export function StatusBar({ active = false }: { active?: boolean }) {
-  const now = useClock();
+  // Once a second, so the clock never lags by more than that.
+  const now = useNow(1000);
   return (
     <header className="sticky top-0 z-40 flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
       <time dateTime={now.toISOString()} className="w-14 text-sm font-semibold tabular-nums" data-testid="clock">

@@ -23,7 +23,7 @@ import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
 import { StatusCard } from './status-card';
 import { TestFeatures, type StartAd } from './test-features';
-import { useNow } from './use-now';
+import { useNow } from '../../lib/use-now';
 
 const linkButton =
   'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary';

@@ -8,7 +8,7 @@ import { PageHeader } from '../../components/ui/page-header';
 import { useLogout } from '../auth/use-auth';
 import { useSubscription } from '../billing/subscription-query';
 import { ActivityList } from '../dashboard/activity-list';
-import { useNow } from '../dashboard/use-now';
+import { useNow } from '../../lib/use-now';
 import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding/onboarding-store';
 import { useActivities } from '../rewards/activities-query';
 import { ThemeCustomizer } from './theme-customizer';
