@@ -23,6 +23,10 @@ export const users = pgTable('users', {
   firstName: text('first_name').notNull(),
   lastName: text('last_name').notNull(),
   stripeCustomerId: text('stripe_customer_id'),
+  /** IANA time zone that decides the user's calendar day (daily login); set at registration or first login. */
+  timeZone: text('time_zone'),
+  /** When timeZone last changed: changes are rate-limited so a day cannot be claimed twice by moving zones. */
+  timeZoneSetAt: timestamp('time_zone_set_at', { withTimezone: true }),
   createdAt: createdAt(),
 });
 
@@ -109,6 +113,28 @@ export const activities = pgTable(
     uniqueIndex('activities_user_event_uq').on(t.userId, t.eventId),
     index('activities_user_created_idx').on(t.userId, t.createdAt),
   ],
+);
+
+/**
+ * An ad break the server saw start. An activity is accepted once per ad break (its id is the
+ * activity's event id), only after the ad's duration has passed, so points follow real time played.
+ */
+export const adBreaks = pgTable(
+  'ad_breaks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    app: text('app').notNull(),
+    durationSeconds: integer('duration_seconds').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when a newer ad break of the same user replaced this one before it was recorded. */
+    supersededAt: timestamp('superseded_at', { withTimezone: true }),
+    /** Set when its activity was recorded. */
+    recordedAt: timestamp('recorded_at', { withTimezone: true }),
+  },
+  (t) => [index('ad_breaks_user_started_idx').on(t.userId, t.startedAt)],
 );
 
 /**
