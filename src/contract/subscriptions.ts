@@ -38,6 +38,13 @@ export const subscription = z.object({
   cancelAtPeriodEnd: z.boolean(),
   /** The upgrade modal's free trial is offered once per account. */
   trialAvailable: z.boolean(),
+  /**
+   * A free trial is running: nothing is charged, and it ends at trialEndsAt without renewing. The
+   * tier, billingCycle and price are what checkout charges to keep the plan after it.
+   */
+  trial: z.boolean(),
+  /** ISO date-time the running trial ends, or null when no trial is running. */
+  trialEndsAt: z.string().nullable(),
 });
 export const subscriptionResponse = subscription;
 
@@ -45,9 +52,9 @@ export const subscriptionResponse = subscription;
 export const legacySubscriptionBody = z.object({
   plan: billingCycle,
   status: z.literal('active').optional(),
-  /** Ignored: the server computes the end date from the plan. */
+  /** Ignored: the server computes the trial's end. */
   endDate: z.string().max(64).optional(),
-  /** Checked against the catalogue; a different price is refused. */
+  /** Checked against the modal's price for the plan; a different price is refused. */
   price: z.number().int().nonnegative().optional(),
 });
 

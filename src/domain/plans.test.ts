@@ -7,9 +7,11 @@ import {
   planFor,
   PLANS,
   priceFor,
+  priceAfterTrial,
   TRIAL_LABEL,
+  TRIAL_TIER,
+  trialEndDate,
   UPGRADE_MODAL_PLANS,
-  upgradeModalEndDate,
   yearlySavingsCents,
   yearlySavingsLabel,
 } from './plans';
@@ -58,20 +60,21 @@ describe('PLANS', () => {
 });
 
 describe('upgrade modal', () => {
-  it('offers monthly 499/30 days and yearly 4999/365 days, monthly by default', () => {
-    expect(UPGRADE_MODAL_PLANS.map((p) => [p.id, p.price, p.durationDays, p.note, p.tag])).toEqual([
-      ['monthly', 499, 30, 'Unlimited ad skipping', 'Popular'],
-      ['yearly', 4999, 365, 'Save 17% annually', null],
+  it('offers monthly 499 and yearly 4999, monthly by default', () => {
+    expect(UPGRADE_MODAL_PLANS.map((p) => [p.id, p.price, p.note, p.tag])).toEqual([
+      ['monthly', 499, 'Unlimited ad skipping', 'Popular'],
+      ['yearly', 4999, 'Save 17% annually', null],
     ]);
     expect(UPGRADE_MODAL_PLANS.map((p) => p.priceLabel)).toEqual(['$4.99/month', '$49.99/year']);
     expect(DEFAULT_UPGRADE_MODAL_PLAN).toBe('monthly');
     expect(TRIAL_LABEL).toBe('7-day free trial • Cancel anytime');
   });
 
-  it('computes the end date from now', () => {
+  it('a trial of either cycle lasts 7 days; premium then costs the catalogue price at checkout', () => {
     const now = new Date('2024-01-01T00:00:00Z');
-    expect(upgradeModalEndDate('monthly', now).toISOString()).toBe('2024-01-31T00:00:00.000Z');
-    expect(upgradeModalEndDate('yearly', now).toISOString()).toBe('2024-12-31T00:00:00.000Z');
+    expect(trialEndDate(now).toISOString()).toBe('2024-01-08T00:00:00.000Z');
+    expect(TRIAL_TIER).toBe('premium');
+    expect([priceAfterTrial('monthly'), priceAfterTrial('yearly')]).toEqual([999, 9590]);
   });
 });
 

@@ -128,9 +128,8 @@ export type UpgradeModalPlanId = BillingCycle;
 
 export interface UpgradeModalPlan {
   id: UpgradeModalPlanId;
-  /** cents */
+  /** cents, as the modal shows it; the client's POST is checked against it */
   price: number;
-  durationDays: number;
   /** '$4.99/month' */
   priceLabel: string;
   note: string;
@@ -141,12 +140,11 @@ export const UPGRADE_MODAL_PLANS: readonly UpgradeModalPlan[] = [
   {
     id: 'monthly',
     price: 499,
-    durationDays: 30,
     priceLabel: '$4.99/month',
     note: 'Unlimited ad skipping',
     tag: 'Popular',
   },
-  { id: 'yearly', price: 4999, durationDays: 365, priceLabel: '$49.99/year', note: 'Save 17% annually', tag: null },
+  { id: 'yearly', price: 4999, priceLabel: '$49.99/year', note: 'Save 17% annually', tag: null },
 ];
 
 export const DEFAULT_UPGRADE_MODAL_PLAN: UpgradeModalPlanId = 'monthly';
@@ -159,9 +157,20 @@ export function upgradeModalPlan(id: UpgradeModalPlanId): UpgradeModalPlan {
   return plan;
 }
 
-/** End date of a subscription started `now` on an upgrade-modal plan (now + 30 or 365 days). */
-export function upgradeModalEndDate(id: UpgradeModalPlanId, now: Date): Date {
-  return new Date(now.getTime() + upgradeModalPlan(id).durationDays * DAY_MS);
+/**
+ * The modal's 'Start Free Trial' gives this tier for TRIAL_DAYS, once per account. Nothing renews
+ * it: to keep the tier the user buys it at checkout, at the catalogue's price for the chosen cycle.
+ */
+export const TRIAL_TIER = 'premium' satisfies Tier;
+
+/** When a trial started at `now` ends. */
+export function trialEndDate(now: Date): Date {
+  return new Date(now.getTime() + TRIAL_DAYS * DAY_MS);
+}
+
+/** What the trial's plan costs once bought at checkout (cents per cycle). */
+export function priceAfterTrial(cycle: BillingCycle): number {
+  return priceFor(TRIAL_TIER, cycle);
 }
 
 // ---------------------------------------------------------------- status

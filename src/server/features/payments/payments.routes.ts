@@ -14,7 +14,7 @@ import { createPaymentsService } from './payments.service.js';
 import { createStripeGateway } from './stripe-gateway.js';
 
 export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const stripe = createStripeGateway(ctx.config);
+  const stripe = createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg));
   const service = createPaymentsService({
     repo: createSubscriptionsRepository(ctx.db),
     stripe,

@@ -1,12 +1,40 @@
 import Stripe from 'stripe';
 import { planFor, priceFor, type BillingCycle, type Tier } from '../../../domain/plans.js';
 import type { Config } from '../../config.js';
+import { AppError } from '../../http/errors.js';
+
+export const PAYMENT_PROVIDER_ERROR = 'Payment provider error. Please try again.';
+
+export type GatewayLog = (msg: string, detail: Record<string, unknown>) => void;
+
+/**
+ * Stripe's error text is written for the merchant (ids, parameter names, account hints), so it is
+ * logged here and the client gets one generic message: 503 when Stripe could not be reached or
+ * asked us to slow down (worth retrying soon), 502 for anything else it refused or failed.
+ */
+function providerFailure(op: string, err: unknown, log: GatewayLog | undefined): AppError {
+  const stripeErr = err instanceof Stripe.errors.StripeError ? err : undefined;
+  log?.('payment provider call failed', {
+    op,
+    type: stripeErr?.type,
+    code: stripeErr?.code,
+    statusCode: stripeErr?.statusCode,
+    requestId: stripeErr?.requestId,
+    message: err instanceof Error ? err.message : String(err),
+  });
+  const retryable =
+    err instanceof Stripe.errors.StripeConnectionError ||
+    err instanceof Stripe.errors.StripeRateLimitError ||
+    (stripeErr?.statusCode ?? 0) >= 500;
+  return new AppError(retryable ? 503 : 502, PAYMENT_PROVIDER_ERROR, 'payment_provider');
+}
 
 /**
  * Everything Eyevu asks of Stripe, in one place. Created only when STRIPE_SECRET_KEY is set;
- * `config.stripeApi` (tests only) points the SDK at a local test double.
+ * `config.stripeApi` (tests only) points the SDK at a local test double. Every API call goes
+ * through `guard`, so no Stripe error reaches a route unmapped.
  */
-export function createStripeGateway(config: Config) {
+export function createStripeGateway(config: Config, log?: GatewayLog) {
   const key = config.stripe.secretKey;
   if (!key) return null;
   const stripe = new Stripe(key, {
@@ -17,6 +45,14 @@ export function createStripeGateway(config: Config) {
     ...(config.stripeApi ?? {}),
   });
   const priceIds = new Map<string, string>();
+
+  async function guard<T>(op: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw providerFailure(op, err, log);
+    }
+  }
 
   /** The Stripe price for a catalogue entry, found by lookup key or created from the catalogue. */
   async function priceId(tier: Tier, cycle: BillingCycle): Promise<string> {
@@ -49,14 +85,16 @@ export function createStripeGateway(config: Config) {
   }
 
   return {
-    priceId,
+    priceId: (tier: Tier, cycle: BillingCycle) => guard('price', () => priceId(tier, cycle)),
 
     async createCustomer(user: { id: string; email: string; name: string }): Promise<string> {
-      const customer = await stripe.customers.create(
-        { email: user.email, name: user.name, metadata: { user_id: user.id } },
-        { idempotencyKey: `eyevu-customer-${user.id}` },
-      );
-      return customer.id;
+      return guard('create customer', async () => {
+        const customer = await stripe.customers.create(
+          { email: user.email, name: user.name, metadata: { user_id: user.id } },
+          { idempotencyKey: `eyevu-customer-${user.id}` },
+        );
+        return customer.id;
+      });
     },
 
     /**
@@ -71,49 +109,57 @@ export function createStripeGateway(config: Config) {
       cycle: BillingCycle;
       now: Date;
     }): Promise<{ subscriptionId: string; clientSecret: string; amount: number }> {
-      const price = await priceId(input.tier, input.cycle);
-      const open = await stripe.subscriptions.list({
-        customer: input.customerId,
-        price,
-        status: 'incomplete',
-        limit: 1,
-        expand: ['data.latest_invoice.confirmation_secret'],
+      return guard('create subscription', async () => {
+        const price = await priceId(input.tier, input.cycle);
+        const open = await stripe.subscriptions.list({
+          customer: input.customerId,
+          price,
+          status: 'incomplete',
+          limit: 1,
+          expand: ['data.latest_invoice.confirmation_secret'],
+        });
+        let sub = open.data[0];
+        if (!sub) {
+          const window = Math.floor(input.now.getTime() / (10 * 60 * 1000));
+          sub = await stripe.subscriptions.create(
+            {
+              customer: input.customerId,
+              items: [{ price }],
+              payment_behavior: 'default_incomplete',
+              payment_settings: { save_default_payment_method: 'on_subscription' },
+              metadata: { user_id: input.userId, tier: input.tier, billing_cycle: input.cycle },
+              expand: ['latest_invoice.confirmation_secret'],
+            },
+            { idempotencyKey: `eyevu-subscription-${input.userId}-${price}-${window}` },
+          );
+        }
+        const invoice = sub.latest_invoice;
+        const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
+        if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);
+        const amount = typeof invoice === 'object' && invoice ? invoice.amount_due : priceFor(input.tier, input.cycle);
+        return { subscriptionId: sub.id, clientSecret: secret, amount };
       });
-      let sub = open.data[0];
-      if (!sub) {
-        const window = Math.floor(input.now.getTime() / (10 * 60 * 1000));
-        sub = await stripe.subscriptions.create(
-          {
-            customer: input.customerId,
-            items: [{ price }],
-            payment_behavior: 'default_incomplete',
-            payment_settings: { save_default_payment_method: 'on_subscription' },
-            metadata: { user_id: input.userId, tier: input.tier, billing_cycle: input.cycle },
-            expand: ['latest_invoice.confirmation_secret'],
-          },
-          { idempotencyKey: `eyevu-subscription-${input.userId}-${price}-${window}` },
-        );
-      }
-      const invoice = sub.latest_invoice;
-      const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
-      if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);
-      const amount = typeof invoice === 'object' && invoice ? invoice.amount_due : priceFor(input.tier, input.cycle);
-      return { subscriptionId: sub.id, clientSecret: secret, amount };
     },
 
     /** Whether the customer already pays for a live subscription (active, trialing or past due). */
     async hasLiveSubscription(customerId: string): Promise<boolean> {
-      const list = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 10 });
-      return list.data.some((s) => ['active', 'trialing', 'past_due'].includes(s.status));
+      return guard('list subscriptions', async () => {
+        const list = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 10 });
+        return list.data.some((s) => ['active', 'trialing', 'past_due'].includes(s.status));
+      });
     },
 
     async cancelAtPeriodEnd(subscriptionId: string): Promise<void> {
-      await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
+      await guard('cancel subscription', () =>
+        stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
+      );
     },
 
     async listInvoices(customerId: string) {
-      const list = await stripe.invoices.list({ customer: customerId, limit: 24 });
-      return list.data;
+      return guard('list invoices', async () => {
+        const list = await stripe.invoices.list({ customer: customerId, limit: 24 });
+        return list.data;
+      });
     },
 
     /** Verifies the signature over the exact bytes received; throws on a bad or stale signature. */

@@ -43,6 +43,8 @@ export async function startStripeDouble() {
   const subscriptions: Obj[] = [];
   const invoices: Obj[] = [];
   const idempotent = new Map<string, { status: number; body: unknown }>();
+  /** Scripted failures, used once each by the first request they match. */
+  const failures: Array<{ method: string; path: RegExp; status: number; body: unknown }> = [];
 
   const listOf = (data: unknown[], url: string) => ({ object: 'list', data, has_more: false, url });
 
@@ -218,6 +220,18 @@ export async function startStripeDouble() {
         idempotencyKey: key,
         authorization: req.headers.authorization,
       });
+      const failureAt = failures.findIndex((f) => f.method === req.method && f.path.test(url.pathname));
+      if (failureAt >= 0) {
+        const [failure] = failures.splice(failureAt, 1);
+        // The SDK would otherwise retry a 5xx with real backoff sleeps.
+        res.writeHead(failure!.status, {
+          'content-type': 'application/json',
+          'request-id': id('req'),
+          'stripe-should-retry': 'false',
+        });
+        res.end(JSON.stringify(failure!.body));
+        return;
+      }
       const cacheKey = key ? `${req.method} ${url.pathname} ${key}` : undefined;
       const answer = (cacheKey && idempotent.get(cacheKey)) || route(req.method ?? 'GET', url.pathname, params);
       if (cacheKey && req.method === 'POST') idempotent.set(cacheKey, answer);
@@ -235,6 +249,10 @@ export async function startStripeDouble() {
     customers,
     subscriptions,
     invoices,
+    /** The next `method` request whose path matches answers `status` with `body` (no retry). */
+    failNext(method: string, path: RegExp, status: number, body: unknown) {
+      failures.push({ method, path, status, body });
+    },
     /** Marks a subscription's open invoice paid, as Stripe does after a successful confirmation. */
     pay(subscriptionId: string) {
       const sub = subscriptions.find((s) => s.id === subscriptionId)!;

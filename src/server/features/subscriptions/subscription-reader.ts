@@ -22,6 +22,8 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
       source: 'none',
       cancelAtPeriodEnd: false,
       trialAvailable: true,
+      trial: false,
+      trialEndsAt: null,
     };
   }
   const active = isSubscriptionActive(row, now);
@@ -32,6 +34,7 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
       : KNOWN_STATUSES.has(row.status)
         ? (row.status as Subscription['status'])
         : 'inactive';
+  const trial = active && row.source === 'trial';
   return {
     status,
     tier: active ? (row.tier as Subscription['tier']) : 'free',
@@ -42,6 +45,8 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     // The modal's free trial is for accounts that never had a subscription of any kind.
     trialAvailable: false,
+    trial,
+    trialEndsAt: trial && row.endDate ? row.endDate.toISOString() : null,
   };
 }
 

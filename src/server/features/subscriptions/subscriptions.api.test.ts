@@ -37,10 +37,12 @@ describe(`subscriptions API (${testDbKind})`, () => {
       source: 'none',
       cancelAtPeriodEnd: false,
       trialAvailable: true,
+      trial: false,
+      trialEndsAt: null,
     });
   });
 
-  it('starts the upgrade modal trial with the server-decided price and end date, once per account', async () => {
+  it('starts a 7-day trial with the server-decided end date and the price checkout charges after it', async () => {
     const { cookie, user } = await signUp(t.app);
     const before = Date.now();
     const farFuture = new Date(Date.now() + 3650 * DAY_MS).toISOString();
@@ -56,15 +58,19 @@ describe(`subscriptions API (${testDbKind})`, () => {
       status: 'active',
       tier: 'premium',
       billingCycle: 'yearly',
-      price: 4999,
+      // Premium yearly at checkout, the only way the plan continues.
+      price: 9590,
       source: 'trial',
       trialAvailable: false,
+      trial: true,
+      trialEndsAt: body.endDate,
     });
-    // The client's far-future end date is ignored: 365 days from now.
+    // The client's far-future end date is ignored: 7 days from now, whatever the plan.
     const end = Date.parse(body.endDate);
-    expect(end).toBeGreaterThanOrEqual(before + 365 * DAY_MS);
-    expect(end).toBeLessThan(Date.now() + 365 * DAY_MS + 1000);
+    expect(end).toBeGreaterThanOrEqual(before + 7 * DAY_MS);
+    expect(end).toBeLessThanOrEqual(Date.now() + 7 * DAY_MS);
     expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
+    expect((await get(cookie)).json()).toEqual(body);
 
     const again = await post(cookie, '/api/subscription', { plan: 'monthly', status: 'active', price: 499 });
     expect(again.statusCode).toBe(409);
@@ -137,8 +143,8 @@ describe(`subscriptions API (${testDbKind})`, () => {
     const reader = t.app.ctx.subscriptions;
     await expect(reader.requireActive(free.id)).rejects.toMatchObject({ statusCode: 403, message: PREMIUM_REQUIRED });
     await expect(reader.requireActive(paid.id)).resolves.toBeUndefined();
-    // 31 days later the 30-day trial has ended.
-    await expect(reader.requireActive(paid.id, undefined, new Date(Date.now() + 31 * DAY_MS))).rejects.toMatchObject({
+    // 8 days later the 7-day trial has ended.
+    await expect(reader.requireActive(paid.id, undefined, new Date(Date.now() + 8 * DAY_MS))).rejects.toMatchObject({
       statusCode: 403,
     });
   });
@@ -149,7 +155,14 @@ describe(`subscriptions API (${testDbKind})`, () => {
     await post(cookie, '/api/subscription', { plan: 'monthly', status: 'active', price: 499 });
     const res = await post(cookie, '/api/subscription/cancel');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ status: 'canceled', tier: 'free', price: 0, trialAvailable: false });
+    expect(res.json()).toMatchObject({
+      status: 'canceled',
+      tier: 'free',
+      price: 0,
+      trialAvailable: false,
+      trial: false,
+      trialEndsAt: null,
+    });
     expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(false);
     const [row] = await t.database.db.select().from(subscriptions).where(eq(subscriptions.userId, user.id));
     expect(row!.status).toBe('canceled');

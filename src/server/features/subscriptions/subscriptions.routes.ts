@@ -15,7 +15,7 @@ import { createSubscriptionsService } from './subscriptions.service.js';
 export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createSubscriptionsService({
     repo: createSubscriptionsRepository(ctx.db),
-    stripe: createStripeGateway(ctx.config),
+    stripe: createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg)),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -1,7 +1,9 @@
 import {
   isSubscriptionActive,
+  priceAfterTrial,
   priceFor,
-  upgradeModalEndDate,
+  trialEndDate,
+  TRIAL_TIER,
   upgradeModalPlan,
   type BillingCycle,
   type Tier,
@@ -13,6 +15,7 @@ import { toSubscriptionView } from './subscription-reader.js';
 import type { SubscriptionsRepository } from './subscriptions.repository.js';
 
 export const TRIAL_USED = 'The free trial has already been used on this account. Choose a plan on the pricing page.';
+export const ALREADY_ACTIVE = 'You already have an active subscription.';
 export const PRICE_MISMATCH = 'The price does not match the selected plan. Please reload the pricing page.';
 
 interface Deps {
@@ -31,28 +34,31 @@ export function createSubscriptionsService({ repo, stripe, now = () => new Date(
     view,
 
     /**
-     * The upgrade modal's 'Start Free Trial' (older payload {plan, status, endDate, price}). Premium
-     * for the plan's 30 or 365 days; the server computes the end date and ignores the client's;
-     * a price other than the modal's is refused. Offered once per account (no earlier
-     * subscription row of any kind), so it cannot be renewed forever.
+     * The upgrade modal's 'Start Free Trial' (older payload {plan, status, endDate, price}): the
+     * trial tier for TRIAL_DAYS on the chosen cycle, ending at a time the server decides (the
+     * client's endDate is ignored; a price other than the modal's is refused). The row stores the
+     * price checkout will charge to keep the plan, since nothing renews a trial. Once per account
+     * ever: any earlier row (a trial, cancelled or expired, or a Stripe subscription) means used,
+     * and rows are never deleted, so it cannot be restarted.
      */
     async startTrial(userId: string, body: LegacySubscriptionBody): Promise<Subscription> {
-      const plan = upgradeModalPlan(body.plan);
-      if (body.price !== undefined && body.price !== plan.price) throw badRequest(PRICE_MISMATCH);
+      if (body.price !== undefined && body.price !== upgradeModalPlan(body.plan).price) {
+        throw badRequest(PRICE_MISMATCH);
+      }
       const at = now();
       const row = await repo.insertIfNone({
         userId,
         status: 'active',
-        tier: 'premium',
+        tier: TRIAL_TIER,
         billingCycle: body.plan,
-        price: plan.price,
-        endDate: upgradeModalEndDate(body.plan, at),
+        price: priceAfterTrial(body.plan),
+        endDate: trialEndDate(at),
         source: 'trial',
         updatedAt: at,
       });
       if (!row) {
         const existing = await repo.findByUser(userId);
-        if (existing && isSubscriptionActive(existing, at)) throw conflict('You already have an active subscription.');
+        if (existing && isSubscriptionActive(existing, at)) throw conflict(ALREADY_ACTIVE);
         throw conflict(TRIAL_USED);
       }
       return view(userId);

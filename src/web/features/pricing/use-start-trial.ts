@@ -1,10 +1,10 @@
 import type { LegacySubscriptionBody, Subscription } from '@contract/subscriptions';
-import { upgradeModalEndDate, upgradeModalPlan, type UpgradeModalPlanId } from '@domain/plans';
+import { trialEndDate, upgradeModalPlan, type UpgradeModalPlanId } from '@domain/plans';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api';
 import { subscriptionQueryOptions } from '../billing/subscription-query';
 
-/** POST /api/subscription with the modal's older payload; the server re-decides price and end date. */
+/** POST /api/subscription with the modal's older payload; the server decides the trial's end and price. */
 export function useStartTrial() {
   const qc = useQueryClient();
   return useMutation({
@@ -12,7 +12,7 @@ export function useStartTrial() {
       const body: LegacySubscriptionBody = {
         plan,
         status: 'active',
-        endDate: upgradeModalEndDate(plan, new Date()).toISOString(),
+        endDate: trialEndDate(new Date()).toISOString(),
         price: upgradeModalPlan(plan).price,
       };
       const res = await apiRequest('POST', '/api/subscription', body);
