@@ -11,6 +11,7 @@ import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
+import { formatTrialDate, trialCheckoutPath } from '../pricing/trial';
 import { UpgradeModal } from '../pricing/upgrade-modal';
 import { useSubscriptionDetails } from '../pricing/use-subscription-details';
 import { CancelSubscriptionDialog } from './cancel-dialog';
@@ -31,7 +32,7 @@ function Row({ label, value }: { label: string; value: string }) {
 }
 
 export default function BillingPage() {
-  const { subscription, isActive, isLoading } = useSubscriptionDetails();
+  const { subscription, isActive, isLoading, trialEndsAt } = useSubscriptionDetails();
   const invoices = useInvoices();
   const cancel = useCancelSubscription();
   const [confirmOpen, setConfirmOpen] = useState(false);
@@ -86,13 +87,20 @@ export default function BillingPage() {
           <h2 id="current-plan" className="text-lg font-bold">
             Current Plan
           </h2>
-          <span
-            className={cn(
-              'rounded-full px-2.5 py-0.5 text-xs font-semibold',
-              isActive ? 'bg-success text-white' : 'bg-surface-2 text-muted',
+          <span className="flex items-center gap-2">
+            {trialEndsAt && (
+              <span className="rounded-full bg-primary-soft px-2.5 py-0.5 text-xs font-semibold text-fg">
+                Free trial
+              </span>
             )}
-          >
-            {isActive ? 'Active' : 'Free'}
+            <span
+              className={cn(
+                'rounded-full px-2.5 py-0.5 text-xs font-semibold',
+                isActive ? 'bg-success text-white' : 'bg-surface-2 text-muted',
+              )}
+            >
+              {isActive ? 'Active' : 'Free'}
+            </span>
           </span>
         </div>
         {isLoading ? (
@@ -101,13 +109,32 @@ export default function BillingPage() {
           <>
             <dl className="divide-y divide-border">
               <Row label="Plan Type" value={planFor(subscription.tier).name} />
-              <Row label="Price" value={formatPricePerCycle(subscription.price, subscription.billingCycle)} />
+              <Row
+                label="Price"
+                value={
+                  formatPricePerCycle(subscription.price, subscription.billingCycle) +
+                  (trialEndsAt ? ' after the trial' : '')
+                }
+              />
               <Row
                 label={subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
                 value={subscription.endDate ? formatDate(subscription.endDate) : 'N/A'}
               />
             </dl>
-            {subscription.source === 'trial' && <p className="text-xs text-muted">Free trial</p>}
+            {trialEndsAt && (
+              <div className="flex flex-col gap-2 rounded-xl bg-primary-soft p-3 text-sm">
+                <p>
+                  Your free trial ends on {formatTrialDate(trialEndsAt)}. Nothing is charged and it does not renew: to
+                  keep {planFor(subscription.tier).name} after that, subscribe at checkout.
+                </p>
+                <Link
+                  href={trialCheckoutPath(subscription.billingCycle)}
+                  className="inline-flex min-h-11 items-center justify-center rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg"
+                >
+                  Subscribe to {planFor(subscription.tier).name}
+                </Link>
+              </div>
+            )}
             {subscription.cancelAtPeriodEnd ? (
               <p className="text-sm text-muted">Cancelled: your plan stays active until the date above.</p>
             ) : (

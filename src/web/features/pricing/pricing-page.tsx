@@ -18,6 +18,7 @@ import { PageHeader } from '../../components/ui/page-header';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useAuth } from '../auth/use-auth';
+import { formatTrialDate } from './trial';
 import { useSubscriptionDetails } from './use-subscription-details';
 import { useUpgrade } from './use-upgrade';
 
@@ -50,7 +51,7 @@ const accent: Record<Plan['color'], string> = {
 export default function PricingPage() {
   const [cycle, setCycle] = useState<BillingCycle>('monthly');
   const { isAuthenticated } = useAuth();
-  const { tier: currentTier } = useSubscriptionDetails(isAuthenticated);
+  const { tier: currentTier, trialEndsAt } = useSubscriptionDetails(isAuthenticated);
   const upgrade = useUpgrade();
   const [pendingTier, setPendingTier] = useState<string | null>(null);
   const [, navigate] = useLocation();
@@ -108,7 +109,9 @@ export default function PricingPage() {
         {PLANS.map((plan) => {
           const price = priceFor(plan.id, cycle);
           const savings = cycle === 'yearly' ? yearlySavingsLabel(plan) : null;
-          const isCurrent = plan.id === currentTier && isAuthenticated;
+          const onTrial = plan.id === currentTier && isAuthenticated && !!trialEndsAt;
+          // A trial's plan is still for sale: buying it at checkout is how it continues.
+          const isCurrent = plan.id === currentTier && isAuthenticated && !onTrial;
           const isPending = pendingTier === plan.id;
           return (
             <Card
@@ -133,6 +136,11 @@ export default function PricingPage() {
                 <p className="text-sm text-muted">{plan.description}</p>
               </div>
               {savings && <p className="text-sm font-semibold text-success">{savings}</p>}
+              {onTrial && trialEndsAt && (
+                <p className="rounded-lg bg-primary-soft px-3 py-1.5 text-sm font-semibold">
+                  Free trial ends {formatTrialDate(trialEndsAt)}. Subscribe to keep {plan.name} after that.
+                </p>
+              )}
               <ul className="flex flex-col gap-1.5 text-sm">
                 {plan.features.map((f) => (
                   <li key={f} className="flex items-center gap-2">

@@ -4,6 +4,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { Toaster } from '../../app/toaster';
 import { getQueryFn } from '../../lib/api';
+import { formatTrialDate } from './trial';
 import { UpgradeModal } from './upgrade-modal';
 
 function jsonResponse(body: unknown, status = 200) {
@@ -15,10 +16,23 @@ function Harness() {
   return <UpgradeModal open={open} onOpenChange={setOpen} note="Premium subscription required for ad overlay" />;
 }
 
-function setup(answer: () => Promise<Response>) {
+const FREE = {
+  status: 'inactive',
+  tier: 'free',
+  billingCycle: 'monthly',
+  price: 0,
+  endDate: null,
+  source: 'none',
+  cancelAtPeriodEnd: false,
+  trialAvailable: true,
+  trial: false,
+  trialEndsAt: null,
+};
+
+function setup(answer: () => Promise<Response>, current: object = FREE) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/subscription' && init?.method === 'POST') return answer();
-    return jsonResponse({ status: 'active', tier: 'premium' });
+    return jsonResponse(current);
   });
   vi.stubGlobal('fetch', fetchMock);
   const qc = new QueryClient({
@@ -33,7 +47,10 @@ function setup(answer: () => Promise<Response>) {
   return fetchMock;
 }
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
 
 describe('UpgradeModal', () => {
   it('defaults to monthly, sends the modal price and closes with a success toast', async () => {
@@ -62,5 +79,31 @@ describe('UpgradeModal', () => {
     expect(screen.getByText('Please try again later.')).toBeInTheDocument();
     expect(screen.getByRole('dialog', { name: 'Upgrade to Premium' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Start Free Trial' })).toBeEnabled();
+  });
+
+  it('says the trial lasts 7 days from today and costs nothing', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-03-10T12:00:00Z') });
+    setup(async () => jsonResponse({}, 201));
+    const end = formatTrialDate(new Date('2026-03-17T12:00:00Z'));
+    const terms = await screen.findByText(new RegExp(`^Your free trial would end on ${end}\\.`));
+    expect(terms).toHaveTextContent('Nothing is charged: to keep Premium after that, subscribe at checkout.');
+    expect(screen.getByRole('button', { name: 'Start Free Trial' })).toHaveAccessibleDescription(terms.textContent!);
+    expect(screen.getByText('7-day free trial • Cancel anytime')).toBeInTheDocument();
+  });
+
+  it('tells an account whose trial is spent, instead of offering a button that can only fail', async () => {
+    const fetchMock = setup(async () => jsonResponse({}, 201), {
+      ...FREE,
+      status: 'expired',
+      source: 'trial',
+      trialAvailable: false,
+    });
+    expect(await screen.findByText(/The free trial has already been used on this account\./)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'View Pricing Plans' })).toHaveAttribute('href', '/pricing');
+    const button = screen.getByRole('button', { name: 'Start Free Trial' });
+    expect(button).toBeDisabled();
+    fireEvent.click(button);
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'POST')).toBe(false);
+    expect(screen.queryByText(/would end on/)).toBeNull();
   });
 });

@@ -1,13 +1,22 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { DEFAULT_UPGRADE_MODAL_PLAN, TRIAL_LABEL, UPGRADE_MODAL_PLANS, type UpgradeModalPlanId } from '@domain/plans';
+import {
+  DEFAULT_UPGRADE_MODAL_PLAN,
+  TRIAL_LABEL,
+  trialEndDate,
+  UPGRADE_MODAL_PLANS,
+  type UpgradeModalPlanId,
+} from '@domain/plans';
 import { Check, X } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { Link } from 'wouter';
 import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useStartTrial } from './use-start-trial';
 import { useReturnFocus } from '../../lib/use-return-focus';
+import { formatTrialDate } from './trial';
+import { useSubscriptionDetails } from './use-subscription-details';
 
 export interface UpgradeModalProps {
   open: boolean;
@@ -17,13 +26,18 @@ export interface UpgradeModalProps {
 }
 
 /**
- * Spec 'Upgrade to Premium' modal: two plans (monthly default), 'Start Free Trial' activates
- * premium through POST /api/subscription; closes on success, stays open on failure.
+ * Spec 'Upgrade to Premium' modal: two plans (monthly default), 'Start Free Trial' activates a
+ * 7-day premium trial through POST /api/subscription; closes on success, stays open on failure.
+ * It says when the trial would end, and once the account's trial is spent it says so instead of
+ * offering a button that can only fail.
  */
 export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
   const returnFocus = useReturnFocus(open);
   const [plan, setPlan] = useState<UpgradeModalPlanId>(DEFAULT_UPGRADE_MODAL_PLAN);
   const startTrial = useStartTrial();
+  const { subscription } = useSubscriptionDetails(open);
+  const trialUsed = subscription?.trialAvailable === false;
+  const trialTermsId = useId();
   useEffect(() => {
     if (open) setPlan(DEFAULT_UPGRADE_MODAL_PLAN);
   }, [open]);
@@ -104,7 +118,29 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
               );
             })}
           </div>
-          <Button size="lg" onClick={start} disabled={startTrial.isPending}>
+          <p id={trialTermsId} className="rounded-xl bg-surface-2 px-3 py-2 text-sm">
+            {trialUsed ? (
+              <>
+                The free trial has already been used on this account.{' '}
+                <Link
+                  href="/pricing"
+                  onClick={() => onOpenChange(false)}
+                  className="font-semibold text-primary underline"
+                >
+                  View Pricing Plans
+                </Link>
+              </>
+            ) : (
+              // An estimate from this device's clock: the server fixes the real end when the trial starts.
+              `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
+            )}
+          </p>
+          <Button
+            size="lg"
+            onClick={start}
+            disabled={startTrial.isPending || trialUsed}
+            aria-describedby={trialTermsId}
+          >
             {startTrial.isPending ? 'Processing...' : 'Start Free Trial'}
           </Button>
           <Dialog.Close asChild>

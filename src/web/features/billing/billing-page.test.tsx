@@ -1,0 +1,67 @@
+// @vitest-environment jsdom
+import type { Subscription } from '@contract/subscriptions';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, within } from '@testing-library/react';
+import { formatTrialDate } from '../pricing/trial';
+import BillingPage from './billing-page';
+
+const TRIAL_END = '2026-03-17T12:00:00.000Z';
+
+const subscription = (over: Partial<Subscription> = {}): Subscription => ({
+  status: 'active',
+  tier: 'premium',
+  billingCycle: 'yearly',
+  price: 9590,
+  endDate: TRIAL_END,
+  source: 'trial',
+  cancelAtPeriodEnd: false,
+  trialAvailable: false,
+  trial: true,
+  trialEndsAt: TRIAL_END,
+  ...over,
+});
+
+function renderBilling(sub: Subscription) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+  });
+  qc.setQueryData(['/api/subscription'], sub);
+  qc.setQueryData(['/api/billing/invoices'], { invoices: [] });
+  render(
+    <QueryClientProvider client={qc}>
+      <BillingPage />
+    </QueryClientProvider>,
+  );
+  return screen.getByRole('region', { name: 'Current Plan' });
+}
+
+const row = (plan: HTMLElement, label: string) => within(plan).getByText(label).nextElementSibling;
+
+describe('BillingPage', () => {
+  it('shows a running trial as free, with its real end and how to keep the plan', () => {
+    const plan = renderBilling(subscription());
+    const end = formatTrialDate(TRIAL_END);
+    expect(within(plan).getByText('Active', { exact: true })).toBeInTheDocument();
+    expect(within(plan).getByText('Free trial', { exact: true })).toBeInTheDocument();
+    expect(row(plan, 'Plan Type')).toHaveTextContent('Premium');
+    expect(row(plan, 'Price')).toHaveTextContent('$95.90/year after the trial');
+    expect(row(plan, 'Next Billing')).toHaveTextContent(end);
+    expect(within(plan).getByText(`Your free trial ends on ${end}.`, { exact: false })).toHaveTextContent(
+      'Nothing is charged and it does not renew',
+    );
+    expect(within(plan).getByRole('link', { name: 'Subscribe to Premium' })).toHaveAttribute(
+      'href',
+      '/checkout?tier=premium&billing=yearly',
+    );
+    expect(within(plan).getByRole('button', { name: 'Cancel Subscription' })).toBeInTheDocument();
+  });
+
+  it('shows a paid plan without any trial text', () => {
+    const plan = renderBilling(
+      subscription({ source: 'stripe', trial: false, trialEndsAt: null, tier: 'basic', price: 4790 }),
+    );
+    expect(within(plan).queryByText('Free trial', { exact: true })).toBeNull();
+    expect(row(plan, 'Price')).toHaveTextContent(/^\$47\.90\/year$/);
+    expect(within(plan).queryByRole('link', { name: /Subscribe to/ })).toBeNull();
+  });
+});

@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+import type { Subscription } from '@contract/subscriptions';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, within } from '@testing-library/react';
+import PricingPage from './pricing-page';
+import { formatTrialDate } from './trial';
+
+const TRIAL_END = '2026-03-17T12:00:00.000Z';
+
+const premiumTrial: Subscription = {
+  status: 'active',
+  tier: 'premium',
+  billingCycle: 'monthly',
+  price: 999,
+  endDate: TRIAL_END,
+  source: 'trial',
+  cancelAtPeriodEnd: false,
+  trialAvailable: false,
+  trial: true,
+  trialEndsAt: TRIAL_END,
+};
+
+function renderPricing(sub: Subscription) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+  });
+  qc.setQueryData(['/api/auth/user'], {
+    user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: '2026-03-01T00:00:00Z' },
+  });
+  qc.setQueryData(['/api/subscription'], sub);
+  render(
+    <QueryClientProvider client={qc}>
+      <PricingPage />
+    </QueryClientProvider>,
+  );
+}
+
+const card = (name: string) => screen.getByRole('region', { name });
+
+describe('PricingPage', () => {
+  it("shows the trial's real end on its plan and keeps that plan for sale", () => {
+    renderPricing(premiumTrial);
+    const premium = card('Premium');
+    expect(
+      within(premium).getByText(`Free trial ends ${formatTrialDate(TRIAL_END)}.`, { exact: false }),
+    ).toHaveTextContent('Subscribe to keep Premium after that.');
+    expect(within(premium).getByRole('button', { name: 'Upgrade to Premium' })).toBeEnabled();
+    expect(within(premium).queryByRole('button', { name: 'Current Plan' })).toBeNull();
+    expect(within(card('Basic')).queryByText(/Free trial/)).toBeNull();
+  });
+
+  it('a paid plan is the disabled current plan, with no trial text', () => {
+    renderPricing({ ...premiumTrial, source: 'stripe', trial: false, trialEndsAt: null });
+    const premium = card('Premium');
+    expect(within(premium).getByRole('button', { name: 'Current Plan' })).toBeDisabled();
+    expect(within(premium).queryByText(/Free trial/)).toBeNull();
+  });
+});
