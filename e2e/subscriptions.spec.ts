@@ -38,7 +38,9 @@ test('pricing: monthly/yearly toggle, savings figures, most popular and current 
   await expect(page.getByRole('heading', { name: 'Payment System Unavailable' })).toBeVisible();
 });
 
-test('free trial from the upgrade modal activates the plan; cancel returns the account to free', async ({ page }) => {
+test('free trial from the upgrade modal gives 7 days of Premium; cancel returns the account to free', async ({
+  page,
+}) => {
   await register(page);
   await page.goto('/billing');
   await expect(page.getByRole('heading', { name: 'Billing & Subscription' })).toBeVisible();
@@ -54,21 +56,37 @@ test('free trial from the upgrade modal activates the plan; cancel returns the a
   await expect(modal.getByRole('radio', { name: /monthly/i })).toHaveAttribute('aria-checked', 'true');
   await expect(modal.getByText('$49.99/year')).toBeVisible();
   await expect(modal.getByText('7-day free trial • Cancel anytime')).toBeVisible();
+  const trialEnd = await page.evaluate(() =>
+    new Date(Date.now() + 7 * 86_400_000).toLocaleDateString(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+    }),
+  );
+  await expect(modal.getByText(`Your free trial would end on ${trialEnd}.`, { exact: false })).toBeVisible();
   await modal.getByRole('button', { name: 'Start Free Trial' }).click();
 
   await expect(page.getByText('Subscription activated!')).toBeVisible();
   await expect(modal).toBeHidden();
   await expect(plan.getByText('Active', { exact: true })).toBeVisible();
-  await expect(plan.getByText('Premium')).toBeVisible();
-  await expect(plan.getByText('$4.99/month')).toBeVisible();
-  await expect(plan.getByText('Next Billing')).toBeVisible();
+  await expect(plan.getByText('Free trial', { exact: true })).toBeVisible();
+  await expect(plan.getByText('Premium', { exact: true })).toBeVisible();
+  // The price is what checkout charges to keep Premium; the trial itself is free and ends in 7 days.
+  await expect(plan.getByText('$9.99/month after the trial')).toBeVisible();
+  await expect(plan.getByText('Next Billing').locator('xpath=following-sibling::dd')).toHaveText(trialEnd);
+  await expect(plan.getByText(`Your free trial ends on ${trialEnd}.`, { exact: false })).toBeVisible();
+  await expect(plan.getByRole('link', { name: 'Subscribe to Premium' })).toHaveAttribute(
+    'href',
+    '/checkout?tier=premium&billing=monthly',
+  );
   await expect(
     page.getByRole('listitem').filter({ hasText: 'Ad overlay gallery' }).getByLabel('Included'),
   ).toBeVisible();
 
-  // Pricing now marks premium as the current plan.
+  // Pricing shows the trial's end on Premium and still sells it: the trial continues only by checkout.
   await page.goto('/pricing');
-  await expect(planCard(page, 'Premium').getByRole('button', { name: 'Current Plan' })).toBeDisabled();
+  await expect(planCard(page, 'Premium').getByText(`Free trial ends ${trialEnd}.`, { exact: false })).toBeVisible();
+  await expect(planCard(page, 'Premium').getByRole('button', { name: 'Upgrade to Premium' })).toBeEnabled();
 
   await page.goto('/billing');
   await plan.getByRole('button', { name: 'Cancel Subscription' }).click();

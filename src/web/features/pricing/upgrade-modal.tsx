@@ -125,7 +125,7 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
                 <Link
                   href="/pricing"
                   onClick={() => onOpenChange(false)}
-                  className="font-semibold text-primary underline"
+                  className="font-semibold text-fg underline"
                 >
                   View Pricing Plans
                 </Link>
