@@ -122,11 +122,7 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
             {trialUsed ? (
               <>
                 The free trial has already been used on this account.{' '}
-                <Link
-                  href="/pricing"
-                  onClick={() => onOpenChange(false)}
-                  className="font-semibold text-fg underline"
-                >
+                <Link href="/pricing" onClick={() => onOpenChange(false)} className="font-semibold text-fg underline">
                   View Pricing Plans
                 </Link>
               </>
