@@ -97,6 +97,21 @@ export function resolveDemoMode(demoMode: boolean | undefined, host: string): bo
   return demoMode ?? isLoopbackHost(host);
 }
 
+/** What main.ts logs at start about settings that are risky or leave a feature unusable. */
+export function startupWarnings(config: Pick<Config, 'demoMode' | 'smtpUrl' | 'host'>): string[] {
+  if (config.demoMode && !config.smtpUrl && !isLoopbackHost(config.host)) {
+    return [
+      `DEMO_MODE=true while listening on ${config.host}: ANYONE who can reach this server can reset ANY ` +
+        "account's password (forgot-password answers with the reset token). Use it only on a trusted " +
+        'network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
+    ];
+  }
+  if (!config.demoMode && !config.smtpUrl) {
+    return ['No SMTP_URL: forgot-password cannot send reset links (set SMTP_URL to enable password resets).'];
+  }
+  return [];
+}
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 function isAddressOrCidr(entry: string): boolean {

@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { ConfigError, isLoopbackHost, loadConfig } from './config.js';
+import { ConfigError, loadConfig, startupWarnings } from './config.js';
 
 async function main() {
   let config;
@@ -13,15 +13,7 @@ async function main() {
     throw err;
   }
   const app = await buildApp(config);
-  if (config.demoMode && !config.smtpUrl && !isLoopbackHost(config.host)) {
-    app.log.warn(
-      `DEMO_MODE=true while listening on ${config.host}: ANYONE who can reach this server can reset ANY ` +
-        "account's password (forgot-password answers with the reset token). Use it only on a trusted " +
-        'network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
-    );
-  } else if (!config.demoMode && !config.smtpUrl) {
-    app.log.warn('No SMTP_URL: forgot-password cannot send reset links (set SMTP_URL to enable password resets).');
-  }
+  for (const warning of startupWarnings(config)) app.log.warn(warning);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

@@ -107,7 +107,7 @@ let counter = 0;
 /** Registers a new user and returns the cookie to act as them. */
 export async function signUp(
   app: FastifyInstance,
-  fields: Partial<{ email: string; firstName: string; lastName: string; password: string }> = {},
+  fields: Partial<{ email: string; firstName: string; lastName: string; password: string; timeZone: string }> = {},
 ) {
   counter += 1;
   const body = {
