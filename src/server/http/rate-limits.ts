@@ -45,8 +45,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/photos': [{ key: 'user', max: 60, windowMs: 15 * MINUTE }],
   'POST /api/photo-filters/preview': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
   'POST /api/photo-filters/apply': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
-  // The shortest simulated ad is 15 s, so an honest user needs about 20 of each per 5 minutes.
-  'POST /api/activities': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  // The shortest simulated ad is 15 s, so an honest user needs about 20 of each per 5 minutes; the
+  // rest is room for client retries (replays of one event id count here too).
+  'POST /api/activities': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
   'POST /api/ad-breaks': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
