@@ -71,3 +71,20 @@ test('unknown paths show the not-found screen', async ({ page }) => {
   await page.goto('/no-such-page');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
 });
+
+test.describe('in Tokyo', () => {
+  test.use({ timezoneId: 'Asia/Tokyo' });
+
+  test("register and sign in send the browser's time zone (it decides the daily login day)", async ({ page }) => {
+    const registered = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/auth/register'));
+    const account = await register(page);
+    expect((await registered).postDataJSON()).toMatchObject({ email: account.email, timeZone: 'Asia/Tokyo' });
+
+    await page.goto('/settings');
+    await page.getByRole('button', { name: 'Sign Out' }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    const signedIn = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/auth/login'));
+    await login(page, account.email, account.password);
+    expect((await signedIn).postDataJSON()).toMatchObject({ timeZone: 'Asia/Tokyo' });
+  });
+});

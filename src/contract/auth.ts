@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalTimeZone, TIME_ZONE_MAX_LENGTH } from '../domain/time-zone';
 
 /**
  * Request and response shapes of the auth endpoints. The client's forms use the same schemas, so
@@ -24,12 +25,23 @@ const name = (label: string) =>
     .min(1, `${label} is required`)
     .max(100, `${label} must be at most 100 characters`);
 
-export const loginBody = z.object({ email, password });
+/**
+ * The browser's IANA zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`); it decides the
+ * user's calendar day for daily rewards; the server stores its canonical spelling.
+ */
+const timeZone = z
+  .string()
+  .max(TIME_ZONE_MAX_LENGTH, 'Time zone is too long')
+  .refine((v) => canonicalTimeZone(v) !== null, 'Time zone must be an IANA name such as Europe/Paris')
+  .optional();
+
+export const loginBody = z.object({ email, password, timeZone });
 export const registerBody = z.object({
   firstName: name('First name'),
   lastName: name('Last name'),
   email,
   password,
+  timeZone,
 });
 export const forgotPasswordBody = z.object({ email });
 export const resetPasswordBody = z.object({

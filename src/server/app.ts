@@ -8,10 +8,12 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
+import { registerRateLimits } from './http/rate-limits.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes } from './features/auth/auth.routes.js';
+import type { Mailer } from './features/auth/mailer.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
 import { filtersRoutes } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
@@ -32,6 +34,8 @@ export interface BuildOptions {
   analysis?: AnalysisRoutesOptions;
   /** Tests capture the structured log here (at 'info' when the config says 'silent'). */
   logStream?: { write(line: string): void };
+  /** Tests capture password reset mail here. */
+  mailer?: Mailer;
 }
 
 declare module 'fastify' {
@@ -51,7 +55,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
             redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
             ...(opts.logStream ? { stream: opts.logStream } : {}),
           },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -98,9 +102,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerErrorHandler(app);
   registerOriginCheck(app);
   registerSessionLookup(app, ctx);
+  // Before any feature: the limits table (http/rate-limits.ts) is applied to routes as they register.
+  await registerRateLimits(app, config.rateLimits);
 
   await healthRoutes(app, ctx);
-  await authRoutes(app, ctx);
+  await authRoutes(app, ctx, { mailer: opts.mailer });
   await photosRoutes(app, ctx);
   await filtersRoutes(app, ctx);
   await analysisRoutes(app, ctx, opts.analysis);
@@ -117,6 +123,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   if (spa) await serveWeb(app, config.webDir!);
   registerNotFound(app, { spa });
   return app;
+}
+
+/**
+ * Fastify 5 treats a numeric trustProxy as "trust nothing", so a hop count becomes the function
+ * proxy-addr calls per hop (0 = the socket peer): the nearest `hops` addresses are our proxies.
+ */
+function trustProxyOption(trust: Config['trustProxy']) {
+  if (typeof trust !== 'number') return trust;
+  return (_address: string, hop: number) => hop < trust;
 }
 
 async function serveWeb(app: FastifyInstance, webDir: string) {

@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_RATE_LIMITS, type RateLimitTable } from './http/rate-limits.js';
 
 /**
  * The only reader of process.env. Everything the server can be told from outside is parsed here
@@ -20,7 +22,8 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
     .optional(),
   BLOB_DIR: z.string().min(1).optional(),
-  DEMO_MODE: booleanFromEnv.default(true),
+  // Unset: on only when the server listens on loopback (see resolveDemoMode).
+  DEMO_MODE: booleanFromEnv.optional(),
   SMTP_URL: z.string().url('SMTP_URL must be a URL such as smtp://user:pass@host:587').optional(),
   MAIL_FROM: z.string().min(3).default('Eyevu <no-reply@eyevu.local>'),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
@@ -28,7 +31,7 @@ const envSchema = z.object({
   VITE_STRIPE_PUBLIC_KEY: z.string().min(1).optional(),
   MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: booleanFromEnv.default(false),
+  TRUST_PROXY: z.string().optional(),
   VISION_THREADS: z.coerce.number().int().min(1).max(16).optional(),
 });
 
@@ -42,6 +45,10 @@ export interface Config {
   /** Where PGlite keeps its files; 'memory://' keeps it in memory (tests). */
   pgliteDir: string;
   blobDir: string;
+  /**
+   * The spec's local demo: forgot-password answers with the reset token. Only ever without a mail
+   * transport; see resolveDemoMode for when it is on.
+   */
   demoMode: boolean;
   smtpUrl?: string;
   mailFrom: string;
@@ -53,10 +60,15 @@ export interface Config {
   stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
   maxUploadBytes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  trustProxy: boolean;
+  /**
+   * Which hops may set X-Forwarded-For/-Proto/-Host: false (none), a hop count, or proxy addresses
+   * and CIDRs (proxy-addr syntax). Never `true`: that would let any client choose its own IP.
+   */
+  trustProxy: false | number | string[];
   /** Built client served by the API process; absent in API-only tests. */
   webDir?: string;
-  rateLimits: { loginPerEmail: number; loginPerIp: number; forgotPerEmail: number; windowMs: number };
+  /** Every request limit, by 'METHOD /url' (http/rate-limits.ts); tests and the load suite raise them. */
+  rateLimits: RateLimitTable;
   /** Threads running the vision models (one tfjs WASM runtime each); default: one per core, at most 2. */
   visionThreads: number;
   /** Background workers (analysis queue) start with the server unless a test turns them off. */
@@ -66,6 +78,79 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** Hosts that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * Demo mode hands a reset token to whoever asks, so it must never be on by accident on a reachable
+ * server: unset means on only for a loopback listener; DEMO_MODE=true is the operator's explicit
+ * choice (main.ts warns loudly when the host is not loopback).
+ */
+export function resolveDemoMode(demoMode: boolean | undefined, host: string): boolean {
+  return demoMode ?? isLoopbackHost(host);
+}
+
+/** What main.ts logs at start about settings that are risky or leave a feature unusable. */
+export function startupWarnings(config: Pick<Config, 'demoMode' | 'smtpUrl' | 'host'>): string[] {
+  if (config.demoMode && !config.smtpUrl && !isLoopbackHost(config.host)) {
+    return [
+      `DEMO_MODE=true while listening on ${config.host}: ANYONE who can reach this server can reset ANY ` +
+        "account's password (forgot-password answers with the reset token). Use it only on a trusted " +
+        'network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
+    ];
+  }
+  if (!config.demoMode && !config.smtpUrl) {
+    return ['No SMTP_URL: forgot-password cannot send reset links (set SMTP_URL to enable password resets).'];
+  }
+  return [];
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [addr, bits, ...rest] = entry.split('/');
+  if (rest.length || !addr) return false;
+  const family = isIP(addr);
+  if (!family) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: unset/false/0 = trust nobody; a hop count; or a comma-separated address/CIDR list. */
+export function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  const v = raw?.trim() ?? '';
+  if (v === '' || ['false', '0', 'no'].includes(v.toLowerCase())) return false;
+  if (['true', 'yes'].includes(v.toLowerCase())) {
+    throw new ConfigError(
+      'Invalid environment:\n  TRUST_PROXY: "true" would trust every hop, so any client could set its own IP ' +
+        'and protocol (defeating per-IP limits). Give the number of proxies in front of Eyevu (e.g. 1) or ' +
+        'their addresses (e.g. 10.0.0.5,10.1.0.0/16).',
+    );
+  }
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 10) throw new ConfigError('Invalid environment:\n  TRUST_PROXY: at most 10 proxy hops');
+    return hops;
+  }
+  const list = v.split(',').map((x) => x.trim());
+  const bad = list.filter((x) => !isAddressOrCidr(x));
+  if (bad.length) {
+    throw new ConfigError(
+      `Invalid environment:\n  TRUST_PROXY: not a hop count, address or CIDR: ${bad.join(', ')} ` +
+        '(e.g. TRUST_PROXY=1 or TRUST_PROXY=10.0.0.5,10.1.0.0/16)',
+    );
+  }
+  return list;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -83,7 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     pgliteDir: path.join(dataDir, 'db'),
     blobDir: e.BLOB_DIR ? path.resolve(e.BLOB_DIR) : path.join(dataDir, 'blobs'),
-    demoMode: e.DEMO_MODE,
+    demoMode: resolveDemoMode(e.DEMO_MODE, e.HOST),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     stripe: {
@@ -93,9 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     webDir: path.resolve('dist/web'),
-    rateLimits: { loginPerEmail: 10, loginPerIp: 50, forgotPerEmail: 5, windowMs: 15 * 60 * 1000 },
+    rateLimits: DEFAULT_RATE_LIMITS,
     visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),
     startWorkers: true,
   };

@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, startupWarnings } from './config.js';
 
 async function main() {
   let config;
@@ -13,6 +13,7 @@ async function main() {
     throw err;
   }
   const app = await buildApp(config);
+  for (const warning of startupWarnings(config)) app.log.warn(warning);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

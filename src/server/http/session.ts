@@ -39,18 +39,32 @@ export function requireUser(request: FastifyRequest): SessionUser {
   return request.sessionUser;
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
-  reply.setCookie(SESSION_COOKIE, token, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: request.protocol === 'https',
-    expires,
-  });
+/**
+ * Whether the browser's request was HTTPS: request.protocol (X-Forwarded-Proto from a trusted
+ * proxy), or a forwarding header from any hop. Trusting the header here is safe: a spoofed
+ * https only makes the spoofer's own cookie Secure, which their plain-HTTP browser then drops.
+ */
+export function isHttpsRequest(request: FastifyRequest): boolean {
+  if (request.protocol === 'https') return true;
+  const proto = request.headers['x-forwarded-proto'];
+  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase();
+  if (first === 'https') return true;
+  const forwarded = request.headers.forwarded;
+  const firstHop = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0] ?? '';
+  return /(?:^|;)\s*proto\s*=\s*"?https"?\s*(?:;|$)/i.test(firstHop);
 }
 
-export function clearSessionCookie(reply: FastifyReply) {
-  reply.clearCookie(SESSION_COOKIE, { path: '/' });
+function cookieOptions(request: FastifyRequest) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: isHttpsRequest(request) };
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
+  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), expires });
+}
+
+/** Cleared with the attributes it was set with, or a browser keeps a Secure cookie. */
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
 }
 
 /**

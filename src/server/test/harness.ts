@@ -60,7 +60,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup: () => void } {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-test-'));
-  const base = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  // Loopback, as tests never listen elsewhere: the spec's local demo (reset token in the answer) is on.
+  const base = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
   return {
     ...base,
     webDir: undefined,
@@ -106,7 +107,7 @@ let counter = 0;
 /** Registers a new user and returns the cookie to act as them. */
 export async function signUp(
   app: FastifyInstance,
-  fields: Partial<{ email: string; firstName: string; lastName: string; password: string }> = {},
+  fields: Partial<{ email: string; firstName: string; lastName: string; password: string; timeZone: string }> = {},
 ) {
   counter += 1;
   const body = {

@@ -21,7 +21,7 @@ export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {
   r.post(
     '/api/app-status/activate',
     { schema: { body: activateBody, response: { 200: activateResponse } } },
-    async (request) => service.activate(requireUser(request).id, request.body?.utcOffsetMinutes),
+    async (request) => service.activate(requireUser(request).id),
   );
   r.post('/api/app-status/deactivate', { schema: { response: { 200: appStatus } } }, async (request) =>
     service.deactivate(requireUser(request).id),

@@ -16,7 +16,7 @@ export function toAppStatus(row: AppStatusRow | undefined): AppStatus {
 
 /**
  * Spec section 4: inactive -> active via activate (sets activeSince and lastActivity, and the
- * activation reward once per local day); active -> inactive via deactivate; while active the
+ * activation reward once per day of the user's stored zone); active -> inactive via deactivate; while active the
  * client's heartbeat refreshes lastActivity every 30 s.
  */
 export function createAppStatusService(deps: { repo: AppStatusRepository; rewards: RewardsService; now?: () => Date }) {
@@ -25,13 +25,13 @@ export function createAppStatusService(deps: { repo: AppStatusRepository; reward
     async get(userId: string): Promise<AppStatus> {
       return toAppStatus(await repo.find(userId));
     },
-    async activate(userId: string, utcOffsetMinutes?: number): Promise<ActivateResponse> {
+    async activate(userId: string): Promise<ActivateResponse> {
       const at = now();
       const current = await repo.find(userId);
       // Activating twice keeps the original activeSince.
       const activeSince = current?.isActive && current.activeSince ? current.activeSince : at;
       const row = await repo.upsert(userId, { isActive: true, isMonitoring: true, activeSince, lastActivity: at });
-      const reward = await rewards.recordActivation(userId, utcOffsetMinutes);
+      const reward = await rewards.recordActivation(userId);
       return { status: toAppStatus(row), points: reward.points, message: reward.message };
     },
     async deactivate(userId: string): Promise<AppStatus> {

@@ -1,13 +1,20 @@
 import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { passwordResets, sessions } from '../../db/schema.js';
+import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits.js';
 import { createTestApp, sessionCookieFrom, signUp, testDbKind, type TestApp } from '../../test/harness.js';
 
 describe(`auth API (${testDbKind})`, () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({
-      rateLimits: { loginPerEmail: 3, loginPerIp: 1000, forgotPerEmail: 3, windowMs: 60_000 },
+      rateLimits: {
+        ...DEFAULT_RATE_LIMITS,
+        'POST /api/auth/login': [
+          { key: 'ip', max: 1000, windowMs: 60_000 },
+          { key: 'ip+email', max: 3, windowMs: 60_000 },
+        ],
+      },
     });
   });
   afterAll(() => t.close());
@@ -82,14 +89,15 @@ describe(`auth API (${testDbKind})`, () => {
     expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
   });
 
-  it('rate-limits login per email with a clear 429', async () => {
+  it('rate-limits login per address and email with a clear 429 and Retry-After', async () => {
     const { body } = await signUp(t.app);
     const attempt = () =>
       inject({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: 'nope-nope' } });
     for (let i = 0; i < 3; i++) expect((await attempt()).statusCode).toBe(401);
     const limited = await attempt();
     expect(limited.statusCode).toBe(429);
-    expect(limited.json().message).toMatch(/Too many attempts/);
+    expect(limited.json().message).toMatch(/^Too many attempts\. Please wait 1 minute\(s\) and try again\.$/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Even the right password is refused while the window lasts.
     const right = await inject({
       method: 'POST',
@@ -154,14 +162,20 @@ describe(`auth API (${testDbKind})`, () => {
     expect(res.statusCode).toBe(400);
   });
 
-  it('does not reveal whether an email has an account', async () => {
+  it('in the local demo, an unknown email gets a token of the same shape that opens nothing', async () => {
     const res = await inject({
       method: 'POST',
       url: '/api/auth/forgot-password',
       payload: { email: 'nobody@example.com' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().resetToken).toBeUndefined();
+    expect(res.json().resetToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const reset = await inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: res.json().resetToken, password: 'newpass1' },
+    });
+    expect(reset.statusCode).toBe(400);
   });
 
   it('returns the reset token only in demo mode without mail', async () => {

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { passwordResets, sessions, users } from '../../db/schema.js';
 
@@ -23,6 +23,30 @@ export function createAuthRepository(db: Db) {
     async insertReset(id: string, userId: string, expiresAt: Date) {
       await db.insert(passwordResets).values({ id, userId, expiresAt });
     },
+    /** True when the token is known, unused and unexpired (read only; the reset itself re-checks). */
+    async isResetLive(id: string, now: Date): Promise<boolean> {
+      const [row] = await db
+        .select({ id: passwordResets.id })
+        .from(passwordResets)
+        .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, now)))
+        .limit(1);
+      return !!row;
+    },
+    /**
+     * Stores a new zone only if the row still has the `setAt` the caller decided from, so two
+     * concurrent sign-ins cannot both move it.
+     */
+    async setTimeZone(userId: string, timeZone: string, previousSetAt: Date | null, now: Date) {
+      await db
+        .update(users)
+        .set({ timeZone, timeZoneSetAt: now })
+        .where(
+          and(
+            eq(users.id, userId),
+            sql`${users.timeZoneSetAt} is not distinct from ${previousSetAt?.toISOString() ?? null}::timestamptz`,
+          ),
+        );
+    },
     /**
      * Marks the token used and sets the password in one transaction; the `used_at is null`
      * guard in the update makes two concurrent uses of one token succeed at most once. Answers the
@@ -37,6 +61,13 @@ export function createAuthRepository(db: Db) {
           .returning({ userId: passwordResets.userId });
         if (!reset) return null;
         await tx.update(users).set({ passwordHash }).where(eq(users.id, reset.userId));
+        // Other tokens of this user (mailed earlier, perhaps to an inbox someone else reads) die too.
+        await tx
+          .update(passwordResets)
+          .set({ usedAt: now })
+          .where(
+            and(eq(passwordResets.userId, reset.userId), ne(passwordResets.id, id), isNull(passwordResets.usedAt)),
+          );
         // A reset signs out every device: whoever knew the old password loses access.
         await tx.delete(sessions).where(eq(sessions.userId, reset.userId));
         return reset.userId;

@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.js';
 import { clearSessionCookie, requireUser, setSessionCookie } from '../../http/session.js';
 import { createAuthRepository, type UserRow } from './auth.repository.js';
 import { createAuthService } from './auth.service.js';
-import { createSmtpMailer } from './mailer.js';
+import { createSmtpMailer, type Mailer } from './mailer.js';
 
 const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'createdAt'>) => ({
   id: u.id,
@@ -23,15 +23,22 @@ const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'cr
   createdAt: u.createdAt.toISOString(),
 });
 
-export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
+export interface AuthRoutesOptions {
+  /** Tests capture reset mail here instead of an SMTP server. */
+  mailer?: Mailer;
+}
+
+export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: AuthRoutesOptions = {}) {
   const service = createAuthService({
     repo: createAuthRepository(ctx.db),
     config: ctx.config,
-    mailer: ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined,
+    mailer: opts.mailer ?? (ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined),
     onUserCreated: ctx.onUserCreated,
-    log: (msg, err) => app.log.error({ err }, msg),
+    log: app.log,
     sessionCache: app.sessionCache,
   });
+  // Reset mail still on its way is finished before the database closes.
+  ctx.onClose.push(() => service.drain());
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/auth/user', { schema: { response: { 200: userResponse } } }, async (request) => ({
@@ -52,7 +59,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
     '/api/auth/login',
     { schema: { body: loginBody, response: { 200: userResponse } } },
     async (request, reply) => {
-      const { user, token, expiresAt } = await service.login(request.body.email, request.body.password, request.ip);
+      const { email, password, timeZone } = request.body;
+      const { user, token, expiresAt } = await service.login(email, password, timeZone);
       // A fresh token at every login: a session id planted before sign-in is never promoted.
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
@@ -62,14 +70,14 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.post('/api/auth/logout', { schema: { response: { 200: messageResponse } } }, async (request, reply) => {
     if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
-    clearSessionCookie(reply);
+    clearSessionCookie(request, reply);
     return { message: 'Signed out' };
   });
 
   r.post(
     '/api/auth/forgot-password',
     { schema: { body: forgotPasswordBody, response: { 200: forgotPasswordResponse } } },
-    async (request) => service.forgotPassword(request.body.email, request.ip),
+    async (request) => service.forgotPassword(request.body.email),
   );
 
   r.post(

@@ -1,8 +1,8 @@
+import { canonicalTimeZone, timeZoneToStore } from '@domain/time-zone';
 import type { RegisterBody } from '../../../contract/auth.js';
 import type { Config } from '../../config.js';
 import { SESSION_DAYS } from '../../http/session.js';
-import { badRequest, conflict, tooMany, unauthorized } from '../../http/errors.js';
-import { RateLimiter } from '../../lib/rate-limiter.js';
+import { badRequest, conflict, unauthorized } from '../../http/errors.js';
 import { hashToken, newToken } from '../../lib/tokens.js';
 import type { AuthRepository, UserRow } from './auth.repository.js';
 import type { Mailer } from './mailer.js';
@@ -10,8 +10,11 @@ import { getDummyHash, hashPassword, verifyPassword } from './password.js';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';
-const TOO_MANY = (s: number) => `Too many attempts. Please wait ${Math.ceil(s / 60)} minute(s) and try again.`;
-const RESET_SENT = 'If an account exists for that email, a reset link has been sent.';
+const INVALID_RESET = 'This reset token is invalid or has expired.';
+export const RESET_SENT = 'If an account exists for that email, a reset link has been sent.';
+export const DEMO_RESET_MESSAGE = 'Demo mode: use the reset token below.';
+/** Reset requests waiting for their lookup and mail; beyond this a flood is dropped (and logged). */
+const MAX_PENDING_RESETS = 1_000;
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -20,24 +23,41 @@ export function createAuthService(deps: {
   config: Config;
   mailer?: Mailer;
   onUserCreated: Array<(u: { id: string; email: string }) => Promise<void>>;
-  log: (msg: string, err: unknown) => void;
+  log: { error(obj: object, msg: string): void; warn(msg: string): void };
   /** This process's session cache (http/session.ts): ended sessions are evicted at once. */
   sessionCache: { evict(sessionId: string): void; evictUser(userId: string): void };
   now?: () => Date;
 }) {
   const { repo, config } = deps;
   const now = deps.now ?? (() => new Date());
-  const rl = config.rateLimits;
-  const loginByIp = new RateLimiter(rl.loginPerIp, rl.windowMs);
-  const loginByEmail = new RateLimiter(rl.loginPerEmail, rl.windowMs);
-  const forgotByEmail = new RateLimiter(rl.forgotPerEmail, rl.windowMs);
-  const forgotByIp = new RateLimiter(rl.loginPerIp, rl.windowMs);
+  const pending = new Set<Promise<void>>();
 
-  function limit(...checks: Array<[RateLimiter, string]>) {
-    for (const [limiter, key] of checks) {
-      const r = limiter.hit(key);
-      if (!r.allowed) throw tooMany(TOO_MANY(r.retryAfterSeconds));
+  /**
+   * Runs after the answer is sent: the answer must not wait for the account lookup or the mail
+   * server, or its timing would tell whether the email has an account.
+   */
+  function afterResponse(what: string, task: () => Promise<void>) {
+    if (pending.size >= MAX_PENDING_RESETS) {
+      deps.log.error({}, `${what} dropped: too many waiting`);
+      return;
     }
+    const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(task)
+      .catch((err: unknown) => deps.log.error({ err }, `${what} failed`))
+      .finally(() => pending.delete(job));
+    pending.add(job);
+  }
+
+  async function mailResetLink(email: string, mailer: Mailer) {
+    const user = await repo.findUserByEmail(email);
+    if (!user) return;
+    const token = newToken();
+    await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));
+    await mailer.send(
+      email,
+      'Reset your Eyevu password',
+      `Use this code to reset your password within one hour:\n\n${token}\n\nIf you did not ask for it, ignore this email.`,
+    );
   }
 
   async function startSession(userId: string) {
@@ -52,26 +72,34 @@ export function createAuthService(deps: {
 
     async register(body: RegisterBody): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
       const email = normaliseEmail(body.email);
+      const timeZone = body.timeZone ? canonicalTimeZone(body.timeZone) : null;
       const user = await repo.insertUser({
         email,
         firstName: body.firstName,
         lastName: body.lastName,
         passwordHash: await hashPassword(body.password),
+        timeZone,
+        timeZoneSetAt: timeZone ? now() : null,
       });
       if (!user) throw conflict('An account with this email already exists.');
       for (const hook of deps.onUserCreated) {
-        await hook({ id: user.id, email }).catch((err) => deps.log('onUserCreated hook failed', err));
+        await hook({ id: user.id, email }).catch((err: unknown) =>
+          deps.log.error({ err }, 'onUserCreated hook failed'),
+        );
       }
       return { user, ...(await startSession(user.id)) };
     },
 
-    async login(emailRaw: string, password: string, ip: string) {
+    /** Limits (per address, per address + email) are applied before this, by http/rate-limits.ts. */
+    async login(emailRaw: string, password: string, timeZoneRaw?: string) {
       const email = normaliseEmail(emailRaw);
-      limit([loginByIp, ip], [loginByEmail, email]);
       const user = await repo.findUserByEmail(email);
       const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
       if (!user || !ok) throw unauthorized(INVALID_LOGIN);
-      loginByEmail.reset(email);
+      const at = now();
+      const stored = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
+      const timeZone = timeZoneToStore(stored, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
+      if (timeZone) await repo.setTimeZone(user.id, timeZone, user.timeZoneSetAt, at);
       return { user, ...(await startSession(user.id)) };
     },
 
@@ -80,32 +108,42 @@ export function createAuthService(deps: {
       deps.sessionCache.evict(sessionId);
     },
 
-    async forgotPassword(emailRaw: string, ip: string): Promise<{ message: string; resetToken?: string }> {
+    /**
+     * With a mail transport the answer is always RESET_SENT, byte for byte, and the lookup, token
+     * and mail happen afterwards. Only the local demo (no mail, demoMode) answers with a token,
+     * and then unknown emails get an equally shaped one that opens nothing.
+     */
+    async forgotPassword(emailRaw: string): Promise<{ message: string; resetToken?: string }> {
       const email = normaliseEmail(emailRaw);
-      limit([forgotByIp, ip], [forgotByEmail, email]);
-      const user = await repo.findUserByEmail(email);
-      // The same answer for unknown emails, so the form cannot be used to probe for accounts.
-      if (!user) return { message: RESET_SENT };
-      const token = newToken();
-      await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));
-      if (deps.mailer) {
-        await deps.mailer.send(
-          email,
-          'Reset your Eyevu password',
-          `Use this code to reset your password within one hour:\n\n${token}\n\nIf you did not ask for it, ignore this email.`,
-        );
+      const { mailer } = deps;
+      if (mailer) {
+        afterResponse('password reset mail', () => mailResetLink(email, mailer));
         return { message: RESET_SENT };
       }
-      if (config.demoMode) return { message: 'Demo mode: use the reset token below.', resetToken: token };
+      if (config.demoMode) {
+        const token = newToken();
+        const user = await repo.findUserByEmail(email);
+        if (user) await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));
+        return { message: DEMO_RESET_MESSAGE, resetToken: token };
+      }
+      deps.log.warn('password reset requested, but no mail transport is configured (SMTP_URL)');
       return { message: RESET_SENT };
     },
 
+    /** The token is checked before the new password is hashed: scrypt's 128 MiB is spent on real resets only. */
     async resetPassword(token: string, password: string) {
-      const userId = await repo.consumeResetAndSetPassword(hashToken(token), await hashPassword(password), now());
+      const id = hashToken(token);
+      if (!(await repo.isResetLive(id, now()))) throw badRequest(INVALID_RESET);
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now());
       // The reset deleted every session of the user; none may be served from the cache either.
       if (userId) deps.sessionCache.evictUser(userId);
-      if (!userId) throw badRequest('This reset token is invalid or has expired.');
+      if (!userId) throw badRequest(INVALID_RESET);
       return { message: 'Password reset successfully' };
+    },
+
+    /** Waits for reset work started after earlier answers (shutdown, tests). */
+    async drain() {
+      while (pending.size) await Promise.allSettled([...pending]);
     },
   };
 }

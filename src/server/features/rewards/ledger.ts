@@ -37,6 +37,8 @@ export interface LedgerEntry {
   sourceEventId: string;
   points: number;
   message?: string;
+  /** The service's clock (injectable in tests); the database's now() when absent. */
+  createdAt?: Date;
 }
 
 export const LOGIN_SOURCE = 'login';
@@ -76,6 +78,7 @@ export function createLedger(db: Db) {
           sourceEventId: e.sourceEventId,
           points: e.points,
           message: e.message ?? null,
+          createdAt: e.createdAt,
         })),
       )
       .onConflictDoNothing({ target: [pointsLedger.userId, pointsLedger.sourceEventId] })

@@ -1,5 +1,5 @@
 import type { InjectOptions } from 'fastify';
-import { addDays } from '@domain/calendar';
+import { addDays, DAY_MS } from '@domain/calendar';
 import { and, eq } from 'drizzle-orm';
 import { achievements, pointsLedger } from '../../db/schema.js';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
@@ -31,9 +31,16 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     });
     expect(res.statusCode).toBeLessThan(300);
   };
-  /** Inserts an earlier day's login reward, as if the user had logged in then. */
-  const seedLogin = (userId: string, day: string) =>
-    t.database.db.insert(pointsLedger).values({ userId, source: 'login', sourceEventId: `login:${day}`, points: 10 });
+  /**
+   * Inserts an earlier day's login reward, as if the user had logged in then: at this time of day on
+   * that day (a new login day needs 20 h since the newest login entry).
+   */
+  const seedLogin = (userId: string, day: string) => {
+    const createdAt = new Date(Date.parse(`${day}T00:00:00Z`) + (Date.now() % DAY_MS));
+    return t.database.db
+      .insert(pointsLedger)
+      .values({ userId, source: 'login', sourceEventId: `login:${day}`, points: 10, createdAt });
+  };
 
   it('requires a session', async () => {
     for (const url of ['/api/rewards', '/api/stats', '/api/activities', '/api/app-status']) {

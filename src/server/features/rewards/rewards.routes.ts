@@ -28,7 +28,8 @@ export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
   r.post(
     '/api/rewards/record',
     { schema: { body: recordRewardBody, response: { 200: recordRewardResponse } } },
-    async (request) => service.record(requireUser(request).id, request.body.type, request.body.utcOffsetMinutes),
+    // A posted utcOffsetMinutes is accepted but never decides the day: the stored zone does.
+    async (request) => service.record(requireUser(request).id, request.body.type),
   );
 
   r.get('/api/stats', { schema: { querystring: statsQuery, response: { 200: stats } } }, async (request) =>

@@ -1,7 +1,6 @@
 import {
   ACHIEVEMENT_UNLOCKED_MESSAGE,
   APP_ACTIVATED_MESSAGE,
-  calendarDay,
   clampUtcOffset,
   DEFAULT_REWARD_POINTS,
   nextLoginStreak,
@@ -16,8 +15,10 @@ import {
 } from '@domain/rewards';
 import { pointsPerDay } from '@domain/insights';
 import { DAY_MS } from '@domain/calendar';
+import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '../../../contract/rewards.js';
 import { streakFromDays, type Ledger } from './ledger.js';
+import { userDay } from './user-day.js';
 
 export const toAchievementView = (a: Achievement): AchievementView => ({
   id: a.id,
@@ -36,24 +37,36 @@ export interface RewardsServiceDeps {
  * is due and how many points it is worth (src/domain/rewards.ts). Posted `points` are ignored.
  */
 export function createRewardsService({ ledger, now = () => new Date() }: RewardsServiceDeps) {
-  const today = (utcOffsetMinutes?: number) => calendarDay(now(), clampUtcOffset(utcOffsetMinutes ?? 0));
+  const today = (userId: string) => userDay(ledger.db, userId, now());
 
   async function streakNow(userId: string) {
     return streakFromDays((await ledger.loginDays(ledger.db, userId)).days).currentStreak;
   }
 
-  /** Login reward once per local day, plus the streak bonus (5 x days) on a new day with a streak above 1. */
-  async function recordLogin(userId: string, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
-    const day = today(utcOffsetMinutes);
+  /**
+   * Login reward once per day of the user's stored zone, plus the streak bonus (5 x days) on a new
+   * day with a streak above 1. A new day also needs MIN_MS_BETWEEN_LOGIN_DAYS of server time since
+   * the newest login entry: a zone change (or a day boundary) never yields two days at once.
+   */
+  async function recordLogin(userId: string): Promise<RecordRewardResponse> {
+    const at = now();
     const result = await ledger.transaction(async (tx) => {
-      const { days } = await ledger.loginDays(tx, userId);
+      const day = await userDay(tx, userId, at, { lock: true });
+      const { days, lastLoginAt } = await ledger.loginDays(tx, userId);
       const next = nextLoginStreak(streakFromDays(days), day);
+      const tooSoon = lastLoginAt !== null && at.getTime() - lastLoginAt.getTime() < MIN_MS_BETWEEN_LOGIN_DAYS;
       let added = 0;
       let message = WELCOME_BACK_MESSAGE;
-      if (next.isNewDay) {
+      if (next.isNewDay && !tooSoon) {
         message = next.message ?? WELCOME_BACK_MESSAGE;
         const entries = [
-          { source: 'login', sourceEventId: `login:${day}`, points: DEFAULT_REWARD_POINTS.login, message },
+          {
+            source: 'login',
+            sourceEventId: `login:${day}`,
+            points: DEFAULT_REWARD_POINTS.login,
+            message,
+            createdAt: at,
+          },
         ];
         if (next.currentStreak > 1) {
           entries.push({
@@ -61,20 +74,21 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
             sourceEventId: `streak:${day}`,
             points: streakBonus(next.currentStreak),
             message: streakBonusDaysMessage(next.currentStreak),
+            createdAt: at,
           });
         }
         added = (await ledger.addEntries(tx, userId, entries)).reduce((s, e) => s + e.points, 0);
       }
       const newAchievements = await ledger.unlockAchievements(tx, userId);
       const currentStreak = streakFromDays((await ledger.loginDays(tx, userId)).days).currentStreak;
-      return { added, message, newAchievements, currentStreak };
+      return { day, added, message, newAchievements, currentStreak };
     });
-    return response('login', day, result.added, result.message, result.currentStreak, result.newAchievements);
+    return response('login', result.day, result.added, result.message, result.currentStreak, result.newAchievements);
   }
 
-  /** Activation reward (15) once per local day. */
-  async function recordActivation(userId: string, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
-    const day = today(utcOffsetMinutes);
+  /** Activation reward (15) once per day of the user's stored zone. */
+  async function recordActivation(userId: string): Promise<RecordRewardResponse> {
+    const day = await today(userId);
     const { added, newAchievements } = await ledger.award(userId, [
       {
         source: 'activation',
@@ -103,19 +117,20 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   }
 
   /**
-   * `POST /api/rewards/record`. login and activation are once per local day; streak re-checks the
-   * day's streak bonus (same event id as the login's, so never twice); achievement unlocks whatever
-   * is due. upload and points have no event the server can verify from this call (uploads are
-   * rewarded by the upload itself, ad rewards by POST /api/activities), so they add 0.
+   * `POST /api/rewards/record`. login and activation are once per day of the user's stored zone;
+   * streak re-checks the day's streak bonus (same event id as the login's, so never twice);
+   * achievement unlocks whatever is due. upload and points have no event the server can verify from
+   * this call (uploads are rewarded by the upload itself, ad rewards by POST /api/activities), so
+   * they add 0.
    */
-  async function record(userId: string, type: RewardType, utcOffsetMinutes?: number): Promise<RecordRewardResponse> {
-    const day = today(utcOffsetMinutes);
+  async function record(userId: string, type: RewardType): Promise<RecordRewardResponse> {
     switch (type) {
       case 'login':
-        return recordLogin(userId, utcOffsetMinutes);
+        return recordLogin(userId);
       case 'activation':
-        return recordActivation(userId, utcOffsetMinutes);
+        return recordActivation(userId);
       case 'streak': {
+        const day = await today(userId);
         const { days } = await ledger.loginDays(ledger.db, userId);
         const streak = streakFromDays(days).currentStreak;
         const loggedInToday = days.includes(day);
@@ -134,11 +149,13 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
         return response('streak', day, sumPoints(added), streakBonusDaysMessage(streak), streak, newAchievements);
       }
       case 'achievement': {
+        const day = await today(userId);
         const { newAchievements } = await ledger.award(userId, []);
         return response('achievement', day, 0, ACHIEVEMENT_UNLOCKED_MESSAGE, await streakNow(userId), newAchievements);
       }
       case 'upload':
       case 'points': {
+        const day = await today(userId);
         const { newAchievements } = await ledger.award(userId, []);
         return response(type, day, 0, pointsEarnedMessage(0), await streakNow(userId), newAchievements);
       }

@@ -8,6 +8,7 @@ import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { TextField } from '../../components/ui/text-field';
 import { apiRequest, errorMessage } from '../../lib/api';
+import { browserTimeZone } from '../../lib/browser-time-zone';
 import { AuthLayout } from './auth-layout';
 import { userQueryOptions } from './use-auth';
 
@@ -16,7 +17,7 @@ export default function LoginPage() {
   const [, navigate] = useLocation();
   const form = useForm<LoginBody>({ resolver: zodResolver(loginBody), defaultValues: { email: '', password: '' } });
   const login = useMutation({
-    mutationFn: (body: LoginBody) => apiRequest('POST', '/api/auth/login', body),
+    mutationFn: (body: LoginBody) => apiRequest('POST', '/api/auth/login', { ...body, timeZone: browserTimeZone() }),
     onSuccess: async () => {
       toast({ title: 'Welcome to Eyevu!', description: "You've been logged in successfully." });
       await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });

@@ -8,6 +8,7 @@ import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { TextField } from '../../components/ui/text-field';
 import { apiRequest, errorMessage } from '../../lib/api';
+import { browserTimeZone } from '../../lib/browser-time-zone';
 import { AuthLayout } from './auth-layout';
 import { userQueryOptions } from './use-auth';
 
@@ -19,7 +20,8 @@ export default function RegisterPage() {
     defaultValues: { firstName: '', lastName: '', email: '', password: '' },
   });
   const register = useMutation({
-    mutationFn: (body: RegisterBody) => apiRequest('POST', '/api/auth/register', body),
+    mutationFn: (body: RegisterBody) =>
+      apiRequest('POST', '/api/auth/register', { ...body, timeZone: browserTimeZone() }),
     onSuccess: async () => {
       toast({ title: 'Account created!', description: 'Welcome to Eyevu.' });
       await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });

@@ -1,0 +1,79 @@
+import { DAY_MS, isCalendarDay, type CalendarDay } from './calendar';
+
+/**
+ * The user's calendar day comes from an IANA time zone the server stores, not from an offset the
+ * client sends with each call: an offset per call let one person claim several days in one hour.
+ */
+export const TIME_ZONE_MAX_LENGTH = 64;
+
+/** A stored zone may change at most this often, so hopping zones cannot mint an extra day each time. */
+export const TIME_ZONE_CHANGE_INTERVAL_MS = 7 * DAY_MS;
+
+/**
+ * However the zone or the clock moves, a new login day needs this much real time since the last
+ * one. Below a day so an honest user who logs in a little earlier each day keeps the streak.
+ */
+export const MIN_MS_BETWEEN_LOGIN_DAYS = 20 * 60 * 60 * 1000;
+
+const FORMATTERS_MAX = 1_000;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hourCycle: 'h23',
+    });
+    // Only canonical names reach here, so the map stays small; the cap is a second fence.
+    if (formatters.size >= FORMATTERS_MAX) formatters.clear();
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/**
+ * The canonical spelling of an IANA zone ('europe/paris' -> 'Europe/Paris'), or null when Intl does
+ * not know it. Used for validation, so every stored value is one Intl accepts.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  if (typeof name !== 'string' || name.length === 0 || name.length > TIME_ZONE_MAX_LENGTH) return null;
+  if (!/^[A-Za-z0-9_+\-/:]+$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** 'YYYY-MM-DD' of an instant in a zone; UTC when the user has none (or it is no longer valid). */
+export function calendarDayInZone(date: Date, timeZone: string | null | undefined): CalendarDay {
+  const utc = date.toISOString().slice(0, 10);
+  if (!timeZone || timeZone === 'UTC') return utc;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = formatterFor(timeZone).formatToParts(date);
+  } catch {
+    return utc;
+  }
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const day = `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
+  return isCalendarDay(day) ? day : utc;
+}
+
+/**
+ * The zone to store after a sign-in that sent `requested`: the first one is kept at once; a
+ * different one only when the stored one is older than TIME_ZONE_CHANGE_INTERVAL_MS. Null: no change.
+ */
+export function timeZoneToStore(
+  stored: { timeZone: string | null; setAt: Date | null },
+  requested: string | null | undefined,
+  now: Date,
+): string | null {
+  if (!requested || requested === stored.timeZone) return null;
+  if (!stored.timeZone || !stored.setAt) return requested;
+  return now.getTime() - stored.setAt.getTime() >= TIME_ZONE_CHANGE_INTERVAL_MS ? requested : null;
+}

@@ -1,0 +1,472 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp, type BuildOptions } from '../app.js';
+import { ConfigError, loadConfig, parseTrustProxy, startupWarnings, type Config } from '../config.js';
+import { passwordResets, pointsLedger, users } from '../db/schema.js';
+import { hashPassword } from '../features/auth/password.js';
+import type { Mailer } from '../features/auth/mailer.js';
+import { createLedger, createRewardsService } from '../features/rewards/index.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits.js';
+import { createTestDatabase, sessionCookieFrom, signUp, testConfig, type TestDatabase } from '../test/harness.js';
+
+// Counts scrypt runs while keeping the real hashing.
+vi.mock('../features/auth/password.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../features/auth/password.js')>();
+  return { ...real, hashPassword: vi.fn(real.hashPassword) };
+});
+
+/**
+ * Account takeover, unauthenticated CPU burn, lock-outs and day farming, tried as a hostile client
+ * against the app as `npm start` builds it: reset tokens, limits, the login day, proxy and cookies.
+ */
+const MINUTE = 60_000;
+let database: TestDatabase;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+async function appWith(overrides: Partial<Config>, opts: Omit<BuildOptions, 'database'> = {}) {
+  const config = testConfig(overrides);
+  const app = await buildApp(config, { ...opts, database });
+  await app.ready();
+  cleanups.push(
+    () => app.close(),
+    () => config.cleanup(),
+  );
+  return app;
+}
+
+const limits = (changes: RateLimitTable): RateLimitTable => ({ ...DEFAULT_RATE_LIMITS, ...changes });
+
+/** The local demo of the e2e suite and the test harness: loopback, no mail, default limits. */
+let local: FastifyInstance;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  local = await appWith({});
+});
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await database?.destroy();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const post = (app: FastifyInstance, url: string, payload: object, extra: Partial<InjectOptions> = {}) =>
+  app.inject({ method: 'POST', url, payload, ...extra });
+
+describe('reset tokens', () => {
+  it('`npm start` defaults (all interfaces, no mail) are not a demo: no token, and known/unknown emails get the same bytes', async () => {
+    // Exactly what main.ts loads with no environment but the test's data folder.
+    const started = loadConfig({ NODE_ENV: 'production', DATA_DIR: testConfig().dataDir });
+    expect(started.host).toBe('0.0.0.0');
+    expect(started.demoMode).toBe(false);
+    const exposed = await appWith({ host: started.host, demoMode: started.demoMode, smtpUrl: undefined });
+    const { body, user } = await signUp(local);
+
+    const known = await post(
+      exposed,
+      '/api/auth/forgot-password',
+      { email: body.email },
+      { remoteAddress: '10.9.0.1' },
+    );
+    const unknown = await post(exposed, '/api/auth/forgot-password', { email: 'nobody-here@example.com' });
+    expect(known.statusCode).toBe(200);
+    expect(known.json().resetToken).toBeUndefined();
+    expect(known.body).toBe(unknown.body);
+    expect(known.statusCode).toBe(unknown.statusCode);
+    expect(known.headers['content-type']).toBe(unknown.headers['content-type']);
+    expect(known.headers['content-length']).toBe(unknown.headers['content-length']);
+    // Nothing could deliver a token, so none was made.
+    const rows = await database.db.select().from(passwordResets).where(eq(passwordResets.userId, user.id));
+    expect(rows).toEqual([]);
+    expect(startupWarnings(started).join(' ')).toMatch(/No SMTP_URL/);
+  });
+
+  it('demo mode: on for loopback or when asked for, loudly warned when asked for on all interfaces', () => {
+    const cfg = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'test', ...env });
+    expect(cfg({ HOST: '127.0.0.1' }).demoMode).toBe(true);
+    expect(cfg({ HOST: '::1' }).demoMode).toBe(true);
+    expect(cfg({ HOST: 'localhost' }).demoMode).toBe(true);
+    expect(cfg({ HOST: '0.0.0.0' }).demoMode).toBe(false);
+    expect(cfg({ HOST: '192.168.1.20' }).demoMode).toBe(false);
+    expect(cfg({ HOST: '127.0.0.1', DEMO_MODE: 'false' }).demoMode).toBe(false);
+    const onPurpose = cfg({ HOST: '0.0.0.0', DEMO_MODE: 'true' });
+    expect(onPurpose.demoMode).toBe(true);
+    expect(startupWarnings(onPurpose).join(' ')).toMatch(/ANYONE who can reach this server can reset ANY account/);
+    expect(startupWarnings(cfg({ HOST: '127.0.0.1', DEMO_MODE: 'true' }))).toEqual([]);
+  });
+
+  it('with a mail transport the answer never waits for the lookup or the mail, is the same for every email, and mail failures are logged', async () => {
+    const sent: Array<{ to: string; text: string }> = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const mailer: Mailer = {
+      async send(to, _subject, text) {
+        await gate;
+        if (to.startsWith('broken')) throw new Error('SMTP 554 rejected');
+        sent.push({ to, text });
+      },
+    };
+    const logs: string[] = [];
+    const mailed = await appWith(
+      { host: '0.0.0.0', demoMode: false, smtpUrl: 'smtp://mail.example:587', logLevel: 'silent' },
+      { mailer, logStream: { write: (line) => void logs.push(line) } },
+    );
+    const { body } = await signUp(local);
+    const broken = await signUp(local, { email: `broken-${Date.now()}@example.com` });
+
+    // The mail server is stuck: the answers still come, identical for a known and an unknown email.
+    const known = await post(mailed, '/api/auth/forgot-password', { email: body.email.toUpperCase() });
+    const unknown = await post(mailed, '/api/auth/forgot-password', { email: 'ghost@example.com' });
+    const failing = await post(mailed, '/api/auth/forgot-password', { email: broken.body.email });
+    expect(known.statusCode).toBe(200);
+    expect(known.body).toBe(unknown.body);
+    expect(failing.body).toBe(unknown.body);
+    expect(known.json()).toEqual({ message: 'If an account exists for that email, a reset link has been sent.' });
+    expect(sent).toEqual([]);
+
+    release();
+    await vi.waitFor(() => expect(logs.join('\n')).toMatch(/password reset mail failed/));
+    expect(sent.map((m) => m.to)).toEqual([body.email]);
+    const token = /\n\n([A-Za-z0-9_-]{43})\n\n/.exec(sent[0]!.text)![1]!;
+    expect((await post(mailed, '/api/auth/reset-password', { token, password: 'mailed-new1' })).statusCode).toBe(200);
+    expect(logs.join('\n')).not.toContain(token);
+  });
+
+  it('a bad, used or expired token is refused before any password hashing', async () => {
+    const hash = vi.mocked(hashPassword);
+    const { body, user } = await signUp(local);
+    const token = (await post(local, '/api/auth/forgot-password', { email: body.email })).json().resetToken as string;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    hash.mockClear();
+    for (const bad of ['x'.repeat(43), 'not-a-token', token.slice(0, -1)]) {
+      const res = await post(local, '/api/auth/reset-password', { token: bad, password: 'whatever1' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('This reset token is invalid or has expired.');
+    }
+    expect(hash).not.toHaveBeenCalled();
+
+    expect((await post(local, '/api/auth/reset-password', { token, password: 'fresh-pass1' })).statusCode).toBe(200);
+    expect(hash).toHaveBeenCalledTimes(1);
+    hash.mockClear();
+    expect((await post(local, '/api/auth/reset-password', { token, password: 'again-pass1' })).statusCode).toBe(400);
+
+    const late = (await post(local, '/api/auth/forgot-password', { email: body.email })).json().resetToken as string;
+    await database.db
+      .update(passwordResets)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(and(eq(passwordResets.userId, user.id), sql`${passwordResets.usedAt} is null`));
+    expect((await post(local, '/api/auth/reset-password', { token: late, password: 'late-pass1' })).statusCode).toBe(
+      400,
+    );
+    expect(hash).not.toHaveBeenCalled();
+  });
+
+  it("a successful reset kills the user's other reset tokens", async () => {
+    const { body } = await signUp(local);
+    const forgot = async () =>
+      (await post(local, '/api/auth/forgot-password', { email: body.email })).json().resetToken as string;
+    const first = await forgot();
+    const second = await forgot();
+    const third = await forgot();
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect((await post(local, '/api/auth/reset-password', { token: second, password: 'chosen-pw1' })).statusCode).toBe(
+      200,
+    );
+    for (const other of [first, third]) {
+      const res = await post(local, '/api/auth/reset-password', { token: other, password: 'attacker1' });
+      expect(res.statusCode).toBe(400);
+    }
+    expect((await post(local, '/api/auth/login', { email: body.email, password: 'chosen-pw1' })).statusCode).toBe(200);
+  });
+
+  it('in the local demo an unknown email gets a token of the same shape, which opens nothing', async () => {
+    const res = await post(local, '/api/auth/forgot-password', { email: 'no-account@example.com' });
+    const { body } = await signUp(local);
+    const real = await post(local, '/api/auth/forgot-password', { email: body.email });
+    expect(Object.keys(res.json())).toEqual(Object.keys(real.json()));
+    expect(res.json().message).toBe(real.json().message);
+    expect(res.json().resetToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const use = await post(local, '/api/auth/reset-password', { token: res.json().resetToken, password: 'nopass1' });
+    expect(use.statusCode).toBe(400);
+  });
+});
+
+describe('limits', () => {
+  it('12 bad logins from address A lock A out of that account, never the owner on address B (default limits)', async () => {
+    const { body } = await signUp(local);
+    const perIpEmail = DEFAULT_RATE_LIMITS['POST /api/auth/login']!.find((r) => r.key === 'ip+email')!.max;
+    const codes: number[] = [];
+    let limited;
+    for (let i = 0; i < perIpEmail + 2; i++) {
+      const res = await post(
+        local,
+        '/api/auth/login',
+        { email: body.email, password: `guess-${i}` },
+        {
+          remoteAddress: '203.0.113.7',
+        },
+      );
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) limited = res;
+    }
+    expect(codes).toEqual([...Array(perIpEmail).fill(401), 429, 429]);
+    expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited!.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    expect(limited!.json().message).toMatch(/^Too many attempts\. Please wait \d+ minute\(s\) and try again\.$/);
+
+    const owner = await post(
+      local,
+      '/api/auth/login',
+      { email: body.email, password: body.password },
+      {
+        remoteAddress: '198.51.100.20',
+      },
+    );
+    expect(owner.statusCode).toBe(200);
+    expect(sessionCookieFrom(owner)).toMatch(/^eyevu_session=/);
+  });
+
+  it('a register flood from one address gets 429 with Retry-After; other addresses and the next window are unaffected', async () => {
+    const register = DEFAULT_RATE_LIMITS['POST /api/auth/register']!;
+    // The defaults leave room for a browser suite (~40 accounts from one address in 5 minutes).
+    expect(register).toEqual([{ key: 'ip', max: expect.any(Number), windowMs: expect.any(Number) }]);
+    expect(register[0]!.max).toBeGreaterThanOrEqual(40);
+    expect(register[0]!.max).toBeLessThanOrEqual(60);
+    expect(register[0]!.windowMs).toBeGreaterThanOrEqual(5 * MINUTE);
+
+    const tight = await appWith({
+      rateLimits: limits({ 'POST /api/auth/register': [{ key: 'ip', max: 3, windowMs: 15 * MINUTE }] }),
+    });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const account = (n: number) => ({
+      firstName: 'Flood',
+      lastName: 'Er',
+      email: `flood-${n}-${Date.now()}@example.com`,
+      password: 'secret123',
+    });
+    const from = (ip: string, n: number) => post(tight, '/api/auth/register', account(n), { remoteAddress: ip });
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await from('192.0.2.50', i)).statusCode);
+    expect(codes).toEqual([201, 201, 201, 429, 429]);
+    const refused = await from('192.0.2.50', 9);
+    expect(refused.headers['retry-after']).toBe(String(15 * 60));
+    expect(refused.json().message).toBe('Too many attempts. Please wait 15 minute(s) and try again.');
+    // An X-Forwarded-For from a client is not a new address: no proxy is trusted by default.
+    const spoofed = await post(tight, '/api/auth/register', account(10), {
+      remoteAddress: '192.0.2.50',
+      headers: { 'x-forwarded-for': '198.18.0.1' },
+    });
+    expect(spoofed.statusCode).toBe(429);
+    expect((await from('192.0.2.51', 11)).statusCode).toBe(201);
+
+    vi.setSystemTime(Date.now() + 15 * MINUTE + 1000);
+    expect((await from('192.0.2.50', 12)).statusCode).toBe(201);
+  });
+
+  it("signed-in limits count per user, so one user cannot spend another's budget from the same address", async () => {
+    const tight = await appWith({
+      rateLimits: limits({ 'POST /api/photos': [{ key: 'user', max: 2, windowMs: 5 * MINUTE }] }),
+    });
+    const a = await signUp(local);
+    const b = await signUp(local);
+    const upload = (cookie: string) => post(tight, '/api/photos', {}, { headers: { cookie } });
+    expect((await upload(a.cookie)).statusCode).toBe(400);
+    expect((await upload(a.cookie)).statusCode).toBe(400);
+    const limited = await upload(a.cookie);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect((await upload(b.cookie)).statusCode).toBe(400);
+  });
+
+  it('forgot-password: per address, and per email from any address (no mail bombing one inbox)', async () => {
+    const tight = await appWith({
+      rateLimits: limits({
+        'POST /api/auth/forgot-password': [
+          { key: 'ip', max: 3, windowMs: 15 * MINUTE },
+          { key: 'email', max: 2, windowMs: 60 * MINUTE },
+        ],
+      }),
+    });
+    const ask = (email: string, ip: string) =>
+      post(tight, '/api/auth/forgot-password', { email }, { remoteAddress: ip });
+    expect((await ask('victim@example.com', '10.20.0.1')).statusCode).toBe(200);
+    expect((await ask('Victim@Example.com ', '10.20.0.2')).statusCode).toBe(200);
+    const third = await ask('victim@example.com', '10.20.0.3');
+    expect(third.statusCode).toBe(429);
+    expect(Number(third.headers['retry-after'])).toBeGreaterThan(15 * 60);
+    for (let i = 0; i < 3; i++) await ask(`other${i}@example.com`, '10.20.0.9');
+    expect((await ask('fresh@example.com', '10.20.0.9')).statusCode).toBe(429);
+  });
+
+  it('every costly or abusable endpoint is in the one limits table', () => {
+    for (const route of [
+      'POST /api/auth/register',
+      'POST /api/auth/login',
+      'POST /api/auth/forgot-password',
+      'POST /api/auth/reset-password',
+      'POST /api/photos',
+      'POST /api/photo-filters/preview',
+      'POST /api/photo-filters/apply',
+      'POST /api/activities',
+      'POST /api/ad-breaks',
+      'POST /api/subscription',
+      'POST /api/subscription/upgrade',
+      'POST /api/subscription/cancel',
+      'POST /api/create-subscription',
+    ]) {
+      expect(DEFAULT_RATE_LIMITS[route]?.length, route).toBeGreaterThan(0);
+    }
+    const loginKeys = DEFAULT_RATE_LIMITS['POST /api/auth/login']!.map((r) => r.key).sort();
+    // No rule keyed by the email alone: a stranger could then lock the owner out.
+    expect(loginKeys).toEqual(['ip', 'ip+email']);
+  });
+});
+
+describe('login day', () => {
+  const zoneOf = async (userId: string) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!;
+  const loginEntries = (userId: string) =>
+    database.db
+      .select()
+      .from(pointsLedger)
+      .where(and(eq(pointsLedger.userId, userId), eq(pointsLedger.source, 'login')));
+
+  it('the zone is stored at registration or first login, canonical, and changes at most once a week', async () => {
+    const reg = await signUp(local, { timeZone: 'asia/tokyo' });
+    expect(await zoneOf(reg.user.id)).toMatchObject({ timeZone: 'Asia/Tokyo', timeZoneSetAt: expect.any(Date) });
+
+    const later = await signUp(local);
+    expect((await zoneOf(later.user.id)).timeZone).toBeNull();
+    const login = (timeZone: string) =>
+      post(local, '/api/auth/login', { email: later.body.email, password: later.body.password, timeZone });
+    expect((await login('Europe/Paris')).statusCode).toBe(200);
+    expect((await zoneOf(later.user.id)).timeZone).toBe('Europe/Paris');
+    expect((await login('Pacific/Kiritimati')).statusCode).toBe(200);
+    expect((await zoneOf(later.user.id)).timeZone).toBe('Europe/Paris');
+
+    const bad = await post(local, '/api/auth/login', {
+      email: later.body.email,
+      password: later.body.password,
+      timeZone: 'Mars/Olympus_Mons',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/Time zone must be an IANA name/);
+  });
+
+  it('offsets of +14 h / -12 h and a zone hop cannot claim more than one login day', async () => {
+    const { cookie, user, body } = await signUp(local, { timeZone: 'Etc/GMT+12' });
+    const claim = (utcOffsetMinutes: number) =>
+      post(local, '/api/rewards/record', { type: 'login', utcOffsetMinutes }, { headers: { cookie } });
+    const first = await claim(-720);
+    expect(first.json()).toMatchObject({ awarded: true, points: 10 });
+    for (const offset of [840, -720, 840, 0]) expect((await claim(offset)).json().awarded).toBe(false);
+
+    // Even a zone change the weekly rule allows (set a week ago) does not open a second day now.
+    await database.db
+      .update(users)
+      .set({ timeZoneSetAt: new Date(Date.now() - 8 * 86_400_000) })
+      .where(eq(users.id, user.id));
+    const relogin = await post(local, '/api/auth/login', {
+      email: body.email,
+      password: body.password,
+      timeZone: 'Pacific/Kiritimati',
+    });
+    const fresh = sessionCookieFrom(relogin);
+    expect((await zoneOf(user.id)).timeZone).toBe('Pacific/Kiritimati');
+    const afterHop = await post(
+      local,
+      '/api/rewards/record',
+      { type: 'login', utcOffsetMinutes: 840 },
+      {
+        headers: { cookie: fresh },
+      },
+    );
+    expect(afterHop.json().awarded).toBe(false);
+    expect(await loginEntries(user.id)).toHaveLength(1);
+    const stats = await local.inject({ url: '/api/rewards', headers: { cookie: fresh } });
+    expect(stats.json()).toMatchObject({ totalPoints: 10, currentStreak: 1 });
+  });
+
+  it('honest daily logins keep their streak; a new day within 20 h of the last login waits (injected clock)', async () => {
+    const { user } = await signUp(local, { timeZone: 'America/New_York' });
+    let clock = new Date('2024-03-04T13:00:00Z'); // 08:00 in New York (UTC-5 until 10 March)
+    const rewards = createRewardsService({ ledger: createLedger(database.db), now: () => clock });
+    const at = async (iso: string) => {
+      clock = new Date(iso);
+      return rewards.record(user.id, 'login');
+    };
+    expect(await at('2024-03-04T13:00:00Z')).toMatchObject({ day: '2024-03-04', awarded: true, currentStreak: 1 });
+    expect(await at('2024-03-05T01:00:00Z')).toMatchObject({ day: '2024-03-04', awarded: false }); // 20:00 NY
+    // 07:30 the next morning, 23.5 h later: day 2 with its streak bonus.
+    expect(await at('2024-03-05T12:30:00Z')).toMatchObject({ day: '2024-03-05', points: 20, currentStreak: 2 });
+    expect(await at('2024-03-06T04:30:00Z')).toMatchObject({ day: '2024-03-05', awarded: false }); // 23:30 NY
+    // 01:00 on the 6th is a new local day, but only 17.5 h after the last login day began.
+    expect(await at('2024-03-06T06:00:00Z')).toMatchObject({ day: '2024-03-06', awarded: false, currentStreak: 2 });
+    // 04:00, 20.5 h after the last one: day 3.
+    expect(await at('2024-03-06T09:00:00Z')).toMatchObject({ day: '2024-03-06', points: 25, currentStreak: 3 });
+    expect((await loginEntries(user.id)).map((e) => e.sourceEventId).sort()).toEqual([
+      'login:2024-03-04',
+      'login:2024-03-05',
+      'login:2024-03-06',
+    ]);
+  });
+});
+
+describe('proxy and cookies', () => {
+  it("TRUST_PROXY takes a hop count or addresses, and refuses 'true' with the reason", () => {
+    expect(parseTrustProxy(undefined)).toBe(false);
+    expect(parseTrustProxy('false')).toBe(false);
+    expect(parseTrustProxy('0')).toBe(false);
+    expect(parseTrustProxy('1')).toBe(1);
+    expect(parseTrustProxy('10.0.0.5, 10.1.0.0/16,::1,loopback')).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      '::1',
+      'loopback',
+    ]);
+    expect(() => parseTrustProxy('true')).toThrow(ConfigError);
+    expect(() => parseTrustProxy('true')).toThrow(/every hop.*e\.g\. 1/s);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
+    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(/not a hop count, address or CIDR: 10\.0\.0\.0\/33/);
+    expect(() => parseTrustProxy('proxy.internal')).toThrow(ConfigError);
+  });
+
+  it('the client address comes from X-Forwarded-For only through a trusted proxy', async () => {
+    const ipOf = async (trustProxy: Config['trustProxy'], remoteAddress: string, xff?: string) => {
+      const config = testConfig({ trustProxy });
+      const app = await buildApp(config, { database });
+      app.get('/api/test-ip', async (request) => ({ ip: request.ip }));
+      await app.ready();
+      try {
+        const res = await app.inject({
+          url: '/api/test-ip',
+          remoteAddress,
+          headers: xff ? { 'x-forwarded-for': xff } : {},
+        });
+        return res.json().ip as string;
+      } finally {
+        await app.close();
+        config.cleanup();
+      }
+    };
+    expect(await ipOf(false, '10.0.0.5', '1.2.3.4')).toBe('10.0.0.5');
+    expect(await ipOf(1, '10.0.0.5', '6.6.6.6, 1.2.3.4')).toBe('1.2.3.4');
+    expect(await ipOf(['10.0.0.5'], '10.0.0.5', '1.2.3.4')).toBe('1.2.3.4');
+    expect(await ipOf(['10.0.0.5'], '9.9.9.9', '1.2.3.4')).toBe('9.9.9.9');
+  });
+
+  it('session cookies are Secure whenever the original request was HTTPS, even through an untrusted hop', async () => {
+    const secureOf = async (headers: Record<string, string>) => {
+      const { body } = await signUp(local);
+      const res = await post(local, '/api/auth/login', { email: body.email, password: body.password }, { headers });
+      expect(res.statusCode).toBe(200);
+      return res.cookies.find((c) => c.name === 'eyevu_session')!.secure ?? false;
+    };
+    expect(await secureOf({})).toBe(false);
+    expect(await secureOf({ 'x-forwarded-proto': 'https' })).toBe(true);
+    expect(await secureOf({ 'x-forwarded-proto': 'https, http' })).toBe(true);
+    expect(await secureOf({ forwarded: 'for=192.0.2.60;proto=https;by=203.0.113.43' })).toBe(true);
+    expect(await secureOf({ forwarded: 'for=192.0.2.60;proto=http' })).toBe(false);
+  });
+});

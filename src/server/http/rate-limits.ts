@@ -1,0 +1,127 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { tooMany } from './errors.js';
+
+/**
+ * Every request limit of the app, in one table keyed by 'METHOD /url', applied by one `onRoute`
+ * hook installed before any feature registers: a feature's routes need no edits to be limited.
+ *
+ * Counters are @fastify/rate-limit's in-process stores (fixed windows, one LRU per rule): with n
+ * server processes an address or user gets at most n x max per window.
+ */
+export type RateLimitKey =
+  /** the client address (IPv6 by /64, so one host cannot rotate through its own prefix) */
+  | 'ip'
+  /** the signed-in user; the address when signed out (the handler then answers 401 anyway) */
+  | 'user'
+  /** address + the posted email: a stranger elsewhere never uses up the owner's attempts */
+  | 'ip+email'
+  /** the posted email from any address: bounds the mail one inbox can be sent */
+  | 'email';
+
+export interface RateLimitRule {
+  key: RateLimitKey;
+  max: number;
+  windowMs: number;
+}
+
+export type RateLimitTable = Readonly<Record<string, readonly RateLimitRule[]>>;
+
+const MINUTE = 60_000;
+
+export const DEFAULT_RATE_LIMITS: RateLimitTable = {
+  // Each answer hashes a password with scrypt (128 MiB); 50 leaves room for a browser test suite
+  // registering ~40 accounts from one address.
+  'POST /api/auth/register': [{ key: 'ip', max: 50, windowMs: 15 * MINUTE }],
+  'POST /api/auth/login': [
+    { key: 'ip', max: 50, windowMs: 15 * MINUTE },
+    { key: 'ip+email', max: 10, windowMs: 15 * MINUTE },
+  ],
+  'POST /api/auth/forgot-password': [
+    { key: 'ip', max: 10, windowMs: 15 * MINUTE },
+    { key: 'email', max: 5, windowMs: 60 * MINUTE },
+  ],
+  'POST /api/auth/reset-password': [{ key: 'ip', max: 10, windowMs: 15 * MINUTE }],
+  'POST /api/photos': [{ key: 'user', max: 60, windowMs: 15 * MINUTE }],
+  'POST /api/photo-filters/preview': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
+  'POST /api/photo-filters/apply': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
+  // The shortest simulated ad is 15 s, so an honest user needs about 20 of each per 5 minutes; the
+  // rest is room for client retries (replays of one event id count here too).
+  'POST /api/activities': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
+  'POST /api/ad-breaks': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  'POST /api/subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
+  'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
+  'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
+  'POST /api/create-subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
+};
+
+/** Keys kept per rule; the least recently seen are dropped first (a flood of new keys cannot grow memory). */
+const KEYS_PER_RULE = 20_000;
+
+export const tooManyMessage = (seconds: number) =>
+  `Too many attempts. Please wait ${Math.max(1, Math.ceil(seconds / 60))} minute(s) and try again.`;
+
+function postedEmail(request: FastifyRequest): string {
+  const email = (request.body as { email?: unknown } | undefined)?.email;
+  // The same normalisation as the auth service, so 'A@x.io ' and 'a@x.io' share a counter.
+  return typeof email === 'string' ? email.trim().toLowerCase().slice(0, 254) : '';
+}
+
+function keyOf(kind: RateLimitKey, request: FastifyRequest): string {
+  const ip = normalizeIP(request.ip);
+  switch (kind) {
+    case 'ip':
+      return ip;
+    case 'user':
+      return request.sessionUser ? `user:${request.sessionUser.id}` : `ip:${ip}`;
+    case 'ip+email':
+      return `${ip} ${postedEmail(request)}`;
+    case 'email':
+      return postedEmail(request);
+  }
+}
+
+/**
+ * Installs the limits. Call before any feature registers its routes. Limits run as the first
+ * preHandler: after the session lookup (so 'user' keys work) and after body validation (so the email
+ * is a checked string and a malformed request, refused for free, spends nobody's budget).
+ */
+export async function registerRateLimits(app: FastifyInstance, table: RateLimitTable) {
+  // global: false, so only routes listed here are limited, each by all of its rules.
+  await app.register(rateLimit, { global: false });
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const rules = table[`${method} ${route.url}`];
+      if (!rules?.length) continue;
+      // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
+      // limit on the same route would never run.
+      const limiters = rules.map((rule) =>
+        app.createRateLimit({
+          max: rule.max,
+          timeWindow: rule.windowMs,
+          keyGenerator: (request) => keyOf(rule.key, request),
+          // The LRU size; typed on the route options only.
+          ...({ cache: KEYS_PER_RULE } as object),
+        }),
+      );
+      const check = async (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.method !== method) return;
+        let waitMs = 0;
+        // Every rule counts the request, so one over its limit does not let the others reset.
+        for (const limiter of limiters) {
+          const r = await limiter(request);
+          if (!r.isAllowed && r.isExceeded) waitMs = Math.max(waitMs, r.ttl);
+        }
+        if (waitMs > 0) {
+          const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+          reply.header('Retry-After', String(seconds));
+          request.log.warn({ route: `${method} ${route.url}` }, 'rate limited');
+          throw tooMany(tooManyMessage(seconds));
+        }
+      };
+      const existing = route.preHandler ? [route.preHandler].flat() : [];
+      route.preHandler = [check, ...existing];
+    }
+  });
+}
