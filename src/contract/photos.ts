@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { achievementView } from './rewards';
 
 /**
  * Photo shapes shared by the server routes and the client. The spec's Photo fields (id, name, url,
@@ -66,11 +67,27 @@ export type UploadResult = z.infer<typeof uploadResult>;
  * `POST /api/photos` answers 201 when at least one file was stored; when none was, the status of
  * the (first) failure (413 too big, 415 not an image, 422 unreadable, 403 plan limit) with a message.
  */
+/**
+ * The upload reward of one request: 5 points per photo whose content this user never uploaded
+ * before (a re-upload, even after a delete, earns nothing), plus achievements it unlocked.
+ * `points` includes the achievements' points, as in the rewards endpoints.
+ */
+export const uploadReward = z.object({
+  points: z.number().int(),
+  /** Photos of this request that earned the reward. */
+  rewardedPhotos: z.number().int(),
+  message: z.string(),
+  newAchievements: z.array(achievementView),
+});
+export type UploadReward = z.infer<typeof uploadReward>;
+
 export const uploadResponse = z.object({
   message: z.string(),
   uploaded: z.number().int(),
   failed: z.number().int(),
   results: z.array(uploadResult),
+  /** Null when nothing was rewarded (no popup). */
+  reward: uploadReward.nullable().optional(),
 });
 export type UploadResponse = z.infer<typeof uploadResponse>;
 

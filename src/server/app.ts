@@ -68,6 +68,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     blobs: new LocalBlobStore(config.blobDir),
     onUserCreated: [],
     onPhotosUploaded: [],
+    onPhotoDeleted: [],
     onPhotoIngested: [],
     onClose: [],
   };
