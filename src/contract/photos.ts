@@ -35,6 +35,12 @@ export const photo = z.object({
 export type Photo = z.infer<typeof photo>;
 
 export const PHOTO_PAGE_MAX = 200;
+/**
+ * `GET /api/photos` without `limit` answers the spec's plain array, but only the newest this
+ * many: a library of any size costs one bounded answer. Counts over the whole library come from
+ * `GET /api/photos/summary`, more photos from the pages.
+ */
+export const PHOTO_LIST_DEFAULT = PHOTO_PAGE_MAX;
 
 /** `GET /api/photos` without `limit` answers a plain array (the spec); with `limit`, a page. */
 export const photosQuery = z.object({
@@ -50,6 +56,17 @@ export const photoPage = z.object({
   total: z.number().int(),
 });
 export type PhotoPage = z.infer<typeof photoPage>;
+
+/** `GET /api/photos/summary`: counts over the whole library (the plain list is bounded). */
+export const photoSummary = z.object({
+  total: z.number().int(),
+  analyzed: z.number().int(),
+  /** In an album or with a real category (not 'uncategorized'), as the dashboard's Photos Organized. */
+  organized: z.number().int(),
+  /** Analysed photos per category ('uncategorized' when none), as the organizer's Categories tab. */
+  categories: z.array(z.object({ category: z.string(), count: z.number().int() })),
+});
+export type PhotoSummary = z.infer<typeof photoSummary>;
 
 export const photoIdParams = z.object({ id: z.string().max(64) });
 export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail'] as const;

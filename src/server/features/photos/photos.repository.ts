@@ -71,12 +71,36 @@ export function createPhotosRepository(db: Db) {
   return {
     db,
 
-    async list(userId: string): Promise<PhotoRow[]> {
-      return db
-        .select()
+    /** The newest `limit` photos. */
+    async list(userId: string, limit: number): Promise<PhotoRow[]> {
+      return (await firstPage.execute({ userId, limit })).map((r) => r.photo);
+    },
+
+    /** Counts over the whole library in one statement (each subquery on the user_id index). */
+    async summary(userId: string) {
+      const [totals] = await db
+        .select({
+          total: count(),
+          analyzed: sql<number>`count(*) filter (where ${photos.analyzed})`.mapWith(Number),
+          organized:
+            sql<number>`count(*) filter (where ${photos.albumId} is not null or coalesce(${photos.category}, 'uncategorized') <> 'uncategorized')`.mapWith(
+              Number,
+            ),
+        })
         .from(photos)
-        .where(eq(photos.userId, userId))
-        .orderBy(...newestFirst);
+        .where(eq(photos.userId, userId));
+      const category = sql<string>`coalesce(${photos.category}, 'uncategorized')`;
+      const categories = await db
+        .select({ category, count: count() })
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.analyzed, true)))
+        .groupBy(category);
+      return {
+        total: totals?.total ?? 0,
+        analyzed: totals?.analyzed ?? 0,
+        organized: totals?.organized ?? 0,
+        categories: categories.map((c) => ({ category: c.category, count: Number(c.count) })),
+      };
     },
 
     /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */

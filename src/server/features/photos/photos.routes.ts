@@ -9,6 +9,7 @@ import {
   photoIdParams,
   photoList,
   photoPage,
+  photoSummary,
   photosQuery,
   uploadResponse,
   type UploadResult,
@@ -98,6 +99,10 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
         }
         return service.page(user.id, limit, cursor);
       },
+    );
+
+    r.get('/api/photos/summary', { schema: { response: { 200: photoSummary } } }, async (request) =>
+      service.summary(requireUser(request).id),
     );
 
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {

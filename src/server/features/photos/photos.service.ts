@@ -1,5 +1,13 @@
 import { FREE_PHOTO_LIMIT, formatStorage, planFor, STORAGE_QUOTA_BYTES, type Tier } from '@domain/plans';
-import type { Photo, PhotoPage, PhotoVariant, UploadResult, UploadReward } from '../../../contract/photos.js';
+import {
+  PHOTO_LIST_DEFAULT,
+  type Photo,
+  type PhotoPage,
+  type PhotoSummary,
+  type PhotoVariant,
+  type UploadResult,
+  type UploadReward,
+} from '../../../contract/photos.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
@@ -150,8 +158,13 @@ export function createPhotosService(deps: {
     /** Starts computing the demo library so the first registration does not wait for it. */
     warmDemoLibrary: () => demoAssets().then(() => undefined),
 
+    /** The spec's plain list, bounded: the newest PHOTO_LIST_DEFAULT photos. */
     async list(userId: string): Promise<Photo[]> {
-      return (await withCurrentVersions(repo.db, await repo.list(userId))).map(toPhoto);
+      return (await withCurrentVersions(repo.db, await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
+    },
+
+    async summary(userId: string): Promise<PhotoSummary> {
+      return repo.summary(userId);
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
