@@ -13,7 +13,7 @@ import { registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
-import { filtersRoutes } from './features/filters/filters.routes.js';
+import { filtersRoutes, type FiltersRouteOptions } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
 import { LocalBlobStore } from './storage/blob-store.js';
@@ -30,6 +30,8 @@ export interface BuildOptions {
   database?: Database;
   /** Tests swap the vision models for a double (queue and album tests). */
   analysis?: AnalysisRoutesOptions;
+  /** Tests hand in a filter pool they can watch. */
+  filters?: FiltersRouteOptions;
   /** Tests capture the structured log here (at 'info' when the config says 'silent'). */
   logStream?: { write(line: string): void };
 }
@@ -103,7 +105,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await photosRoutes(app, ctx);
-  await filtersRoutes(app, ctx);
+  await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
   await subscriptionsRoutes(app, ctx);

@@ -33,6 +33,10 @@ export const storageFullMessage = (tier: Tier, quotaBytes: number, usedBytes: nu
   `Storage full: your ${planFor(tier).name} plan holds ${formatStorage(quotaBytes)} of photos and ` +
   `${formatStorage(usedBytes)} is used. Delete photos or upgrade your plan to upload more.`;
 
+/** The tier's storage quota (a test may configure smaller ones). */
+export const storageQuotaFor = (config: Pick<Config, 'storageQuotaBytes'>, tier: Tier) =>
+  config.storageQuotaBytes?.[tier] ?? STORAGE_QUOTA_BYTES[tier];
+
 export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
@@ -225,7 +229,7 @@ export function createPhotosService(deps: {
       return {
         tier,
         maxPhotos: tier === 'free' ? FREE_PHOTO_LIMIT : null,
-        quotaBytes: config.storageQuotaBytes?.[tier] ?? STORAGE_QUOTA_BYTES[tier],
+        quotaBytes: storageQuotaFor(config, tier),
       };
     },
 
