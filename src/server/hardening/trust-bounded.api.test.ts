@@ -164,9 +164,7 @@ describe('trust: bounded work, quotas and upload rewards', () => {
     // 10,240 x 10,240 = 104.9 MP: decodable, and accepted under the earlier 200 MP cap.
     const res = await upload(cookie, [{ name: 'huge.png', bytes: bilevelPng(10_240, 10_240) }]);
     expect(res.statusCode).toBe(422);
-    expect(res.json().message).toBe(
-      'This image is too large (10240 x 10240 pixels). The limit is 100 megapixels.',
-    );
+    expect(res.json().message).toBe('This image is too large (10240 x 10240 pixels). The limit is 100 megapixels.');
     expect(await ownRows(user.id)).toHaveLength(0);
     expect(await blobCount()).toBe(before);
   });

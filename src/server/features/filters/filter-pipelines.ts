@@ -291,7 +291,8 @@ export async function renderFilter(
   const recipe = FILTER_PIPELINES[filterId].recipe(intensity / 100);
 
   let source: RawRgb;
-  if (Buffer.isBuffer(input)) source = await decodeForFilters(input, { maxSize, limitInputPixels: opts.limitInputPixels });
+  if (Buffer.isBuffer(input))
+    source = await decodeForFilters(input, { maxSize, limitInputPixels: opts.limitInputPixels });
   else if (maxSize !== undefined && Math.max(input.width, input.height) > maxSize) {
     const { data, info } = await sharp(input.data, { raw: { width: input.width, height: input.height, channels: 3 } })
       .resize({ width: maxSize, height: maxSize, fit: 'inside' })

@@ -25,6 +25,10 @@ port.on('message', (m: FilterThreadRequest) => {
       ]);
     },
     (err: unknown) =>
-      port.postMessage({ id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies FilterThreadReply),
+      port.postMessage({
+        id: m.id,
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+      } satisfies FilterThreadReply),
   );
 });
