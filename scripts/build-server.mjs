@@ -3,10 +3,12 @@ import { build } from 'esbuild';
 import { precompressWeb } from './precompress-web.mjs';
 
 await build({
-  // The vision thread is its own entry: node:worker_threads loads it from dist/server/vision-thread.js.
+  // The vision and filter threads are their own entries: node:worker_threads loads them from
+  // dist/server/vision-thread.js and dist/server/filter-thread.js.
   entryPoints: [
     { in: 'src/server/main.ts', out: 'main' },
     { in: 'src/server/features/analysis/vision/thread.ts', out: 'vision-thread' },
+    { in: 'src/server/features/filters/filter-thread.ts', out: 'filter-thread' },
   ],
   outdir: 'dist/server',
   bundle: true,

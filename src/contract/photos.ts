@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { achievementView } from './rewards';
 
 /**
  * Photo shapes shared by the server routes and the client. The spec's Photo fields (id, name, url,
@@ -34,6 +35,12 @@ export const photo = z.object({
 export type Photo = z.infer<typeof photo>;
 
 export const PHOTO_PAGE_MAX = 200;
+/**
+ * `GET /api/photos` without `limit` answers the spec's plain array, but only the newest this
+ * many: a library of any size costs one bounded answer. Counts over the whole library come from
+ * `GET /api/photos/summary`, more photos from the pages.
+ */
+export const PHOTO_LIST_DEFAULT = PHOTO_PAGE_MAX;
 
 /** `GET /api/photos` without `limit` answers a plain array (the spec); with `limit`, a page. */
 export const photosQuery = z.object({
@@ -49,6 +56,17 @@ export const photoPage = z.object({
   total: z.number().int(),
 });
 export type PhotoPage = z.infer<typeof photoPage>;
+
+/** `GET /api/photos/summary`: counts over the whole library (the plain list is bounded). */
+export const photoSummary = z.object({
+  total: z.number().int(),
+  analyzed: z.number().int(),
+  /** In an album or with a real category (not 'uncategorized'), as the dashboard's Photos Organized. */
+  organized: z.number().int(),
+  /** Analysed photos per category ('uncategorized' when none), as the organizer's Categories tab. */
+  categories: z.array(z.object({ category: z.string(), count: z.number().int() })),
+});
+export type PhotoSummary = z.infer<typeof photoSummary>;
 
 export const photoIdParams = z.object({ id: z.string().max(64) });
 export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail'] as const;
@@ -66,11 +84,27 @@ export type UploadResult = z.infer<typeof uploadResult>;
  * `POST /api/photos` answers 201 when at least one file was stored; when none was, the status of
  * the (first) failure (413 too big, 415 not an image, 422 unreadable, 403 plan limit) with a message.
  */
+/**
+ * The upload reward of one request: 5 points per photo whose content this user never uploaded
+ * before (a re-upload, even after a delete, earns nothing), plus achievements it unlocked.
+ * `points` includes the achievements' points, as in the rewards endpoints.
+ */
+export const uploadReward = z.object({
+  points: z.number().int(),
+  /** Photos of this request that earned the reward. */
+  rewardedPhotos: z.number().int(),
+  message: z.string(),
+  newAchievements: z.array(achievementView),
+});
+export type UploadReward = z.infer<typeof uploadReward>;
+
 export const uploadResponse = z.object({
   message: z.string(),
   uploaded: z.number().int(),
   failed: z.number().int(),
   results: z.array(uploadResult),
+  /** Null when nothing was rewarded (no popup). */
+  reward: uploadReward.nullable().optional(),
 });
 export type UploadResponse = z.infer<typeof uploadResponse>;
 

@@ -39,6 +39,26 @@ export interface Plan {
 /** The free plan is limited to this many photos; paid plans are unlimited. */
 export const FREE_PHOTO_LIMIT = 50;
 
+const GIB = 1024 ** 3;
+/**
+ * Storage per plan: bytes of the user's originals (the demo library excluded) plus their filter
+ * versions. Paid plans have unlimited photos but not unlimited disk: about 10,000 phone photos
+ * on Basic, 40,000 on Premium.
+ */
+export const STORAGE_QUOTA_BYTES: Readonly<Record<Tier, number>> = {
+  free: 1 * GIB,
+  basic: 50 * GIB,
+  premium: 200 * GIB,
+  ultimate: 1024 * GIB,
+};
+
+/** '1 GB', '1.5 GB', '750 MB' (binary units, as the quota is defined). */
+export function formatStorage(bytes: number): string {
+  const safe = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+  if (safe >= GIB) return `${Number((safe / GIB).toFixed(1))} GB`;
+  return `${Math.ceil(safe / 1024 ** 2)} MB`;
+}
+
 export const PLANS: readonly Plan[] = [
   {
     id: 'free',

@@ -15,7 +15,7 @@ import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import type { Mailer } from './features/auth/mailer.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
-import { filtersRoutes } from './features/filters/filters.routes.js';
+import { filtersRoutes, type FiltersRouteOptions } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
 import { LocalBlobStore } from './storage/blob-store.js';
@@ -32,6 +32,8 @@ export interface BuildOptions {
   database?: Database;
   /** Tests swap the vision models for a double (queue and album tests). */
   analysis?: AnalysisRoutesOptions;
+  /** Tests hand in a filter pool they can watch. */
+  filters?: FiltersRouteOptions;
   /** Tests capture the structured log here (at 'info' when the config says 'silent'). */
   logStream?: { write(line: string): void };
   /** Tests capture password reset mail here. */
@@ -72,6 +74,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     blobs: new LocalBlobStore(config.blobDir),
     onUserCreated: [],
     onPhotosUploaded: [],
+    onPhotoDeleted: [],
     onPhotoIngested: [],
     onClose: [],
   };
@@ -108,7 +111,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
   await photosRoutes(app, ctx);
-  await filtersRoutes(app, ctx);
+  await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
   await subscriptionsRoutes(app, ctx);

@@ -75,6 +75,11 @@ export interface Config {
   startWorkers: boolean;
   /** Orphan blobs younger than this are never swept (default 10 minutes); crash tests shorten it. */
   sweepGraceMs?: number;
+  /**
+   * Test-only: storage quotas per tier in place of STORAGE_QUOTA_BYTES (src/domain/plans.ts), so a
+   * test can fill one with a few small files. Never read from the environment.
+   */
+  storageQuotaBytes?: Partial<Record<'free' | 'basic' | 'premium' | 'ultimate', number>>;
 }
 
 export class ConfigError extends Error {}

@@ -1,7 +1,14 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
+import type { UploadReward } from '../contract/photos.js';
 import type { BlobStore } from './storage/blob-store.js';
 import type { SubscriptionReader } from './features/subscriptions/subscription-reader.js';
+
+export interface UploadedPhoto {
+  photoId: string;
+  /** SHA-256 of the original as sent (its blob key): the same bytes give the same hash. */
+  contentHash: string;
+}
 
 export interface UserCreatedHook {
   (user: { id: string; email: string }): Promise<void>;
@@ -18,8 +25,13 @@ export interface AppContext {
   onUserCreated: UserCreatedHook[];
   /** Content-addressed storage of photo originals and derivatives (a folder under DATA_DIR by default). */
   blobs: BlobStore;
-  /** Run after an upload request stored `count` photos (e.g. the upload reward); failures are logged. */
-  onPhotosUploaded?: Array<(userId: string, count: number, batchId: string) => Promise<void>>;
+  /**
+   * Run after an upload request stored photos, with each one's content hash (the original's
+   * SHA-256 blob key). A listener may answer a reward (the upload reward); failures are logged.
+   */
+  onPhotosUploaded?: Array<(userId: string, uploads: UploadedPhoto[]) => Promise<UploadReward | void>>;
+  /** Run after a photo was deleted (e.g. bringing smart albums in step); failures are logged. */
+  onPhotoDeleted?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
   /** Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged. */
   onPhotoIngested?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
   /** Background work to stop on shutdown. */

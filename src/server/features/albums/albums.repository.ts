@@ -66,7 +66,7 @@ export function createAlbumsRepository(db: Db) {
       });
     },
 
-    async list(userId: string) {
+    async list(userId: string, limit: number) {
       return db
         .select({
           id: albums.id,
@@ -78,7 +78,8 @@ export function createAlbumsRepository(db: Db) {
         })
         .from(albums)
         .where(eq(albums.userId, userId))
-        .orderBy(desc(albums.isSmartAlbum), albums.name, albums.createdAt);
+        .orderBy(desc(albums.isSmartAlbum), albums.name, albums.createdAt)
+        .limit(limit);
     },
 
     /** How many of `ids` the user owns (unknown and foreign ids are not counted). */

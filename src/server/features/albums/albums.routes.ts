@@ -7,7 +7,10 @@ import { createAlbumsRepository } from './albums.repository.js';
 import { createAlbumsService } from './albums.service.js';
 
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = createAlbumsService(createAlbumsRepository(ctx.db));
+  const repo = createAlbumsRepository(ctx.db);
+  const service = createAlbumsService(repo);
+  // A deleted photo leaves its smart album (its count, or the album itself when it emptied).
+  ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/albums', { schema: { response: { 200: albumList } } }, async (request) => {

@@ -2,6 +2,8 @@ import type { Album, CreateAlbumBody } from '../../../contract/albums.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { AlbumsRepository } from './albums.repository.js';
 
+/** `GET /api/albums` answers at most this many (smart albums first, then by name). */
+export const ALBUMS_LIST_MAX = 200;
 export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -17,10 +19,12 @@ const toAlbum = (r: Row): Album => ({
 
 export function createAlbumsService(repo: AlbumsRepository) {
   return {
+    /**
+     * A pure read: smart albums are kept in step by the writes that change them (an analysis
+     * result, a photo deleted), so listing never writes.
+     */
     async list(userId: string): Promise<Album[]> {
-      // Deleting photos empties smart albums; bring them in step before answering.
-      await repo.syncSmartAlbums(userId);
-      return (await repo.list(userId)).map(toAlbum);
+      return (await repo.list(userId, ALBUMS_LIST_MAX)).map(toAlbum);
     },
 
     async create(userId: string, body: CreateAlbumBody): Promise<Album> {

@@ -216,7 +216,16 @@ export const FILTER_PIPELINES: Readonly<Record<FilterId, FilterPipeline>> = {
 export interface ApplyFilterOptions {
   /** Longest side of the output in pixels; smaller inputs are never enlarged. Omit for full size. */
   maxSize?: number;
+  /** Refuse inputs whose header claims more pixels than this (sharp's default otherwise). */
+  limitInputPixels?: number;
 }
+
+let pixelPasses = 0;
+/**
+ * How many times this thread ran the per-pixel JS pass: lets a test prove that an apply's pass
+ * ran in a filter thread and not on the HTTP event loop.
+ */
+export const pixelPassCount = () => pixelPasses;
 
 /**
  * Renders `filterId` at `intensity` percent (any value in 50..150; the editor
@@ -246,7 +255,7 @@ export interface RawRgb {
  * (the editor's previews at other filters and intensities) skip the decode.
  */
 export async function decodeForFilters(input: Buffer, opts: ApplyFilterOptions = {}): Promise<RawRgb> {
-  let decode = sharp(input).autoOrient();
+  let decode = sharp(input, opts.limitInputPixels ? { limitInputPixels: opts.limitInputPixels } : {}).autoOrient();
   if (opts.maxSize !== undefined) {
     decode = decode.resize({ width: opts.maxSize, height: opts.maxSize, fit: 'inside', withoutEnlargement: true });
   }
@@ -282,7 +291,8 @@ export async function renderFilter(
   const recipe = FILTER_PIPELINES[filterId].recipe(intensity / 100);
 
   let source: RawRgb;
-  if (Buffer.isBuffer(input)) source = await decodeForFilters(input, { maxSize });
+  if (Buffer.isBuffer(input))
+    source = await decodeForFilters(input, { maxSize, limitInputPixels: opts.limitInputPixels });
   else if (maxSize !== undefined && Math.max(input.width, input.height) > maxSize) {
     const { data, info } = await sharp(input.data, { raw: { width: input.width, height: input.height, channels: 3 } })
       .resize({ width: maxSize, height: maxSize, fit: 'inside' })
@@ -343,6 +353,7 @@ function renderPixels(
   height: number,
   recipe: FilterRecipe,
 ): Uint8ClampedArray {
+  pixelPasses += 1;
   const out = new Uint8ClampedArray(width * height * 3);
   const lr = toLut(recipe.curves[0]);
   const lg = toLut(recipe.curves[1]);

@@ -1,4 +1,4 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { photos, photoVersions } from '../../db/schema.js';
 import { lockBlobKeys } from '../../db/locks.js';
@@ -22,6 +22,16 @@ export function createFiltersRepository(db: Db) {
     /** The user's photo by id, or their editor demo photo; the row as stored (original keys). */
     findOwned: photosRepo.find,
     findByDemoKey: photosRepo.findByDemoKey,
+    storageUsed: photosRepo.storageUsed,
+
+    /** Bytes of the photo's stored versions (what a new apply replaces). */
+    async versionBytes(photoId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: sum(photoVersions.size) })
+        .from(photoVersions)
+        .where(eq(photoVersions.photoId, photoId));
+      return Number(row?.n ?? 0);
+    },
 
     /**
      * Records a filtered version and makes it the one shown, in one transaction: the photo row is

@@ -10,13 +10,40 @@ import {
   revertBody,
 } from '../../../contract/filters.js';
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
 import { requireUser } from '../../http/session.js';
+import { storageFullMessage, storageQuotaFor } from '../photos/photos.service.js';
+import { createFilterPool, type FilterPool } from './filter-pool.js';
 import { createFiltersRepository } from './filters.repository.js';
 import { createFiltersService, type FiltersService } from './filters.service.js';
 
+export interface FiltersRouteOptions {
+  /** Tests hand in their own pool (to watch it); by default one filter thread. */
+  pool?: FilterPool;
+}
+
 /** Photo editor: filter swatches, cached previews, apply (a new version) and revert. */
-export async function filtersRoutes(app: FastifyInstance, ctx: AppContext): Promise<FiltersService> {
-  const service = createFiltersService({ repo: createFiltersRepository(ctx.db), blobs: ctx.blobs });
+export async function filtersRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  opts: FiltersRouteOptions = {},
+): Promise<FiltersService> {
+  const repo = createFiltersRepository(ctx.db);
+  const pool = opts.pool ?? createFilterPool();
+  ctx.onClose.push(() => pool.close());
+  const service = createFiltersService({
+    repo,
+    blobs: ctx.blobs,
+    pool,
+    checkQuota: async (userId, addBytes, freedBytes) => {
+      const { tier } = await ctx.subscriptions.get(userId);
+      const quota = storageQuotaFor(ctx.config, tier);
+      const used = await repo.storageUsed(userId);
+      if (used - freedBytes + addBytes > quota) {
+        throw new AppError(413, storageFullMessage(tier, quota, used), 'storage_full');
+      }
+    },
+  });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import { FILTER_IDS, type FilterId } from '@domain/filters';
 import type { FilterOption, FilterRenderSize, FilterRequest } from '../../../contract/filters.js';
 import type { Photo } from '../../../contract/photos.js';
-import { notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { withCurrentVersion } from '../photos/current-version.js';
 import { EDITOR_DEMO_KEY } from '../photos/demo-library.js';
-import { PREVIEW_SIZE, THUMBNAIL_SIZE } from '../photos/image-pipeline.js';
+import { DEFAULT_MAX_PIXELS, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../photos/image-pipeline.js';
 import type { PhotoRow } from '../photos/photos.repository.js';
 import { toPhoto } from '../photos/photos.service.js';
-import { applyFilter, decodeForFilters, renderFilter, type RawRgb } from './filter-pipelines.js';
+import type { ApplyOutput } from './apply-render.js';
+import { applyFilter, decodeForFilters, type RawRgb } from './filter-pipelines.js';
+import type { FilterPool } from './filter-pool.js';
 import type { FiltersRepository } from './filters.repository.js';
 import { RenderCache } from './render-cache.js';
 
@@ -31,8 +33,23 @@ export interface Rendered {
   hit: boolean;
 }
 
-export function createFiltersService(deps: { repo: FiltersRepository; blobs: BlobStore; cacheBytes?: number }) {
-  const { repo, blobs } = deps;
+export const APPLY_BUSY_MESSAGE = 'A filter is already being applied to your photos. Please wait for it to finish.';
+
+export function createFiltersService(deps: {
+  repo: FiltersRepository;
+  blobs: BlobStore;
+  /** Renders applies off the event loop. */
+  pool: FilterPool;
+  /**
+   * Refuses (throws) when storing `addBytes` more would pass the user's storage quota;
+   * `freedBytes` are the versions the new one replaces.
+   */
+  checkQuota?: (userId: string, addBytes: number, freedBytes: number) => Promise<void>;
+  cacheBytes?: number;
+}) {
+  const { repo, blobs, pool } = deps;
+  /** Users with an apply in flight in this process: one at a time each. */
+  const applying = new Set<string>();
   const cache = new RenderCache(deps.cacheBytes ?? DEFAULT_RENDER_CACHE_BYTES);
   const sources = new RenderCache<RawRgb>(DEFAULT_SOURCE_CACHE_BYTES, (r) => r.data.length);
 
@@ -89,12 +106,60 @@ export function createFiltersService(deps: { repo: FiltersRepository; blobs: Blo
     return { bytes, hit, etag: etagOf(key), version: source.slice(0, VERSION_CHARS) };
   }
 
+  /**
+   * Renders the original (EXIF-oriented, long side at most APPLY_MAX_SIZE) with the filter in a
+   * filter thread, stores it with its own preview and thumbnail as a new version and makes it the
+   * one shown. The original blob is never touched. Nothing is written unless the render succeeded
+   * and the version fits the storage quota.
+   */
+  async function applyNow(userId: string, req: FilterRequest): Promise<Photo> {
+    const row = await resolve(userId, req.photoId);
+    const out: ApplyOutput = await pool.apply(async () => ({
+      original: await blobs.read(row.originalKey),
+      preview: await blobs.read(row.previewKey),
+      filter: req.filterName,
+      intensity: req.intensity,
+      previewSize: PREVIEW_SIZE,
+      thumbnailSize: THUMBNAIL_SIZE,
+      maxInputPixels: DEFAULT_MAX_PIXELS,
+    }));
+    const full = Buffer.from(out.full.buffer, out.full.byteOffset, out.full.byteLength);
+    const preview = Buffer.from(out.preview.buffer, out.preview.byteOffset, out.preview.byteLength);
+    const thumbnail = Buffer.from(out.thumbnail.buffer, out.thumbnail.byteOffset, out.thumbnail.byteLength);
+    await deps.checkQuota?.(userId, full.length, await repo.versionBytes(row.id));
+    const put = () => Promise.all([blobs.put(full), blobs.put(preview), blobs.put(thumbnail)]);
+    const [originalKey, previewKey, thumbnailKey] = await put();
+    const updated = await repo.insertCurrentVersion(
+      userId,
+      row.id,
+      {
+        filterName: req.filterName,
+        intensity: req.intensity,
+        originalKey,
+        previewKey,
+        thumbnailKey,
+        size: full.length,
+      },
+      async () => {
+        const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
+        if (present.includes(false)) await put();
+      },
+    );
+    if (!updated) throw notFound('Photo not found.');
+    lastApply = { threadId: out.threadId, pixelPasses: out.pixelPasses };
+    return shown(updated);
+  }
+
+  let lastApply: { threadId: number; pixelPasses: number } | null = null;
+
   async function shown(row: PhotoRow): Promise<Photo> {
     return toPhoto(await withCurrentVersion(repo.db, row));
   }
 
   return {
     cacheStats: () => ({ hits: cache.hits, misses: cache.misses, bytes: cache.size }),
+    /** Where the last apply was rendered (thread id, 0 = main) and its per-pixel passes there. */
+    lastApply: () => lastApply,
 
     /** The six filters with a swatch URL each (rendered lazily when the browser loads it). */
     async available(userId: string, photoId = 'demo', intensity = 100): Promise<FilterOption[]> {
@@ -132,43 +197,14 @@ export function createFiltersService(deps: { repo: FiltersRepository; blobs: Blo
      * never touched. Nothing is written unless the render succeeded.
      */
     async apply(userId: string, req: FilterRequest): Promise<Photo> {
-      const row = await resolve(userId, req.photoId);
-      // The derivatives are the same filter over the original's ~1440 px preview (the filters scale
-      // with image size), rather than a second decode of the 12 MP result: that halves an apply.
-      const [full, [preview, thumbnail]] = await Promise.all([
-        blobs.read(row.originalKey).then((original) => applyFilter(original, req.filterName, req.intensity)),
-        decoded(row.previewKey, PREVIEW_SIZE).then(async (src) => {
-          const filtered = await renderFilter(src, req.filterName, req.intensity);
-          return Promise.all([
-            filtered.clone().webp({ quality: 80, effort: 2 }).toBuffer(),
-            filtered
-              .clone()
-              .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
-              .webp({ quality: 75, effort: 2 })
-              .toBuffer(),
-          ]);
-        }),
-      ]);
-      const put = () => Promise.all([blobs.put(full), blobs.put(preview), blobs.put(thumbnail)]);
-      const [originalKey, previewKey, thumbnailKey] = await put();
-      const updated = await repo.insertCurrentVersion(
-        userId,
-        row.id,
-        {
-          filterName: req.filterName,
-          intensity: req.intensity,
-          originalKey,
-          previewKey,
-          thumbnailKey,
-          size: full.length,
-        },
-        async () => {
-          const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
-          if (present.includes(false)) await put();
-        },
-      );
-      if (!updated) throw notFound('Photo not found.');
-      return shown(updated);
+      // Claimed before any await, so two requests of one user can never both pass.
+      if (applying.has(userId)) throw conflict(APPLY_BUSY_MESSAGE);
+      applying.add(userId);
+      try {
+        return await applyNow(userId, req);
+      } finally {
+        applying.delete(userId);
+      }
     },
 
     /** Shows the original again. Harmless when nothing was applied. */

@@ -7,8 +7,13 @@ sharp.concurrency(2);
 
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;
-/** 200 MP: above any phone or camera sensor, far below what a decompression bomb claims. */
-export const DEFAULT_MAX_PIXELS = 200_000_000;
+/**
+ * 100 MP: admits every common phone sensor (48-64 MP, e.g. 8064 x 6048 or 9248 x 6936) and
+ * full-frame cameras up to 61 MP, and refuses 108/200 MP full-resolution modes and anything a
+ * decompression bomb claims. Every accepted image is decoded for its derivatives and may be
+ * decoded again by a filter apply, so this bounds the work and memory one upload can cause.
+ */
+export const DEFAULT_MAX_PIXELS = 100_000_000;
 
 export type ImageMime =
   'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif' | 'image/tiff' | 'image/heic';

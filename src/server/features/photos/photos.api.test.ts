@@ -133,7 +133,7 @@ describe(`photos API (${testDbKind})`, () => {
   it('seeds quickly once the demo derivatives are computed (they are shared, only rows differ)', async () => {
     const service = createPhotosService({
       repo: createPhotosRepository(t.database.db),
-      isPaid: (userId, now) => t.app.ctx.subscriptions.isActive(userId, now),
+      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
       blobs: t.app.ctx.blobs,
       config: t.config,
       hooks: {},
@@ -243,8 +243,8 @@ describe(`photos API (${testDbKind})`, () => {
   it('keeps the good files of a batch with a bad one and reports each', async () => {
     const { cookie, user } = await signUp(t.app);
     const hooked: Array<[string, number]> = [];
-    t.app.ctx.onPhotosUploaded!.push(async (userId, count) => {
-      hooked.push([userId, count]);
+    t.app.ctx.onPhotosUploaded!.push(async (userId, uploads) => {
+      hooked.push([userId, uploads.length]);
     });
     t.app.ctx.onPhotosUploaded!.push(async () => {
       throw new Error('reward service down');
@@ -386,7 +386,7 @@ describe(`photos API (${testDbKind})`, () => {
 
     const service = createPhotosService({
       repo: createPhotosRepository(t.database.db),
-      isPaid: (userId, now) => t.app.ctx.subscriptions.isActive(userId, now),
+      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
       blobs,
       config: t.config,
       hooks: {},

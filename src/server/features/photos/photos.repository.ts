@@ -33,6 +33,17 @@ async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>>
   return found;
 }
 
+/** Originals of uploaded photos (the demo library is shared and free) plus every filter version. */
+export async function usedBytes(tx: Tx | Db, userId: string): Promise<number> {
+  const [row] = await tx
+    .select({
+      originals: sql<string>`(select coalesce(sum(${photos.size}), 0) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
+      versions: sql<string>`(select coalesce(sum(v.size), 0) from ${photoVersions} v join ${photos} p on p.id = v.photo_id where p.user_id = ${userId})`,
+    })
+    .from(sql`(select 1) as one`);
+  return Number(row?.originals ?? 0) + Number(row?.versions ?? 0);
+}
+
 const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
 /**
  * Newest first, in exactly the order of photos_user_uploaded_idx (DESC NULLS LAST). A plain DESC
@@ -60,12 +71,36 @@ export function createPhotosRepository(db: Db) {
   return {
     db,
 
-    async list(userId: string): Promise<PhotoRow[]> {
-      return db
-        .select()
+    /** The newest `limit` photos. */
+    async list(userId: string, limit: number): Promise<PhotoRow[]> {
+      return (await firstPage.execute({ userId, limit })).map((r) => r.photo);
+    },
+
+    /** Counts over the whole library in one statement (each subquery on the user_id index). */
+    async summary(userId: string) {
+      const [totals] = await db
+        .select({
+          total: count(),
+          analyzed: sql<number>`count(*) filter (where ${photos.analyzed})`.mapWith(Number),
+          organized:
+            sql<number>`count(*) filter (where ${photos.albumId} is not null or coalesce(${photos.category}, 'uncategorized') <> 'uncategorized')`.mapWith(
+              Number,
+            ),
+        })
         .from(photos)
-        .where(eq(photos.userId, userId))
-        .orderBy(...newestFirst);
+        .where(eq(photos.userId, userId));
+      const category = sql<string>`coalesce(${photos.category}, 'uncategorized')`;
+      const categories = await db
+        .select({ category, count: count() })
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.analyzed, true)))
+        .groupBy(category);
+      return {
+        total: totals?.total ?? 0,
+        analyzed: totals?.analyzed ?? 0,
+        organized: totals?.organized ?? 0,
+        categories: categories.map((c) => ({ category: c.category, count: Number(c.count) })),
+      };
     },
 
     /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */
@@ -113,29 +148,37 @@ export function createPhotosRepository(db: Db) {
       return row;
     },
 
+    /** Bytes the storage quota counts: the user's originals (not the demo library) and filter versions. */
+    async storageUsed(userId: string, tx: Tx | Db = db): Promise<number> {
+      return usedBytes(tx, userId);
+    },
+
     /**
-     * Inserts one uploaded photo in a transaction. With `maxCounted`, the user's row is locked and
-     * their non-demo photos counted first, so two parallel uploads cannot pass the plan limit.
-     * `ensureBlobs` runs under the blob-key locks before commit: it re-writes any blob a concurrent
-     * delete removed between the write and this insert. Returns null when the limit is reached.
+     * Inserts one uploaded photo in a transaction. The user's row is locked first, then their
+     * non-demo photos (`maxCounted`, null = unlimited) and stored bytes (`quotaBytes`) are
+     * checked, so parallel uploads cannot pass the plan limit or the storage quota.
+     * `ensureBlobs` runs under the blob-key locks before commit: it re-writes any blob a
+     * concurrent delete removed between the write and this insert. Answers which limit refused it.
      */
     async insertUploaded(
       values: NewPhotoRow,
-      opts: { maxCounted: number | null; ensureBlobs: () => Promise<void> },
-    ): Promise<PhotoRow | null> {
+      opts: { maxCounted: number | null; quotaBytes: number; ensureBlobs: () => Promise<void> },
+    ): Promise<PhotoRow | 'limit' | 'quota'> {
       return db.transaction(async (tx) => {
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, values.userId)).for('update');
         if (opts.maxCounted !== null) {
-          await tx.select({ id: users.id }).from(users).where(eq(users.id, values.userId)).for('update');
           const [row] = await tx
             .select({ n: count() })
             .from(photos)
             .where(and(eq(photos.userId, values.userId), isNull(photos.demoKey)));
-          if ((row?.n ?? 0) >= opts.maxCounted) return null;
+          if ((row?.n ?? 0) >= opts.maxCounted) return 'limit';
         }
+        if ((await usedBytes(tx, values.userId)) + values.size > opts.quotaBytes) return 'quota';
         await lockBlobKeys(tx, [values.originalKey, values.previewKey, values.thumbnailKey]);
         const [inserted] = await tx.insert(photos).values(values).returning();
         await opts.ensureBlobs();
-        return inserted ?? null;
+        if (!inserted) throw new Error('photo insert returned no row');
+        return inserted;
       });
     },
 

@@ -9,6 +9,7 @@ import {
   photoIdParams,
   photoList,
   photoPage,
+  photoSummary,
   photosQuery,
   uploadResponse,
   type UploadResult,
@@ -18,7 +19,7 @@ import { badRequest } from '../../http/errors.js';
 import { requireUser } from '../../http/session.js';
 import { RenderCache } from '../filters/render-cache.js';
 import { createPhotosRepository } from './photos.repository.js';
-import { createPhotosService, type PhotosService } from './photos.service.js';
+import { createPhotosService, type Ingested, type PhotosService } from './photos.service.js';
 
 /**
  * Thumbnails and previews (a few KB to a few hundred KB each) kept in memory, least recently used
@@ -51,7 +52,7 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     blobs: ctx.blobs,
     config: ctx.config,
     hooks: ctx,
-    isPaid: (userId, now) => ctx.subscriptions.isActive(userId, now),
+    tierOf: async (userId, now) => (await ctx.subscriptions.get(userId, now)).tier,
     log: (msg, err) => app.log.error({ err }, msg),
   });
 
@@ -100,21 +101,30 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     );
 
+    r.get('/api/photos/summary', { schema: { response: { 200: photoSummary } } }, async (request) =>
+      service.summary(requireUser(request).id),
+    );
+
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = requireUser(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
-      const limit = await service.uploadLimit(user.id);
-      const results: UploadResult[] = [];
+      const allowance = await service.uploadAllowance(user.id);
+      const ingested: Ingested[] = [];
       for await (const part of request.files()) {
         // Read to memory within the size limit; a file over it arrives truncated and is refused.
         const bytes = await part.toBuffer();
-        results.push(
-          await service.ingestOne(user.id, { fileName: part.filename, bytes, truncated: part.file.truncated }, limit),
+        ingested.push(
+          await service.ingestOne(
+            user.id,
+            { fileName: part.filename, bytes, truncated: part.file.truncated },
+            allowance,
+          ),
         );
       }
-      await service.afterBatch(user.id, results);
+      const reward = await service.afterBatch(user.id, ingested);
+      const results: UploadResult[] = ingested.map((i) => i.result);
       const { firstError, ...counts } = summary(results);
-      if (counts.uploaded > 0) return reply.status(201).send({ ...counts, results });
+      if (counts.uploaded > 0) return reply.status(201).send({ ...counts, results, reward });
       const status = firstError && !firstError.ok ? firstError.status : 400;
       // Not through the 201 schema: every failure status carries the same body shape.
       return reply.code(status as 201).send({ ...counts, results });

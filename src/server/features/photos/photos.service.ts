@@ -1,6 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { FREE_PHOTO_LIMIT } from '@domain/plans';
-import type { Photo, PhotoPage, PhotoVariant, UploadResult } from '../../../contract/photos.js';
+import { FREE_PHOTO_LIMIT, formatStorage, planFor, STORAGE_QUOTA_BYTES, type Tier } from '@domain/plans';
+import {
+  PHOTO_LIST_DEFAULT,
+  type Photo,
+  type PhotoPage,
+  type PhotoSummary,
+  type PhotoVariant,
+  type UploadResult,
+  type UploadReward,
+} from '../../../contract/photos.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
@@ -21,6 +28,14 @@ export const SWEEP_GRACE_MS = 10 * 60 * 1000;
 
 export const freeLimitMessage = (limit = FREE_PHOTO_LIMIT) =>
   `The Free plan holds up to ${limit} photos (the demo photos do not count). Upgrade your plan to upload more.`;
+
+export const storageFullMessage = (tier: Tier, quotaBytes: number, usedBytes: number) =>
+  `Storage full: your ${planFor(tier).name} plan holds ${formatStorage(quotaBytes)} of photos and ` +
+  `${formatStorage(usedBytes)} is used. Delete photos or upgrade your plan to upload more.`;
+
+/** The tier's storage quota (a test may configure smaller ones). */
+export const storageQuotaFor = (config: Pick<Config, 'storageQuotaBytes'>, tier: Tier) =>
+  config.storageQuotaBytes?.[tier] ?? STORAGE_QUOTA_BYTES[tier];
 
 export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
@@ -76,13 +91,27 @@ export function photoNameFrom(fileName: string | undefined): string {
 
 export type UploadInput = { fileName: string; bytes: Buffer; truncated: boolean };
 
+/** What the user's plan allows for new uploads, read once per request (re-checked at insert). */
+export interface UploadAllowance {
+  tier: Tier;
+  /** Non-demo photos the plan holds; null = unlimited. */
+  maxPhotos: number | null;
+  quotaBytes: number;
+}
+
+/** One file's outcome; `contentHash` (the original's blob key) only when it was stored. */
+export interface Ingested {
+  result: UploadResult;
+  contentHash: string | null;
+}
+
 export function createPhotosService(deps: {
   repo: PhotosRepository;
   blobs: BlobStore;
   config: Config;
-  hooks: Pick<AppContext, 'onPhotoIngested' | 'onPhotosUploaded'>;
-  /** Paid, active subscription: unlimited photos. */
-  isPaid: (userId: string, now: Date) => Promise<boolean>;
+  hooks: Pick<AppContext, 'onPhotoIngested' | 'onPhotosUploaded' | 'onPhotoDeleted'>;
+  /** The tier of the user's active subscription ('free' without one). */
+  tierOf: (userId: string, now: Date) => Promise<Tier>;
   log: (msg: string, err?: unknown) => void;
   now?: () => Date;
   demoDir?: string;
@@ -133,8 +162,13 @@ export function createPhotosService(deps: {
     /** Starts computing the demo library so the first registration does not wait for it. */
     warmDemoLibrary: () => demoAssets().then(() => undefined),
 
+    /** The spec's plain list, bounded: the newest PHOTO_LIST_DEFAULT photos. */
     async list(userId: string): Promise<Photo[]> {
-      return (await withCurrentVersions(repo.db, await repo.list(userId))).map(toPhoto);
+      return (await withCurrentVersions(repo.db, await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
+    },
+
+    async summary(userId: string): Promise<PhotoSummary> {
+      return repo.summary(userId);
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
@@ -184,11 +218,19 @@ export function createPhotosService(deps: {
       if (!UUID.test(id)) throw notFound('Photo not found.');
       const removed = await repo.deletePhoto(userId, id, (key) => blobs.delete(key));
       if (!removed) throw notFound('Photo not found.');
+      for (const hook of hooks.onPhotoDeleted ?? []) {
+        await hook({ id, userId }).catch((err) => deps.log('onPhotoDeleted hook failed', err));
+      }
     },
 
-    /** The plan limit for new uploads: null when unlimited (paid tiers). Demo photos do not count. */
-    async uploadLimit(userId: string): Promise<number | null> {
-      return (await deps.isPaid(userId, now())) ? null : FREE_PHOTO_LIMIT;
+    /** The plan's photo limit (demo photos do not count; paid tiers unlimited) and storage quota. */
+    async uploadAllowance(userId: string): Promise<UploadAllowance> {
+      const tier = await deps.tierOf(userId, now());
+      return {
+        tier,
+        maxPhotos: tier === 'free' ? FREE_PHOTO_LIMIT : null,
+        quotaBytes: storageQuotaFor(config, tier),
+      };
     },
 
     /**
@@ -196,13 +238,21 @@ export function createPhotosService(deps: {
      * has been fully validated and decoded; the row is inserted last, in one transaction, so a
      * crash leaves at most unreferenced blobs (swept later), never a half-visible photo.
      */
-    async ingestOne(userId: string, input: UploadInput, limit: number | null): Promise<UploadResult> {
+    async ingestOne(userId: string, input: UploadInput, allowance: UploadAllowance): Promise<Ingested> {
       const fileName = input.fileName || 'file';
-      const fail = (status: number, message: string): UploadResult => ({ ok: false, fileName, status, message });
+      const fail = (status: number, message: string): Ingested => ({
+        result: { ok: false, fileName, status, message },
+        contentHash: null,
+      });
+      const { maxPhotos, quotaBytes, tier } = allowance;
+      const storageFull = (used: number) => fail(413, storageFullMessage(tier, quotaBytes, used));
       if (input.truncated) return fail(413, tooLargeMessage(config.maxUploadBytes));
       if (input.bytes.length === 0) return fail(400, 'This file is empty.');
-      if (limit !== null && (await repo.count(userId, { excludeDemo: true })) >= limit)
-        return fail(403, freeLimitMessage(limit));
+      if (maxPhotos !== null && (await repo.count(userId, { excludeDemo: true })) >= maxPhotos)
+        return fail(403, freeLimitMessage(maxPhotos));
+      // Checked before any blob is written; the insert checks again under the user's lock.
+      const used = await repo.storageUsed(userId);
+      if (used + input.bytes.length > quotaBytes) return storageFull(used);
 
       // The original is written (out of sight) while it is decoded: the slow disk write of a
       // large file overlaps the image work instead of following it.
@@ -236,26 +286,36 @@ export function createPhotosService(deps: {
           uploadedAt: now(),
         },
         {
-          maxCounted: limit,
+          maxCounted: maxPhotos,
+          quotaBytes,
           ensureBlobs: async () => {
             const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
             if (present.includes(false)) await rewrite();
           },
         },
       );
-      if (!row) return fail(403, freeLimitMessage(limit ?? FREE_PHOTO_LIMIT));
+      // A refused insert leaves only unreferenced blobs, which the orphan sweep removes.
+      if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
+      if (row === 'quota') return storageFull(await repo.storageUsed(userId));
       await announceIngested([row]);
-      return { ok: true, fileName, photo: toPhoto(row) };
+      return { result: { ok: true, fileName, photo: toPhoto(row) }, contentHash: row.originalKey };
     },
 
-    /** After a batch: the upload reward and anything else listening. Failures are logged, never fatal. */
-    async afterBatch(userId: string, results: UploadResult[]) {
-      const count = results.filter((r) => r.ok).length;
-      if (count === 0) return;
-      const batchId = randomUUID();
+    /**
+     * After a batch: the upload reward (per photo content, see rewards.service.ts) and anything
+     * else listening. Failures are logged, never fatal. Answers the reward, null when none.
+     */
+    async afterBatch(userId: string, ingested: Ingested[]): Promise<UploadReward | null> {
+      const uploads = ingested.flatMap((i) =>
+        i.result.ok && i.contentHash ? [{ photoId: i.result.photo.id, contentHash: i.contentHash }] : [],
+      );
+      if (uploads.length === 0) return null;
+      let reward: UploadReward | null = null;
       for (const hook of hooks.onPhotosUploaded ?? []) {
-        await hook(userId, count, batchId).catch((err) => deps.log('onPhotosUploaded hook failed', err));
+        const r = await hook(userId, uploads).catch((err) => deps.log('onPhotosUploaded hook failed', err));
+        if (r && r.points > 0) reward = r;
       }
+      return reward;
     },
 
     /** Gives a new account the demo library: one multi-row insert over blobs stored once per process. */

@@ -30,7 +30,7 @@ import { achievements, activities, photos, pointsLedger } from '../../db/schema.
  * `sourceEventId`, so a replayed award hits the constraint and adds nothing.
  *
  * Event id namespaces: `login:<day>`, `streak:<day>`, `activation:<day>`, `achievement:<id>`,
- * `activity:<eventId>`, `skip:<eventId>`, `upload:<batchId>`.
+ * `activity:<eventId>`, `skip:<eventId>`, `upload:<sha256 of the photo's original>`.
  */
 export interface LedgerEntry {
   source: string;
@@ -42,12 +42,17 @@ export interface LedgerEntry {
 }
 
 export const LOGIN_SOURCE = 'login';
+export const UPLOAD_SOURCE = 'upload';
 
 export interface LedgerSnapshot {
   totalPoints: number;
   adsSkipped: number;
   timeSaved: number;
-  /** Uploaded photos (the demo library does not count). */
+  /**
+   * Distinct photo contents the upload reward was paid for: deleting a photo does not lower it
+   * and a re-upload does not raise it, so upload achievements cannot be farmed. The demo library
+   * is never rewarded, so it does not count.
+   */
   photosUploaded: number;
   /** Local days with a login reward, ascending. */
   loginDays: CalendarDay[];
@@ -137,7 +142,7 @@ export function createLedger(db: Db) {
         total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
         adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
         timeSaved: sql<string>`(select coalesce(sum(${activities.timeSaved}), 0) from ${activities} where ${activities.userId} = ${userId})`,
-        photosUploaded: sql<string>`(select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
+        photosUploaded: sql<string>`(select count(*) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${UPLOAD_SOURCE})`,
         loginIds: sql<
           string[]
         >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`,

@@ -275,13 +275,21 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(await get(a.cookie, '/api/stats')).toMatchObject({ totalPoints: 16, adsSkipped: 1, timeSaved: 30 });
   });
 
-  it('pays the upload reward (5 x photos) once per batch through the photos hook', async () => {
+  it('pays the upload reward (5 per photo content) once per content through the photos hook', async () => {
     const { cookie, user } = await signUp(t.app);
     const hooks = t.app.ctx.onPhotosUploaded ?? [];
     expect(hooks.length).toBeGreaterThan(0);
-    for (const hook of hooks) await hook(user.id, 3, 'batch-1');
-    for (const hook of hooks) await hook(user.id, 3, 'batch-1');
-    expect((await get(cookie, '/api/stats')).totalPoints).toBe(15);
+    const batch = ['a', 'b', 'c'].map((c, i) => ({ photoId: `p${i}`, contentHash: c.repeat(64) }));
+    const first = await Promise.all(hooks.map((hook) => hook(user.id, batch)));
+    expect(first).toContainEqual(
+      expect.objectContaining({ points: 15 + 25, rewardedPhotos: 3, message: '3 photos uploaded!' }),
+    );
+    // The same contents again (another batch, another photo id) add nothing, not even a message.
+    const again = await Promise.all(hooks.map((hook) => hook(user.id, [...batch, { ...batch[0]!, photoId: 'p9' }])));
+    expect(again).toContainEqual(expect.objectContaining({ points: 0, rewardedPhotos: 0 }));
+    const { totalPoints } = await get(cookie, '/api/stats');
+    expect(totalPoints).toBe(15 + 25);
+    expect((await get(cookie, '/api/rewards')).photosUploaded).toBe(3);
   });
 
   it('refuses an ad-overlay activity for a free user but records a mini-game', async () => {

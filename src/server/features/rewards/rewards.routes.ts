@@ -15,10 +15,13 @@ import { createRewardsService } from './rewards.service.js';
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createRewardsService({ ledger: createLedger(ctx.db) });
-  // Upload reward: 5 x photos once per batch, after the photos feature has stored them.
-  ctx.onPhotosUploaded?.push(async (userId, count, batchId) => {
-    await service.recordUpload(userId, count, batchId);
-  });
+  // Upload reward: 5 per photo content never rewarded before, after the photos feature has stored them.
+  ctx.onPhotosUploaded?.push((userId, uploads) =>
+    service.recordUpload(
+      userId,
+      uploads.map((u) => u.contentHash),
+    ),
+  );
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/rewards', { schema: { response: { 200: rewardsSummary } } }, async (request) =>

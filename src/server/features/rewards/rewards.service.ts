@@ -4,6 +4,7 @@ import {
   clampUtcOffset,
   DEFAULT_REWARD_POINTS,
   nextLoginStreak,
+  PHOTO_UPLOADED_MESSAGE,
   photosUploadedMessage,
   pointsEarnedMessage,
   streakBonus,
@@ -16,6 +17,7 @@ import {
 import { pointsPerDay } from '@domain/insights';
 import { DAY_MS } from '@domain/calendar';
 import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
+import type { UploadReward } from '../../../contract/photos.js';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '../../../contract/rewards.js';
 import { streakFromDays, type Ledger } from './ledger.js';
 import { userDay } from './user-day.js';
@@ -102,18 +104,26 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   }
 
   /**
-   * Upload reward, 5 x photos, once per upload batch. Called by the photos feature's
-   * `onPhotosUploaded(userId, count, batchId)` hook after the photos are stored, never by the client.
+   * Upload reward: 5 points per distinct photo content, once per user for ever (`upload:<sha256>`;
+   * the ledger's unique event id makes a re-upload, even after a delete or in a racing request,
+   * add nothing). Called by the photos feature's `onPhotosUploaded` hook after the photos are
+   * stored, never by the client. The message counts only the photos rewarded now.
    */
-  async function recordUpload(userId: string, photoCount: number, batchId: string) {
-    return ledger.award(userId, [
-      {
-        source: 'upload',
-        sourceEventId: `upload:${batchId}`,
-        points: uploadReward(photoCount),
-        message: photosUploadedMessage(photoCount),
-      },
-    ]);
+  async function recordUpload(userId: string, contentHashes: readonly string[]): Promise<UploadReward> {
+    const entries = [...new Set(contentHashes)].map((hash) => ({
+      source: 'upload',
+      sourceEventId: `upload:${hash}`,
+      points: DEFAULT_REWARD_POINTS.upload,
+      message: PHOTO_UPLOADED_MESSAGE,
+    }));
+    const { added, newAchievements } = await ledger.award(userId, entries);
+    const rewardedPhotos = added.length;
+    return {
+      points: uploadReward(rewardedPhotos) + newAchievements.reduce((s, a) => s + a.points, 0),
+      rewardedPhotos,
+      message: rewardedPhotos === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(rewardedPhotos),
+      newAchievements: newAchievements.map(toAchievementView),
+    };
   }
 
   /**

@@ -35,6 +35,7 @@ function renderDashboard(data: {
   stats: Stats;
   activities?: Activity[];
   photos?: object[];
+  summary?: object;
   subscription?: object;
   appStatus?: AppStatus;
 }) {
@@ -48,6 +49,7 @@ function renderDashboard(data: {
   qc.setQueryData(['/api/stats'], data.stats);
   qc.setQueryData(['/api/activities'], data.activities ?? []);
   qc.setQueryData(['/api/photos'], data.photos ?? []);
+  if (data.summary) qc.setQueryData(['/api/photos', 'summary'], data.summary);
   qc.setQueryData(
     ['/api/subscription'],
     data.subscription ?? { status: 'inactive', tier: 'free', billingCycle: 'monthly', price: 0, endDate: null },
@@ -147,5 +149,19 @@ describe('Dashboard', () => {
     expect(within(card).getByText('Active for 5 minutes')).toBeInTheDocument();
     expect(within(card).getByText('Last activity: 1 minute ago')).toBeInTheDocument();
     expect(within(card).getByRole('button', { name: 'Deactivate' })).toBeInTheDocument();
+  });
+
+  it('counts the whole library from the summary, not only the recent photos it lists', () => {
+    renderDashboard({
+      createdDaysAgo: 3,
+      stats: stats({ adsSkipped: 30 }),
+      photos: [{ id: 'p1', name: 'a', url: '/a', thumbnailUrl: '/a-t', analyzed: true, category: null, albumId: null }],
+      summary: { total: 1200, analyzed: 900, organized: 850, categories: [] },
+    });
+    expect(screen.getByText('Member for 3 days • 1200 photos')).toBeInTheDocument();
+    expect(screen.getByText('1200 total photos • 900 analyzed')).toBeInTheDocument();
+    expect(screen.getByText('850')).toBeInTheDocument();
+    // Efficiency Score = 30 / 1200 x 100, rounded.
+    expect(screen.getByText('3%')).toBeInTheDocument();
   });
 });

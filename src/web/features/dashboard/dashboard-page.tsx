@@ -4,7 +4,6 @@ import {
   efficiencyScore,
   isAdSkipperPro,
   memberDays,
-  photosOrganized,
   RECENT_ACTIVITIES_LIMIT,
   RECENT_PHOTOS_LIMIT,
   weeklyProgress,
@@ -51,7 +50,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const now = useNow();
   const { data: stats } = useStats();
   const { data: activities = [], isLoading: activitiesLoading } = useActivities();
-  const { photos } = useDashboardPhotos();
+  const { photos, total: photoTotal, analyzed, organized } = useDashboardPhotos();
   const { subscription, isActive: subscribed } = useSubscription();
   // Ad break (issue 6): upgrade modal without a subscription, else activate + overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
@@ -68,7 +67,6 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const adsSkipped = stats?.adsSkipped ?? 0;
   const avg = avgPerDay(totalPoints, days);
   const weekly = weeklyProgress(avg, days);
-  const analyzed = photos.filter((p) => p.analyzed).length;
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">
@@ -76,7 +74,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         <div className="min-w-0">
           <h1 className="truncate text-2xl font-bold">Hi, {user?.firstName || 'User'}</h1>
           <p className="text-sm text-muted">
-            Member for {days} days • {photos.length} photos
+            Member for {days} days • {photoTotal} photos
           </p>
         </div>
         <span
@@ -165,7 +163,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
           </ul>
         )}
         <p className="text-sm text-muted">
-          {photos.length} total photos • {analyzed} analyzed
+          {photoTotal} total photos • {analyzed} analyzed
         </p>
       </Card>
 
@@ -176,11 +174,11 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         <dl className="mb-3 grid grid-cols-2 gap-2 text-sm">
           <div className="rounded-xl bg-surface-2 p-3">
             <dt className="text-muted">Efficiency Score</dt>
-            <dd className="text-lg font-bold">{efficiencyScore(adsSkipped, photos.length)}%</dd>
+            <dd className="text-lg font-bold">{efficiencyScore(adsSkipped, photoTotal)}%</dd>
           </div>
           <div className="rounded-xl bg-surface-2 p-3">
             <dt className="text-muted">Photos Organized</dt>
-            <dd className="text-lg font-bold">{photosOrganized(photos)}</dd>
+            <dd className="text-lg font-bold">{organized}</dd>
           </div>
           {weekly !== null && (
             <div className="col-span-2 rounded-xl bg-surface-2 p-3">

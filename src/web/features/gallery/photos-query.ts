@@ -1,12 +1,20 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import type { Photo, PhotoPage } from '@contract/photos';
+import type { Photo, PhotoPage, PhotoSummary } from '@contract/photos';
 import { throwIfResNotOk } from '../../lib/api';
 
-export type { Photo, PhotoPage };
+export type { Photo, PhotoPage, PhotoSummary };
 
-/** The whole library as the spec's plain list (`GET /api/photos`); small screens such as the dashboard use it. */
+/**
+ * The spec's plain list (`GET /api/photos`): the newest photos only (the server bounds it), for
+ * small screens such as the dashboard. Counts over the whole library: `photoSummaryQueryOptions`.
+ */
 export function photosQueryOptions() {
   return queryOptions<Photo[]>({ queryKey: ['/api/photos'] });
+}
+
+/** `GET /api/photos/summary` (total, analysed, organised, per category); refreshed with the photos. */
+export function photoSummaryQueryOptions() {
+  return queryOptions<PhotoSummary>({ queryKey: ['/api/photos', 'summary'] });
 }
 
 export const GALLERY_PAGE_SIZE = 120;

@@ -3,6 +3,9 @@ import { useCallback, useState } from 'react';
 import type { UploadResponse } from '@contract/photos';
 import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
 import { toast } from '../../app/toast-store';
+import { announceReward } from '../rewards/announce';
+import { rewardsQueryOptions } from '../rewards/rewards-query';
+import { statsQueryOptions } from '../rewards/stats-query';
 import { photosQueryOptions } from './photos-query';
 
 /** The server takes at most this many files per request; larger selections go in several uploads. */
@@ -71,6 +74,13 @@ export function useUploadPhotos() {
                 : undefined,
               variant: failed.length ? 'default' : 'success',
             });
+            // Only photos never uploaded before earn points; the server says which (null: no popup).
+            const reward = body?.reward;
+            if (reward) {
+              announceReward({ type: 'upload', currentStreak: 0, ...reward });
+              void queryClient.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
+              void queryClient.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
+            }
           } else {
             toast({
               title: 'Upload failed',

@@ -35,10 +35,11 @@ function ToastProbe() {
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
 }
 
-function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolean }) {
+function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolean; summary?: unknown }) {
   let status = opts.status;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/photos') return jsonResponse(opts.photos);
+    if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
     if (url === '/api/photos/analysis-status') return jsonResponse(status);
     if (url === '/api/albums' && init?.method === 'POST') {
       const body = JSON.parse(String(init.body)) as { name: string; photoIds: string[] };
@@ -174,5 +175,28 @@ describe('OrganizerPage', () => {
     expect(within(food).getAllByRole('img')).toHaveLength(5);
     expect(screen.getByRole('region', { name: 'nature landscape' })).toBeInTheDocument();
     expect(screen.queryByText(/_/)).toBeNull();
+  });
+
+  it('counts categories over the whole library from the summary, not only the loaded photos', async () => {
+    setup({
+      photos: [1, 2].map((i) => photo(i)),
+      status: { total: 900, analyzed: 900, pending: 0 },
+      summary: {
+        total: 900,
+        analyzed: 900,
+        organized: 880,
+        categories: [
+          { category: 'food_drink', count: 600 },
+          { category: 'animals', count: 300 },
+        ],
+      },
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const food = screen.getByRole('region', { name: 'food drink' });
+    expect(within(food).getByText('600')).toBeInTheDocument();
+    expect(within(food).getByRole('button', { name: 'View All 600 Photos' })).toBeInTheDocument();
+    expect(within(screen.getByRole('region', { name: 'animals' })).getByText('300')).toBeInTheDocument();
   });
 });

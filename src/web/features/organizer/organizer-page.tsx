@@ -7,7 +7,7 @@ import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../app/toast-store';
 import { cn } from '../../lib/cn';
-import { photosQueryOptions, type Photo } from '../gallery/photos-query';
+import { photoSummaryQueryOptions, photosQueryOptions, type Photo, type PhotoSummary } from '../gallery/photos-query';
 import { PhotoImage } from '../gallery/photo-image';
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
@@ -21,6 +21,7 @@ export const categoryLabel = (c: string) => c.replace(/_/g, ' ');
 export default function OrganizerPage() {
   const qc = useQueryClient();
   const photos = useQuery(photosQueryOptions());
+  const summary = useQuery(photoSummaryQueryOptions());
   const status = useAnalysisStatus();
   const analyzeAll = useAnalyzeAll();
   const [waiting, setWaiting] = useState(false);
@@ -115,7 +116,7 @@ export default function OrganizerPage() {
           <AlbumsTab />
         </Tabs.Content>
         <Tabs.Content value="categories">
-          <CategoriesTab photos={list} />
+          <CategoriesTab photos={list} counts={summary.data?.categories} />
         </Tabs.Content>
       </Tabs.Root>
     </main>
@@ -262,7 +263,11 @@ function AlbumsTab() {
   );
 }
 
-function CategoriesTab({ photos }: { photos: Photo[] }) {
+/**
+ * Categories with their counts over the whole library (from the summary; the photo list is only
+ * the newest photos, so it gives the thumbnails, and the counts until the summary has loaded).
+ */
+function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSummary['categories'] }) {
   const [expanded, setExpanded] = useState<string[]>([]);
   const groups = useMemo(() => {
     const m = new Map<string, Photo[]>();
@@ -271,19 +276,25 @@ function CategoriesTab({ photos }: { photos: Photo[] }) {
       const c = p.category || 'uncategorized';
       m.set(c, [...(m.get(c) ?? []), p]);
     }
-    return [...m.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-  }, [photos]);
+    const sizes = counts
+      ? counts.map((c) => [c.category, c.count] as const)
+      : [...m.entries()].map(([c, items]) => [c, items.length] as const);
+    return sizes
+      .filter(([, n]) => n > 0)
+      .map(([c, n]) => [c, n, m.get(c) ?? []] as const)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  }, [photos, counts]);
 
   if (groups.length === 0) return <p className="py-8 text-center text-sm text-muted">No categories yet</p>;
   return (
     <div className="flex flex-col gap-3">
-      {groups.map(([category, items]) => {
+      {groups.map(([category, count, items]) => {
         const open = expanded.includes(category);
         return (
           <Card key={category} aria-label={categoryLabel(category)} className="flex flex-col gap-2">
             <div className="flex items-center justify-between">
               <h3 className="font-semibold capitalize">{categoryLabel(category)}</h3>
-              <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{items.length}</span>
+              <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{count}</span>
             </div>
             <ul className="grid grid-cols-4 gap-1">
               {(open ? items : items.slice(0, 4)).map((p) => (
@@ -298,9 +309,9 @@ function CategoriesTab({ photos }: { photos: Photo[] }) {
                 </li>
               ))}
             </ul>
-            {items.length > 4 && !open && (
+            {count > 4 && !open && (
               <Button variant="outline" size="sm" onClick={() => setExpanded((e) => [...e, category])}>
-                View All {items.length} Photos
+                View All {count} Photos
               </Button>
             )}
           </Card>
