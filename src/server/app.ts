@@ -32,6 +32,8 @@ export interface BuildOptions {
   analysis?: AnalysisRoutesOptions;
   /** Tests capture the structured log here (at 'info' when the config says 'silent'). */
   logStream?: { write(line: string): void };
+  /** The server's clock for time rules (ad breaks); tests move it instead of sleeping. */
+  now?: () => Date;
 }
 
 declare module 'fastify' {
@@ -70,6 +72,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onPhotosUploaded: [],
     onPhotoIngested: [],
     onClose: [],
+    now: opts.now ?? (() => new Date()),
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
