@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { SIMULATED_ADS } from '@domain/games/scoring';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
@@ -188,4 +189,27 @@ export async function playAdBreak(
   clockOf(app).advance(adBreak.durationSeconds * 1000);
   const res = await recordAdBreak(app, cookie, adBreak.id, { adDuration: adBreak.durationSeconds, ...activity });
   return { adBreak, res };
+}
+
+/**
+ * Ad-break ids for tests written in terms of event labels: a label names one ad break of that user,
+ * started and played out (the clock moved past its end) on first use and reused afterwards, also
+ * by concurrent calls; no label plays a fresh one per call. An app that is not a simulated ad gets
+ * an id no break has (the activity is refused for its app first).
+ */
+export function adBreakIds(app: FastifyInstance) {
+  const ids = new Map<string, Promise<string>>();
+  return (cookie: string, adApp: string, label?: string): Promise<string> => {
+    const play = async () => {
+      if (!SIMULATED_ADS.some((a) => a.app === adApp)) return '00000000-0000-4000-8000-000000000000';
+      const adBreak = await startAdBreak(app, cookie, adApp);
+      clockOf(app).advance(adBreak.durationSeconds * 1000);
+      return adBreak.id;
+    };
+    if (label === undefined) return play();
+    const key = `${cookie}\n${label}`;
+    let id = ids.get(key);
+    if (!id) ids.set(key, (id = play()));
+    return id;
+  };
 }

@@ -49,7 +49,12 @@ describe(`ad break activities (${testDbKind})`, () => {
 
   it('starts an ad break timed by the server clock, for the simulated apps only', async () => {
     const { cookie } = await signUp(t.app);
-    const res = await inject({ method: 'POST', url: '/api/ad-breaks', headers: { cookie }, payload: { app: 'TikTok' } });
+    const res = await inject({
+      method: 'POST',
+      url: '/api/ad-breaks',
+      headers: { cookie },
+      payload: { app: 'TikTok' },
+    });
     expect(res.statusCode).toBe(201);
     const started = t.clock.now().toISOString();
     expect(res.json()).toEqual({
