@@ -20,7 +20,9 @@ async function subscribe(page: Page) {
 const statValue = (page: Page, label: string) =>
   page.getByText(label, { exact: true }).locator('xpath=preceding-sibling::p[1]');
 
-test('an Instagram ad break counts down, records one activity and shows the skip reward', async ({ page }) => {
+test('an Instagram ad break the server started counts down, records one activity and shows the skip reward', async ({
+  page,
+}) => {
   await quietOnboarding(page);
   await page.clock.install();
   await register(page);
@@ -28,7 +30,9 @@ test('an Instagram ad break counts down, records one activity and shows the skip
   await page.reload();
   await expect(statValue(page, 'Ads Skipped')).toHaveText('0');
 
+  const started = page.waitForResponse((r) => r.url().endsWith('/api/ad-breaks') && r.request().method() === 'POST');
   await page.getByRole('button', { name: 'Instagram (15s)' }).click();
+  const adBreak = (await (await started).json()) as { id: string; endsAt: string };
   const gallery = page.getByRole('dialog', { name: 'Your Photos' });
   await expect(gallery).toBeVisible();
   await expect(page.getByText('Sample Advertisement')).toBeAttached();
@@ -37,10 +41,13 @@ test('an Instagram ad break counts down, records one activity and shows the skip
   await page.clock.runFor(1000);
   await expect(gallery.getByTestId('viewer-countdown')).toHaveText('0:14');
 
+  // The server times the ad break and counts it only once its 15 s have passed on the server's
+  // clock: this one ad really plays (the page's fake clock cannot move the server's).
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(adBreak.endsAt) - Date.now())));
   const posted = page.waitForRequest((r) => r.url().endsWith('/api/activities') && r.method() === 'POST');
   await page.clock.runFor(14_000);
   const request = await posted;
-  expect(request.headers()['idempotency-key']).toBeTruthy();
+  expect(request.headers()['idempotency-key']).toBe(adBreak.id);
   expect(request.postDataJSON()).toMatchObject({ app: 'Instagram', adDuration: 15, timeSaved: 15 });
 
   await expect(page.getByTestId('reward-popup')).toContainText('Ad skipped! +2 pts');

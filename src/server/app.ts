@@ -38,6 +38,8 @@ export interface BuildOptions {
   logStream?: { write(line: string): void };
   /** Tests capture password reset mail here. */
   mailer?: Mailer;
+  /** The server's clock for time rules (ad breaks); tests move it instead of sleeping. */
+  now?: () => Date;
 }
 
 declare module 'fastify' {
@@ -77,6 +79,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onPhotoDeleted: [],
     onPhotoIngested: [],
     onClose: [],
+    now: opts.now ?? (() => new Date()),
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {

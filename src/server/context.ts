@@ -36,4 +36,6 @@ export interface AppContext {
   onPhotoIngested?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
+  /** The clock of time rules (ad breaks); injectable so tests never sleep. */
+  now: () => Date;
 }

@@ -6,6 +6,8 @@ import {
   gamePoints,
   gameTimeLimit,
   MAX_SCORE,
+  maxScoreWithin,
+  maxTriviaAnswers,
   NO_GAME_POINTS,
   rating,
   SIMULATED_ADS,
@@ -65,6 +67,47 @@ describe('points and rating', () => {
   });
 });
 
+describe('maxScoreWithin (what the rules allow in that many seconds)', () => {
+  it('memory: all 6 pairs whenever there is any time (flips are instant)', () => {
+    expect(maxScoreWithin('memory', 15)).toBe(60);
+    expect(maxScoreWithin('memory', 0.1)).toBe(60);
+    expect(maxScoreWithin('memory', 0)).toBe(0);
+  });
+
+  it('reaction: the 15th target appears at 9.85 s, so 200 needs about 10 s', () => {
+    // Spawns at 0, 800, 1584, ... 9239, 9854 ms: 14 targets before 9.8 s, 15 before 9.9 s.
+    expect(maxScoreWithin('reaction', 9.8)).toBe(14 * 10 + 50);
+    expect(maxScoreWithin('reaction', 9.9)).toBe(200);
+    expect(maxScoreWithin('reaction', 15)).toBe(200);
+    expect(maxScoreWithin('reaction', 1)).toBe(2 * 10 + 50);
+    expect(maxScoreWithin('reaction', 60)).toBe(200);
+  });
+
+  it('trivia: one answer per 2 s pause, the bonus only with all 8 answered', () => {
+    expect(maxTriviaAnswers(15)).toBe(8);
+    expect(maxTriviaAnswers(14)).toBe(7);
+    expect(maxTriviaAnswers(14.001)).toBe(8);
+    expect(maxTriviaAnswers(1)).toBe(1);
+    expect(maxTriviaAnswers(0)).toBe(0);
+    expect(maxScoreWithin('trivia', 15)).toBe(80);
+    expect(maxScoreWithin('trivia', 20)).toBe(80);
+    expect(maxScoreWithin('trivia', 30)).toBe(85);
+    expect(maxScoreWithin('trivia', 45)).toBe(87);
+    expect(maxScoreWithin('trivia', 10)).toBe(50);
+  });
+
+  it('none scores nothing, and the bound never exceeds the absolute maxima', () => {
+    expect(maxScoreWithin('none', 30)).toBe(0);
+    for (const s of [1, 5, 15, 20, 30, 45, 600]) {
+      for (const g of ['memory', 'reaction', 'trivia'] as const) {
+        expect(maxScoreWithin(g, s)).toBeLessThanOrEqual(MAX_SCORE[g]);
+        expect(achievableScores(g, s).has(maxScoreWithin(g, s))).toBe(true);
+        expect(Math.max(...achievableScores(g, s))).toBe(maxScoreWithin(g, s));
+      }
+    }
+  });
+});
+
 describe('validateGameResult', () => {
   it('accepts achievable completed scores and computes points', () => {
     expect(validateGameResult({ gameType: 'memory', score: 60, completed: true }, 30)).toEqual({
@@ -96,6 +139,10 @@ describe('validateGameResult', () => {
     expect(validateGameResult({ gameType: 'trivia', score: 85, completed: true }, 15).ok).toBe(false);
     expect(validateGameResult({ gameType: 'trivia', score: 90, completed: true }, 45).ok).toBe(false);
     expect(validateGameResult({ gameType: 'trivia', score: 12, completed: true }, 45).ok).toBe(false);
+    // 8 correct answers need 14 s of pauses; a bonus without all 8 answered does not exist.
+    expect(validateGameResult({ gameType: 'trivia', score: 80, completed: true }, 14).ok).toBe(false);
+    expect(validateGameResult({ gameType: 'trivia', score: 75, completed: true }, 30).ok).toBe(true);
+    expect(validateGameResult({ gameType: 'reaction', score: 200, completed: true }, 9).ok).toBe(false);
   });
 
   it('bounds reaction hits by the targets a short game can show', () => {

@@ -14,6 +14,7 @@ import {
   maxTriviaTimeBonus,
   TRIVIA_MAX_SCORE,
   TRIVIA_MIN_TIME_BONUS,
+  TRIVIA_NEXT_QUESTION_DELAY_MS,
   TRIVIA_POINTS_PER_CORRECT,
   TRIVIA_QUESTION_COUNT,
 } from './trivia';
@@ -109,6 +110,34 @@ export interface GameData {
 export type GameResultCheck =
   { ok: true; gameType: GameType; score: number; completed: boolean; points: number } | { ok: false; reason: string };
 
+/**
+ * Questions a trivia game can have answered `seconds` after its start: the n-th answer comes after
+ * n - 1 feedback pauses at best, and an answer at the time limit is too late.
+ */
+export function maxTriviaAnswers(seconds: number): number {
+  if (!(seconds > 0)) return 0;
+  const pauses = Math.ceil((seconds * 1000) / TRIVIA_NEXT_QUESTION_DELAY_MS) - 1;
+  return Math.min(TRIVIA_QUESTION_COUNT, pauses + 1);
+}
+
+/**
+ * The highest score a game's own rules allow within `seconds` of play (the ad break it was played
+ * in; the game's clock never outlasts the ad). Memory: 6 matches, flips are instant. Reaction: every
+ * target that can appear before the end hit at once (at most 15), full accuracy bonus. Trivia: the
+ * questions the 2 s pauses leave time to answer, plus the time bonus only when all 8 are.
+ */
+export function maxScoreWithin(gameType: GameType, seconds: number): number {
+  if (!(seconds > 0) || gameType === 'none') return 0;
+  if (gameType === 'memory') return MEMORY_MAX_SCORE;
+  if (gameType === 'reaction') {
+    const hits = Math.min(REACTION_HITS_TO_END, maxReactionSpawns(seconds * 1000));
+    return hits > 0 ? reactionScore(hits, 0) : 0;
+  }
+  const answered = maxTriviaAnswers(seconds);
+  const bonus = answered === TRIVIA_QUESTION_COUNT ? maxTriviaTimeBonus(seconds * 1000) : 0;
+  return answered * TRIVIA_POINTS_PER_CORRECT + bonus;
+}
+
 function memoryScores(): Set<number> {
   const scores = new Set<number>();
   for (let m = 0; m * MEMORY_POINTS_PER_MATCH <= MEMORY_MAX_SCORE; m++) scores.add(m * MEMORY_POINTS_PER_MATCH);
@@ -131,8 +160,12 @@ function triviaScores(timeLimitSeconds: number): Set<number> {
   const bonuses = [0];
   for (let b = TRIVIA_MIN_TIME_BONUS; b <= maxBonus; b++) bonuses.push(b);
   const scores = new Set<number>();
-  for (let correct = 0; correct <= TRIVIA_QUESTION_COUNT; correct++) {
-    for (const bonus of bonuses) scores.add(correct * TRIVIA_POINTS_PER_CORRECT + bonus);
+  const answerable = maxTriviaAnswers(timeLimitSeconds);
+  for (let correct = 0; correct <= answerable; correct++) {
+    // The bonus is paid only for answering the last question.
+    for (const bonus of answerable === TRIVIA_QUESTION_COUNT ? bonuses : [0]) {
+      scores.add(correct * TRIVIA_POINTS_PER_CORRECT + bonus);
+    }
   }
   return scores;
 }
@@ -149,8 +182,8 @@ export function achievableScores(gameType: PlayableGameType, timeLimitSeconds: n
  * - Unknown type, or a score that is not a non-negative integer: rejected.
  * - 'none', or a game not completed: recorded as score 0 worth NO_GAME_POINTS
  *   (the spec records closing mid-game as a zero-score activity).
- * - Completed: the score must be one the rules can produce within
- *   gameTimeLimit(adDuration); points = gamePoints(score).
+ * - Completed: the score must be at most maxScoreWithin(gameTimeLimit(adDuration)) and one the
+ *   rules can produce in that time; points = gamePoints(score).
  * This rejects impossible scores; it cannot prove a plausible score was earned.
  */
 export function validateGameResult(gameData: GameData, adDurationSeconds?: number | null): GameResultCheck {
@@ -160,7 +193,8 @@ export function validateGameResult(gameData: GameData, adDurationSeconds?: numbe
   if (gameType === 'none' || !completed) {
     return { ok: true, gameType, score: 0, completed: false, points: NO_GAME_POINTS };
   }
-  if (score > MAX_SCORE[gameType] || !achievableScores(gameType, gameTimeLimit(adDurationSeconds)).has(score)) {
+  const limit = gameTimeLimit(adDurationSeconds);
+  if (score > maxScoreWithin(gameType, limit) || !achievableScores(gameType, limit).has(score)) {
     return { ok: false, reason: `Score ${score} is not achievable in ${gameType}` };
   }
   return { ok: true, gameType, score, completed: true, points: gamePoints(score) };

@@ -57,7 +57,7 @@ function aIdForField(field: string): string {
 }
 
 /** What must never appear in an answer to B: A's ids and email. */
-const aSecrets = () => [a.user.id, a.user.email, a.photoId, a.albumId, a.activityId];
+const aSecrets = () => [a.user.id, a.user.email, a.photoId, a.albumId, a.activityId, a.adBreakId];
 
 function requestFor(route: RouteEntry, cookie?: string) {
   const url = fillPath(route.url, aIdForSegment);

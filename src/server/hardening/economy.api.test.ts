@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACHIEVEMENTS, DEFAULT_REWARD_POINTS, skipReward, uploadReward } from '@domain/rewards';
 import { adDurationFor, validateGameResult } from '@domain/games/scoring';
 import { adCompletionPoints } from '@domain/rewards';
-import { createTestApp, signUp, type TestApp } from '../test/harness.js';
+import { adBreakIds, createTestApp, signUp, type TestApp } from '../test/harness.js';
 import { jpeg, multipart, recordFigure } from './support.js';
 
 /**
@@ -14,12 +14,14 @@ import { jpeg, multipart, recordFigure } from './support.js';
 let t: TestApp;
 let cookie: string;
 let userId: string;
+let adBreakId: ReturnType<typeof adBreakIds>;
 beforeAll(async () => {
   t = await createTestApp();
   ({
     cookie,
     user: { id: userId },
   } = await signUp(t.app));
+  adBreakId = adBreakIds(t.app);
 });
 afterAll(async () => {
   await t?.close();
@@ -27,6 +29,13 @@ afterAll(async () => {
 
 const post = (url: string, payload?: object, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'POST', url, headers: { cookie, ...headers }, payload });
+/** An activity for the ad break a label names (played out on first use); `viaBody`: its id as body eventId. */
+const postActivity = async (body: { app: string; [k: string]: unknown }, label?: string, viaBody = false) => {
+  const id = await adBreakId(cookie, body.app, label);
+  return viaBody
+    ? post('/api/activities', { ...body, eventId: id })
+    : post('/api/activities', body, { 'idempotency-key': id });
+};
 const ledgerSum = async () => {
   const res = (await t.database.db.execute(
     sql`select coalesce(sum(points), 0)::int s, count(*)::int n from points_ledger where user_id = ${userId}`,
@@ -83,14 +92,12 @@ describe('points economy under forged and replayed calls', () => {
       const dur = adDurationFor(g.app);
       const body = { ...g, adDuration: dur, pointsEarned: 100_000, timeSaved: 100_000 };
       const key = `game-${i}`;
-      expect((await post('/api/activities', body, { 'idempotency-key': key })).statusCode).toBe(201);
-      const replays = await Promise.all(
-        Array.from({ length: 8 }, () => post('/api/activities', body, { 'idempotency-key': key })),
-      );
+      expect((await postActivity(body, key)).statusCode).toBe(201);
+      const replays = await Promise.all(Array.from({ length: 8 }, () => postActivity(body, key)));
       for (const r of replays) expect([200, 201]).toContain(r.statusCode);
       expect(replays.filter((r) => r.statusCode === 201)).toHaveLength(0);
       // The same event through the body's eventId is the same event.
-      expect((await post('/api/activities', { ...body, eventId: key })).json().recorded).toBe(false);
+      expect((await postActivity(body, key, true)).json().recorded).toBe(false);
       const check = validateGameResult(g.gameData, dur);
       if (!check.ok) throw new Error(check.reason);
       expected += check.points + skipReward(dur);
@@ -99,11 +106,7 @@ describe('points economy under forged and replayed calls', () => {
     // Concurrent first attempts with one fresh key: exactly one is recorded.
     const burst = await Promise.all(
       Array.from({ length: 10 }, () =>
-        post(
-          '/api/activities',
-          { app: 'TikTok', adDuration: 20, gameData: games[0]!.gameData },
-          { 'idempotency-key': 'burst' },
-        ),
+        postActivity({ app: 'TikTok', adDuration: 20, gameData: games[0]!.gameData }, 'burst'),
       ),
     );
     expect(burst.filter((r) => r.statusCode === 201)).toHaveLength(1);
@@ -121,7 +124,7 @@ describe('points economy under forged and replayed calls', () => {
       { app: 'YouTube', adDuration: 30 },
     ];
     for (const body of refused) {
-      const r = await post('/api/activities', body);
+      const r = await postActivity(body);
       expect(r.statusCode, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
       expect(r.statusCode).toBeLessThan(500);
     }
@@ -142,8 +145,8 @@ describe('points economy under forged and replayed calls', () => {
 
     // With the plan, an overlay ad (no game) pays its completion points once.
     const overlay = { app: 'YouTube', adDuration: 30, pointsEarned: 999 };
-    expect((await post('/api/activities', overlay, { 'idempotency-key': 'overlay' })).statusCode).toBe(201);
-    expect((await post('/api/activities', overlay, { 'idempotency-key': 'overlay' })).statusCode).toBe(200);
+    expect((await postActivity(overlay, 'overlay')).statusCode).toBe(201);
+    expect((await postActivity(overlay, 'overlay')).statusCode).toBe(200);
     expected += adCompletionPoints(30) + skipReward(30);
     adsSkipped += 1;
 

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
-import { signUp } from '../test/harness.js';
+import { playAdBreak, signUp } from '../test/harness.js';
 
 export { rng, type Rng } from './proc/rng.js';
 
@@ -46,9 +46,10 @@ export interface SeededUser {
   photoId: string;
   albumId: string;
   activityId: string;
+  adBreakId: string;
 }
 
-/** A user with an uploaded photo, a manual album, an activity, a trial subscription and a filter version. */
+/** A user with an uploaded photo, a manual album, a recorded ad break, a trial subscription and a filter version. */
 export async function seedUser(app: FastifyInstance, seed: number): Promise<SeededUser> {
   const { cookie, user, body } = await signUp(app);
   const m = multipart([{ name: `own-${seed}.jpg`, bytes: await jpeg(seed) }]);
@@ -74,11 +75,9 @@ export async function seedUser(app: FastifyInstance, seed: number): Promise<Seed
     payload: { plan: 'monthly' },
   });
   if (sub.statusCode !== 201) throw new Error(`trial failed ${sub.statusCode}: ${sub.body}`);
-  const act = await app.inject({
-    method: 'POST',
-    url: '/api/activities',
-    headers: { cookie },
-    payload: { app: 'YouTube', adDuration: 30, gameData: { gameType: 'memory', score: 60, completed: true } },
+  const { adBreak, res: act } = await playAdBreak(app, cookie, {
+    app: 'YouTube',
+    gameData: { gameType: 'memory', score: 60, completed: true },
   });
   if (act.statusCode !== 201) throw new Error(`activity failed ${act.statusCode}: ${act.body}`);
   const filter = await app.inject({
@@ -95,6 +94,7 @@ export async function seedUser(app: FastifyInstance, seed: number): Promise<Seed
     photoId,
     albumId: album.json().id,
     activityId: act.json().activity.id,
+    adBreakId: adBreak.id,
   };
 }
 

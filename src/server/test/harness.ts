@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { SIMULATED_ADS } from '@domain/games/scoring';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
@@ -71,23 +72,52 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup:
   };
 }
 
+/** The server clock of a test app: it stands still until the test moves it (no sleeping, no racing). */
+export interface TestClock {
+  now(): Date;
+  advance(ms: number): void;
+}
+
+export function testClock(startMs = Date.now()): TestClock {
+  let at = startMs;
+  return {
+    now: () => new Date(at),
+    advance(ms) {
+      at += ms;
+    },
+  };
+}
+
+const clocks = new WeakMap<FastifyInstance, TestClock>();
+
+/** The clock of an app built by createTestApp, for helpers that are handed only the app. */
+export function clockOf(app: FastifyInstance): TestClock {
+  const clock = clocks.get(app);
+  if (!clock) throw new Error('not an app built by createTestApp');
+  return clock;
+}
+
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
   database: TestDatabase;
+  clock: TestClock;
   close(): Promise<void>;
 }
 
-/** Boots the real app on a fresh database. Call `close` in afterAll. */
+/** Boots the real app on a fresh database, its clock a TestClock. Call `close` in afterAll. */
 export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = testConfig(overrides);
-  const app = await buildApp(config, { database });
+  const clock = testClock();
+  const app = await buildApp(config, { database, now: clock.now });
+  clocks.set(app, clock);
   await app.ready();
   return {
     app,
     config,
     database,
+    clock,
     async close() {
       await app.close();
       await database.destroy();
@@ -120,4 +150,67 @@ export async function signUp(
   const res = await app.inject({ method: 'POST', url: '/api/auth/register', payload: body });
   if (res.statusCode !== 201) throw new Error(`register failed ${res.statusCode}: ${res.body}`);
   return { cookie: sessionCookieFrom(res), user: res.json().user as { id: string; email: string }, body };
+}
+
+export interface AdBreakView {
+  id: string;
+  app: string;
+  durationSeconds: number;
+  startedAt: string;
+  endsAt: string;
+}
+
+/** `POST /api/ad-breaks` as this user; throws unless it started. */
+export async function startAdBreak(app: FastifyInstance, cookie: string, adApp: string): Promise<AdBreakView> {
+  const res = await app.inject({ method: 'POST', url: '/api/ad-breaks', headers: { cookie }, payload: { app: adApp } });
+  if (res.statusCode !== 201) throw new Error(`ad break failed ${res.statusCode}: ${res.body}`);
+  return res.json() as AdBreakView;
+}
+
+/** `POST /api/activities` for an ad break (its id as Idempotency-Key), at the clock's current time. */
+export function recordAdBreak(app: FastifyInstance, cookie: string, adBreakId: string, payload: object) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/activities',
+    headers: { cookie, 'idempotency-key': adBreakId },
+    payload,
+  });
+}
+
+/**
+ * A whole ad break as the client plays it: start it, let the app's clock pass the ad's duration,
+ * record the activity (`adDuration` is filled in from the break). Returns the break and the answer.
+ */
+export async function playAdBreak(
+  app: FastifyInstance,
+  cookie: string,
+  activity: { app: string; adDuration?: number; gameData?: object; [field: string]: unknown },
+) {
+  const adBreak = await startAdBreak(app, cookie, activity.app);
+  clockOf(app).advance(adBreak.durationSeconds * 1000);
+  const res = await recordAdBreak(app, cookie, adBreak.id, { adDuration: adBreak.durationSeconds, ...activity });
+  return { adBreak, res };
+}
+
+/**
+ * Ad-break ids for tests written in terms of event labels: a label names one ad break of that user,
+ * started and played out (the clock moved past its end) on first use and reused afterwards, also
+ * by concurrent calls; no label plays a fresh one per call. An app that is not a simulated ad gets
+ * an id no break has (the activity is refused for its app first).
+ */
+export function adBreakIds(app: FastifyInstance) {
+  const ids = new Map<string, Promise<string>>();
+  return (cookie: string, adApp: string, label?: string): Promise<string> => {
+    const play = async () => {
+      if (!SIMULATED_ADS.some((a) => a.app === adApp)) return '00000000-0000-4000-8000-000000000000';
+      const adBreak = await startAdBreak(app, cookie, adApp);
+      clockOf(app).advance(adBreak.durationSeconds * 1000);
+      return adBreak.id;
+    };
+    if (label === undefined) return play();
+    const key = `${cookie}\n${label}`;
+    let id = ids.get(key);
+    if (!id) ids.set(key, (id = play()));
+    return id;
+  };
 }

@@ -1,25 +1,35 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { activitiesResponse, createActivityBody, createActivityResponse } from '../../../contract/activities.js';
+import { adBreak, startAdBreakBody } from '../../../contract/ad-breaks.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
 import { createLedger } from '../rewards/index.js';
 import { createActivitiesRepository } from './activities.repository.js';
 import { createActivitiesService, type CanUseAdOverlay } from './activities.service.js';
+import { createAdBreaksRepository } from './ad-breaks.repository.js';
+import { createAdBreaksService } from './ad-breaks.service.js';
 
 export interface ActivitiesRouteOptions {
   /** Ad-overlay gating (issue 5/6): pass the subscription check here. Defaults to allowing everyone. */
   canUseAdOverlay?: CanUseAdOverlay;
 }
 
-/** `GET /api/activities` (newest first) and `POST /api/activities`. */
+/** `POST /api/ad-breaks` (start one), `GET /api/activities` (newest first) and `POST /api/activities` (record one). */
 export async function activitiesRoutes(app: FastifyInstance, ctx: AppContext, opts: ActivitiesRouteOptions = {}) {
+  const adBreaks = createAdBreaksService({ repo: createAdBreaksRepository(ctx.db), now: ctx.now });
   const service = createActivitiesService({
     repo: createActivitiesRepository(ctx.db),
     ledger: createLedger(ctx.db),
+    adBreaks,
     canUseAdOverlay: opts.canUseAdOverlay,
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
+
+  // Open to every signed-in user: free users play mini-games during ad breaks.
+  r.post('/api/ad-breaks', { schema: { body: startAdBreakBody, response: { 201: adBreak } } }, async (request, reply) =>
+    reply.status(201).send(await adBreaks.start(requireUser(request).id, request.body.app)),
+  );
 
   r.get('/api/activities', { schema: { response: { 200: activitiesResponse } } }, async (request) =>
     service.list(requireUser(request).id),

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { adCompletionPoints, skipReward, skipRewardMessage } from '@domain/rewards';
 import { SIMULATED_ADS, validateGameResult } from '@domain/games/scoring';
 import type { Activity, CreateActivityBody, CreateActivityResponse } from '../../../contract/activities.js';
-import { badRequest, forbidden } from '../../http/errors.js';
+import { badRequest, conflict, forbidden } from '../../http/errors.js';
 import { toAchievementView, type Ledger } from '../rewards/index.js';
 import type { ActivitiesRepository, ActivityRow } from './activities.repository.js';
+import { MISSING_AD_BREAK_MESSAGE, SUPERSEDED_AD_BREAK_MESSAGE, type AdBreaksService } from './ad-breaks.service.js';
 
 export const ACTIVITIES_LIST_LIMIT = 200;
 export const AD_OVERLAY_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
@@ -19,6 +19,7 @@ export const allowAllAdOverlay: CanUseAdOverlay = async () => true;
 export interface ActivitiesServiceDeps {
   repo: ActivitiesRepository;
   ledger: Ledger;
+  adBreaks: AdBreaksService;
   canUseAdOverlay?: CanUseAdOverlay;
 }
 
@@ -36,33 +37,48 @@ export function toActivity(row: ActivityRow): Activity {
 }
 
 /**
- * Records a finished ad break. The server recomputes everything the client posts:
- * - the app must be one of SIMULATED_ADS and adDuration its duration, else 400;
+ * Records a finished ad break the server witnessed. The event id (`Idempotency-Key`, else body
+ * `eventId`) is the ad-break id from `POST /api/ad-breaks`: missing is 400, unknown or another
+ * user's 404, superseded or not yet over (less the clock leeway) or past its record window 409.
+ * It is recorded once; a replay answers 200 `recorded: false`. The server recomputes everything
+ * the client posts:
+ * - the app must be one of SIMULATED_ADS, adDuration its duration, and the ad break's app, else 400;
  * - timeSaved = the ad's duration;
- * - pointsEarned = validateGameResult(gameData).points with a game (impossible scores are 400),
- *   otherwise adCompletionPoints(duration); plus the skip reward ceil(duration / 10) as its own entry.
- * The activity row and its ledger entries (`activity:<eventId>`, `skip:<eventId>`, the achievements
- * it makes due) are ONE statement (atomic). The event id comes from `Idempotency-Key`, else body `eventId`, else a
- * fresh UUID (then a replayed request cannot be recognised and counts again).
+ * - pointsEarned = validateGameResult(gameData).points with a game (scores the rules cannot reach
+ *   within the ad are 400), otherwise adCompletionPoints(duration); plus the skip reward
+ *   ceil(duration / 10) as its own entry.
+ * The ad break is claimed (marked recorded unless a newer one superseded it), then the activity row
+ * and its ledger entries (`activity:<eventId>`, `skip:<eventId>`, the achievements it makes due)
+ * are ONE statement (atomic).
  */
-export function createActivitiesService({ repo, ledger, canUseAdOverlay = allowAllAdOverlay }: ActivitiesServiceDeps) {
+export function createActivitiesService({
+  repo,
+  ledger,
+  adBreaks,
+  canUseAdOverlay = allowAllAdOverlay,
+}: ActivitiesServiceDeps) {
   return {
     async list(userId: string): Promise<Activity[]> {
       return (await repo.listForUser(userId, ACTIVITIES_LIST_LIMIT)).map(toActivity);
     },
 
     async record(userId: string, body: CreateActivityBody, idempotencyKey?: string): Promise<CreateActivityResponse> {
+      const eventId = idempotencyKey?.trim() || body.eventId;
+      if (!eventId) throw badRequest(MISSING_AD_BREAK_MESSAGE);
+      if (eventId.length > 200) throw badRequest('Idempotency-Key is too long');
       const ad = SIMULATED_ADS.find((a) => a.app === body.app);
       if (!ad) throw badRequest(`Unknown app: ${body.app}`);
       if (body.adDuration !== ad.durationSeconds) {
         throw badRequest(`${ad.app} ads last ${ad.durationSeconds} seconds`);
       }
-      const eventId = idempotencyKey?.trim() || body.eventId || randomUUID();
-      if (eventId.length > 200) throw badRequest('Idempotency-Key is too long');
-
       let points: number;
       let game: { gameType: string; score: number; completed: boolean } | null = null;
       try {
+        const adBreak = await adBreaks.recordable(userId, eventId, ad.app);
+        if (adBreak.recordedAt) {
+          const existing = await repo.findByEvent(ledger.db, userId, eventId);
+          if (existing) return replay(existing);
+        }
         if (body.gameData) {
           const check = validateGameResult(body.gameData, ad.durationSeconds);
           if (!check.ok) throw badRequest(check.reason);
@@ -77,6 +93,12 @@ export function createActivitiesService({ repo, ledger, canUseAdOverlay = allowA
         const existing = await repo.findByEvent(ledger.db, userId, eventId);
         if (existing) return replay(existing);
         throw err;
+      }
+      if (!(await adBreaks.claim(userId, eventId))) {
+        // A newer ad break superseded this one after the check above.
+        const existing = await repo.findByEvent(ledger.db, userId, eventId);
+        if (existing) return replay(existing);
+        throw conflict(SUPERSEDED_AD_BREAK_MESSAGE);
       }
       const skip = skipReward(ad.durationSeconds);
       const values = {

@@ -1,4 +1,4 @@
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
 import { createLedger } from '../rewards/index.js';
 
 /**
@@ -19,11 +19,12 @@ describe(`activity awards in one statement (${testDbKind})`, () => {
     await createLedger(t.database.db).addEntries(t.database.db, user.id, [
       { source: 'test', sourceEventId: 'test:seed', points: 440 },
     ]);
-    const post = (key: string) =>
+    const adBreakId = adBreakIds(t.app);
+    const post = async (label: string) =>
       t.app.inject({
         method: 'POST',
         url: '/api/activities',
-        headers: { cookie, 'idempotency-key': key },
+        headers: { cookie, 'idempotency-key': await adBreakId(cookie, 'YouTube', label) },
         payload: { app: 'YouTube', adDuration: 30, gameData: { gameType: 'memory', score: 60, completed: true } },
       });
     for (let i = 1; i <= 4; i++) {

@@ -2,7 +2,7 @@ import type { InjectOptions } from 'fastify';
 import { addDays, DAY_MS } from '@domain/calendar';
 import { and, eq } from 'drizzle-orm';
 import { achievements, pointsLedger } from '../../db/schema.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
 
 describe(`rewards, stats and activities API (${testDbKind})`, () => {
   let t: TestApp;
@@ -10,6 +10,10 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     t = await createTestApp();
   });
   afterAll(() => t.close());
+  let adBreakId: ReturnType<typeof adBreakIds>;
+  beforeAll(() => {
+    adBreakId = adBreakIds(t.app);
+  });
 
   const inject = (opts: InjectOptions) => t.app.inject(opts);
   const get = async (cookie: string, url: string) => {
@@ -19,8 +23,21 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
   };
   const record = (cookie: string, payload: object) =>
     inject({ method: 'POST', url: '/api/rewards/record', headers: { cookie }, payload });
-  const postActivity = (cookie: string, payload: object, headers: Record<string, string> = {}) =>
-    inject({ method: 'POST', url: '/api/activities', headers: { cookie, ...headers }, payload });
+  /** Each event label (Idempotency-Key or body eventId) stands for one ad break of that user, played out first. */
+  const postActivity = async (
+    cookie: string,
+    payload: { app: string; eventId?: string; [field: string]: unknown },
+    headers: Record<string, string> = {},
+  ) => {
+    const key = headers['idempotency-key'];
+    const id = await adBreakId(cookie, payload.app, key ?? payload.eventId);
+    return inject({
+      method: 'POST',
+      url: '/api/activities',
+      headers: { cookie, ...headers, ...(payload.eventId === undefined ? { 'idempotency-key': id } : {}) },
+      payload: payload.eventId === undefined ? payload : { ...payload, eventId: id },
+    });
+  };
   /** Ad-overlay activities need an active subscription (issue 6): the modal's free trial. */
   const subscribe = async (cookie: string) => {
     const res = await inject({

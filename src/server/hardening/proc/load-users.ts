@@ -15,7 +15,12 @@
  *
  * The mix (weights out of 9, the dashboard, gallery and ad-break traffic of the app):
  * stats, rewards, app status, subscription, activity list, gallery first page: 1 each;
- * thumbnails: 2; recorded activity (POST /api/activities with an Idempotency-Key): 1.
+ * thumbnails: 2; the ad break: 1. An ad break is the account's, as on the server (one running per
+ * account, so the devices of one account take turns): with none running the device starts one
+ * (`POST /api/ad-breaks`, Instagram, kind 'ad-break'); once the server's `endsAt` has passed it
+ * records it (`POST /api/activities` with the ad-break id as Idempotency-Key, a memory game, kind
+ * 'record-activity'); while the account's ad still plays it reads the activity list instead
+ * (kind 'activities'), as the dashboard would. Runs shorter than an ad record nothing.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -82,7 +87,18 @@ interface Req {
   path: string;
   body?: string;
   headers?: Record<string, string>;
+  /** Keep the answer's body (the ad break's id and end). */
+  read?: boolean;
 }
+
+/** The account's ad break as its devices know it: being started, running until `endsAtMs`, or being recorded. */
+interface AccountAdBreak {
+  id: string | null;
+  endsAtMs: number;
+  busy: boolean;
+}
+
+const AD_BREAK_APP = 'Instagram';
 
 function pickKind(r: Rng, mix: ReadonlyArray<readonly [string, number]>, total: number): string {
   let x = r.next() * total;
@@ -93,7 +109,7 @@ function pickKind(r: Rng, mix: ReadonlyArray<readonly [string, number]>, total: 
   return mix[mix.length - 1]![0];
 }
 
-function requestFor(kind: string, a: LoadAccount, r: Rng, eventId: string): Req {
+function requestFor(kind: string, a: LoadAccount, r: Rng): Req {
   switch (kind) {
     case 'stats':
       return { method: 'GET', path: '/api/stats?utcOffsetMinutes=0' };
@@ -107,20 +123,56 @@ function requestFor(kind: string, a: LoadAccount, r: Rng, eventId: string): Req 
       return { method: 'GET', path: '/api/activities' };
     case 'gallery':
       return { method: 'GET', path: '/api/photos?limit=50' };
-    case 'thumbnail':
-      return { method: 'GET', path: r.pick(a.thumbs) };
     default:
-      return {
+      return { method: 'GET', path: r.pick(a.thumbs) };
+  }
+}
+
+/**
+ * The ad-break step of one device (see the header): what to send, under which kind, and what to do
+ * with the answer.
+ */
+function adBreakStep(
+  breaks: Map<LoadAccount, AccountAdBreak>,
+  a: LoadAccount,
+): { kind: string; q: Req; done?: (status: number, body: string) => void } {
+  const current = breaks.get(a);
+  if (!current) {
+    breaks.set(a, { id: null, endsAtMs: Infinity, busy: true });
+    return {
+      kind: 'ad-break',
+      q: {
+        method: 'POST',
+        path: '/api/ad-breaks',
+        body: JSON.stringify({ app: AD_BREAK_APP }),
+        headers: { 'content-type': 'application/json' },
+        read: true,
+      },
+      done: (status, body) => {
+        if (status !== 201) return void breaks.delete(a);
+        const started = JSON.parse(body) as { id: string; endsAt: string };
+        breaks.set(a, { id: started.id, endsAtMs: Date.parse(started.endsAt), busy: false });
+      },
+    };
+  }
+  if (!current.busy && current.id && Date.now() >= current.endsAtMs) {
+    current.busy = true;
+    return {
+      kind: 'record-activity',
+      q: {
         method: 'POST',
         path: '/api/activities',
         body: JSON.stringify({
-          app: 'YouTube',
-          adDuration: 30,
+          app: AD_BREAK_APP,
+          adDuration: 15,
           gameData: { gameType: 'memory', score: 60, completed: true },
         }),
-        headers: { 'content-type': 'application/json', 'idempotency-key': eventId },
-      };
+        headers: { 'content-type': 'application/json', 'idempotency-key': current.id },
+      },
+      done: () => void breaks.delete(a),
+    };
   }
+  return { kind: 'activities', q: requestFor('activities', a, rng(0)) };
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -162,15 +214,18 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
   const deadline = start + plan.seconds * 1000;
   let lastAnswer = start;
 
+  const breaks = new Map<LoadAccount, AccountAdBreak>();
+
   const send = (target: URL, agent: http.Agent, cookie: string, q: Req) =>
-    new Promise<number>((resolve, reject) => {
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
       const headers: Record<string, string> = { cookie, ...q.headers };
       if (q.body !== undefined) headers['content-length'] = String(Buffer.byteLength(q.body));
       const req = http.request(
         { host: target.hostname, port: target.port, method: q.method, path: q.path, agent, headers },
         (res) => {
-          res.on('data', () => {});
-          res.on('end', () => resolve(res.statusCode ?? 0));
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => q.read && chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
           res.on('error', reject);
         },
       );
@@ -186,12 +241,16 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       await sleep(r.next() * thinkMax);
-      for (let i = 0; performance.now() < deadline; i++) {
-        const kind = pickKind(r, mix, totalWeight);
-        const q = requestFor(kind, account, r, `load-${plan.seed}-${u}-${i}`);
+      while (performance.now() < deadline) {
+        const picked = pickKind(r, mix, totalWeight);
+        const { kind, q, done } =
+          picked === 'record-activity'
+            ? adBreakStep(breaks, account)
+            : { kind: picked, q: requestFor(picked, account, r) };
         const t0 = performance.now();
         try {
-          const status = await send(target, agent, account.cookie, q);
+          const answer = await send(target, agent, account.cookie, q);
+          const status = answer.status;
           const ms = performance.now() - t0;
           all.push(ms);
           let list = byKind.get(kind);
@@ -201,9 +260,11 @@ export async function runUsers(plan: LoadPlan): Promise<LoadResult> {
             non2xx++;
             if (samples.length < 5) samples.push(`${q.method} ${q.path} -> ${status}`);
           }
+          done?.(status, answer.body);
         } catch (err) {
           errors++;
           if (samples.length < 5) samples.push(`${q.method} ${q.path}: ${(err as Error).message}`);
+          done?.(0, '');
         }
         lastAnswer = performance.now();
         const wait = think(r);

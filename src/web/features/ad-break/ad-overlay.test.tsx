@@ -26,7 +26,7 @@ function setup(duration = 15) {
   const onReward = vi.fn();
   render(
     <QueryClientProvider client={qc}>
-      <AdOverlay app="Instagram" duration={duration} onClose={onClose} onReward={onReward} eventId="evt-1" />
+      <AdOverlay app="Instagram" duration={duration} onClose={onClose} onReward={onReward} adBreakId="evt-1" />
     </QueryClientProvider>,
   );
   const posts = () =>

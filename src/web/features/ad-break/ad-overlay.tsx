@@ -25,20 +25,20 @@ export interface AdOverlayProps {
   onClose: () => void;
   /** Shows the skip reward; defaults to the app's reward popup ('Ad skipped! +N pts', 2.5 s). */
   onReward?: (response: CreateActivityResponse) => void;
-  /** One id per ad break; the server records the event once. */
-  eventId?: string;
+  /** The id of the ad break the server started (`POST /api/ad-breaks`); it records it once. */
+  adBreakId: string;
 }
 
 /**
  * Spec section 2, 'Simulated ad overlay': the ad panel behind, the user's photos on top with an m:ss
- * countdown, and the mini-game dialog from Play Game. At 0 the break is recorded once
- * (`POST /api/activities` with an Idempotency-Key), the skip reward shown, stats and activities
+ * countdown, and the mini-game dialog from Play Game. Mounted once the server started the ad break,
+ * so its 0 comes after the server's end of the ad. At 0 the break is recorded once
+ * (`POST /api/activities`, the ad-break id as Idempotency-Key), the skip reward shown, stats and activities
  * refreshed, and the overlay closes. A game still in play at 0 is waited for (its time limit is
  * capped by the ad's remaining time, so it ends within about a second).
  */
-export function AdOverlay({ app, duration, onClose, onReward = announceActivity, eventId: givenId }: AdOverlayProps) {
+export function AdOverlay({ app, duration, onClose, onReward = announceActivity, adBreakId }: AdOverlayProps) {
   const qc = useQueryClient();
-  const [eventId] = useState(() => givenId ?? crypto.randomUUID());
   const [remaining, setRemaining] = useState(duration);
   const [galleryOpen, setGalleryOpen] = useState(true);
   const [gameOpen, setGameOpen] = useState(false);
@@ -56,7 +56,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, [remaining]);
 
   const record = useMutation({
-    mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), eventId),
+    mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
     onSuccess: async (response) => {
       onReward(response);
       await Promise.all([

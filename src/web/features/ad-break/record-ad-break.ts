@@ -1,4 +1,5 @@
 import type { CreateActivityBody, CreateActivityResponse } from '@contract/activities';
+import type { AdBreak } from '@contract/ad-breaks';
 import { gamePoints, NO_GAME_POINTS } from '@domain/games/scoring';
 import { adCompletionPoints } from '@domain/rewards';
 import { apiRequest } from '../../lib/api';
@@ -23,8 +24,17 @@ export function adBreakActivity(app: string, adDuration: number, outcome: MiniGa
   };
 }
 
-/** Records one ad break; `eventId` (one per ad break) makes a retried request count once. */
-export async function recordAdBreak(body: CreateActivityBody, eventId: string): Promise<CreateActivityResponse> {
-  const res = await apiRequest('POST', '/api/activities', body, { 'Idempotency-Key': eventId });
+/** Asks the server to start (and time) an ad break; its id is what the recording must name. */
+export async function startAdBreak(app: string): Promise<AdBreak> {
+  const res = await apiRequest('POST', '/api/ad-breaks', { app });
+  return (await res.json()) as AdBreak;
+}
+
+/**
+ * Records one ad break once its ad has run: the ad-break id is the Idempotency-Key, so a retried
+ * request counts once.
+ */
+export async function recordAdBreak(body: CreateActivityBody, adBreakId: string): Promise<CreateActivityResponse> {
+  const res = await apiRequest('POST', '/api/activities', body, { 'Idempotency-Key': adBreakId });
   return (await res.json()) as CreateActivityResponse;
 }

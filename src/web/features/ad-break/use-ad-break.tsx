@@ -1,50 +1,65 @@
+import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
+import { toast } from '../../app/toast-store';
+import { errorMessage } from '../../lib/api';
 import { useSubscription } from '../billing/subscription-query';
 import { UpgradeModal } from '../pricing/upgrade-modal';
 import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
 import { AdOverlay } from './ad-overlay';
+import { startAdBreak } from './record-ad-break';
 
 export const AD_OVERLAY_REQUIRED = 'Premium subscription required for ad overlay';
 
 interface RunningAd {
   app: string;
   duration: number;
-  /** Also the activity's Idempotency-Key: one per ad break. */
-  eventId: string;
+  /** The server's ad-break id, also the activity's Idempotency-Key. */
+  adBreakId: string;
 }
 
 /**
  * The dashboard's Test Features handler (spec section 2): without an active subscription it opens
  * the upgrade modal with 'Premium subscription required for ad overlay'; with one it activates the
- * app status (if not already active) and starts the simulated ad overlay. Mount `element`.
+ * app status (if not already active), asks the server to start the ad break and then shows the
+ * simulated ad overlay for the server's duration (the server times the break; only it can let the
+ * activity count). Presses while a break starts or runs are ignored. Mount `element`.
  */
-export function useAdBreak(): { start: (app: string, durationSeconds: number) => void; element: ReactNode } {
+export function useAdBreak(): { start: (app: string) => void; element: ReactNode } {
   const { isActive: subscribed } = useSubscription();
   const { data: status } = useAppStatus();
   const { mutate: setActive } = useSetAppActive();
   const [ad, setAd] = useState<RunningAd | null>(null);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
+  const begin = useMutation({
+    mutationFn: (app: string) => startAdBreak(app),
+    onSuccess: (started) =>
+      setAd((current) => current ?? { app: started.app, duration: started.durationSeconds, adBreakId: started.id }),
+    onError: (err) =>
+      toast({ title: 'Error', description: errorMessage(err, 'Failed to start the ad'), variant: 'destructive' }),
+  });
+  const { mutate: requestAdBreak, isPending: starting } = begin;
 
   const start = useCallback(
-    (app: string, duration: number) => {
+    (app: string) => {
       if (!subscribed) {
         setUpgradeOpen(true);
         return;
       }
+      if (ad || starting) return;
       if (!status?.isActive) setActive(true);
-      setAd((current) => current ?? { app, duration, eventId: crypto.randomUUID() });
+      requestAdBreak(app);
     },
-    [subscribed, status?.isActive, setActive],
+    [subscribed, ad, starting, status?.isActive, setActive, requestAdBreak],
   );
 
   const element = (
     <>
       {ad && (
         <AdOverlay
-          key={ad.eventId}
+          key={ad.adBreakId}
           app={ad.app}
           duration={ad.duration}
-          eventId={ad.eventId}
+          adBreakId={ad.adBreakId}
           onClose={() => setAd(null)}
         />
       )}

@@ -57,7 +57,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const startAd = useCallback<StartAd>(
     (app, durationSeconds) => {
       if (onStartAd && subscribed) return onStartAd(app, durationSeconds);
-      startAdBreak(app, durationSeconds);
+      startAdBreak(app);
     },
     [onStartAd, subscribed, startAdBreak],
   );

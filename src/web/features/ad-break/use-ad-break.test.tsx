@@ -1,0 +1,122 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { getQueryFn } from '../../lib/api';
+import { useAdBreak } from './use-ad-break';
+
+const T0 = new Date('2025-03-01T10:00:00Z').getTime();
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function Harness() {
+  const { start, element } = useAdBreak();
+  return (
+    <>
+      <button type="button" onClick={() => start('Instagram')}>
+        Instagram (15s)
+      </button>
+      {element}
+    </>
+  );
+}
+
+function setup({ subscribed = true, startStatus = 201 } = {}) {
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/photos') return jsonResponse([]);
+    if (url === '/api/subscription')
+      return jsonResponse(subscribed ? { status: 'active', tier: 'premium', endDate: '2099-01-01' } : {});
+    if (url === '/api/app-status') return jsonResponse({ isActive: true });
+    if (url === '/api/ad-breaks' && init?.method === 'POST') {
+      if (startStatus !== 201) return jsonResponse({ message: 'Too many ad breaks' }, startStatus);
+      return jsonResponse(
+        {
+          id: 'brk-1',
+          app: 'Instagram',
+          durationSeconds: 15,
+          startedAt: new Date(T0).toISOString(),
+          endsAt: new Date(T0 + 15_000).toISOString(),
+        },
+        201,
+      );
+    }
+    if (url === '/api/activities' && init?.method === 'POST')
+      return jsonResponse({ recorded: true, skipReward: 2, pointsAdded: 3, message: 'Ad skipped! +2 pts' }, 201);
+    return jsonResponse({});
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <Harness />
+    </QueryClientProvider>,
+  );
+  /** The subscription and app status answered (the hook gates on them). */
+  const loaded = () =>
+    act(async () => {
+      await vi.waitFor(() => {
+        expect(qc.getQueryData(['/api/subscription'])).toBeDefined();
+        expect(qc.getQueryData(['/api/app-status'])).toBeDefined();
+      });
+    });
+  const calls = (url: string) => fetchMock.mock.calls.filter(([u, init]) => u === url && init?.method === 'POST');
+  return { calls, loaded };
+}
+
+async function advance(ms: number) {
+  for (let left = ms; left > 0; left -= 100) await act(async () => vi.advanceTimersByTime(Math.min(100, left)));
+  await act(async () => vi.advanceTimersByTime(0));
+}
+
+beforeEach(() => vi.useFakeTimers({ now: T0 }));
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('useAdBreak', () => {
+  it('asks the server for the ad break first and records it under that id', async () => {
+    const { calls, loaded } = setup();
+    await loaded();
+    // `hidden`: while the overlay's dialog is open the rest of the page is aria-hidden.
+    const press = () =>
+      act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)', hidden: true })));
+    await press();
+    await advance(0);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(JSON.parse(String(calls('/api/ad-breaks')[0]![1]?.body))).toEqual({ app: 'Instagram' });
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
+    // A second press while the ad runs starts nothing.
+    await press();
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+
+    await advance(15_000);
+    expect(calls('/api/activities')).toHaveLength(1);
+    const [, init] = calls('/api/activities')[0]!;
+    expect(new Headers(init?.headers).get('Idempotency-Key')).toBe('brk-1');
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+  });
+
+  it('opens the upgrade prompt without a subscription and starts no ad break', async () => {
+    const { calls, loaded } = setup({ subscribed: false });
+    await loaded();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(0);
+    expect(screen.getByText('Premium subscription required for ad overlay')).toBeInTheDocument();
+    expect(calls('/api/ad-breaks')).toHaveLength(0);
+  });
+
+  it('shows no overlay when the server does not start the ad break', async () => {
+    const { calls, loaded } = setup({ startStatus: 429 });
+    await loaded();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(0);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+    await advance(20_000);
+    expect(calls('/api/activities')).toHaveLength(0);
+  });
+});
