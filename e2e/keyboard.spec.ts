@@ -71,6 +71,10 @@ test('sign in, browse the gallery in the viewer and close it, by keyboard alone'
 
 test('a Memory Match game is played to the end by keyboard alone', async ({ page }) => {
   test.setTimeout(90_000);
+  // The game's clock is the ad's (at most 30 s here); keyboard play through Tab is slow on a busy
+  // machine, so the page's time stands still while the player thinks and moves only where the
+  // game waits (the 1 s flip-back, the 0.5 s completion).
+  await page.clock.install();
   await signInByKeyboard(page);
   const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
   const sub = await page.request.post('/api/subscription', {
@@ -91,6 +95,7 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
   await page.keyboard.press('Enter');
   await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
   await page.keyboard.press('Space');
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 500);
 
   const cards = game.getByRole('list', { name: 'Memory cards' }).getByRole('button');
   await expect(cards.first()).toBeVisible();
@@ -126,9 +131,12 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
       await expect(feedback).toHaveText(/Match!|All pairs found!/);
     } else {
       await expect(feedback).toHaveText('Not a match.');
+      await page.clock.runFor(1_000);
       await expect(card(b)).toHaveAttribute('aria-label', `Card ${b + 1}`);
     }
   }
+  await page.clock.runFor(1_000);
+  await page.clock.resume();
   await expect(game.getByRole('heading', { name: 'Game Complete!' })).toBeVisible();
   await tabTo(page, game.getByRole('button', { name: 'Continue Browsing' }));
   await page.keyboard.press('Enter');
