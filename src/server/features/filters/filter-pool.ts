@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { closeThreadSlots, spawnThread } from '../../lib/worker-threads.js';
 import type { ApplyJob, ApplyOutput } from './apply-render.js';
 import type { FilterThreadReply, FilterThreadRequest } from './filter-thread.js';
 
@@ -28,16 +29,7 @@ interface Slot {
   current?: Pending & { id: number };
 }
 
-/** The bundle ships the thread as dist/server/filter-thread.js; from source it needs tsx's loader. */
-function spawn(): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const target = new URL('./filter-thread.ts', here).href;
-    const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); })`;
-    return new Worker(boot, { eval: true });
-  }
-  return new Worker(new URL('./filter-thread.js', here));
-}
+const spawn = () => spawnThread(import.meta.url, { source: './filter-thread.ts', bundled: './filter-thread.js' });
 
 /** The bytes as an ArrayBuffer the thread can take over (a copy only when they share one). */
 function transferable(u: Uint8Array): Uint8Array {
@@ -130,16 +122,7 @@ export function createFilterPool(threads = DEFAULT_FILTER_THREADS): FilterPool {
     }),
     async close() {
       closed = true;
-      for (const p of queue.splice(0)) p.reject(new Error('filter pool is closed'));
-      await Promise.all(
-        slots.map(async (s) => {
-          const w = s.worker;
-          s.worker = undefined;
-          s.current?.reject(new Error('filter pool is closed'));
-          s.current = undefined;
-          if (w) await w.terminate();
-        }),
-      );
+      await closeThreadSlots(queue, slots, 'filter pool is closed');
     },
   };
 }

@@ -1,4 +1,5 @@
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+import { closeThreadSlots, spawnThread } from '../../../lib/worker-threads.js';
 import {
   decodeForModels,
   type DecodedInputs,
@@ -34,16 +35,12 @@ interface Slot {
   own: Pending[];
 }
 
-/** The bundle ships the thread as dist/server/vision-thread.js; from source it needs tsx's loader. */
-function spawn(options: VisionEngineOptions, resourceLimits?: ResourceLimits): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const target = new URL('./thread.ts', here).href;
-    const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); })`;
-    return new Worker(boot, { eval: true, workerData: { options }, resourceLimits });
-  }
-  return new Worker(new URL('./vision-thread.js', here), { workerData: { options }, resourceLimits });
-}
+const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits) =>
+  spawnThread(
+    import.meta.url,
+    { source: './thread.ts', bundled: './vision-thread.js' },
+    { workerData: { options }, resourceLimits },
+  );
 
 export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
   const { threads, resourceLimits, ...options } = o;
@@ -149,16 +146,7 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
     },
     async close() {
       closed = true;
-      for (const p of queue.splice(0)) p.reject(new Error('vision pool is closed'));
-      await Promise.all(
-        slots.map(async (s) => {
-          const w = s.worker;
-          s.worker = undefined;
-          s.current?.reject(new Error('vision pool is closed'));
-          s.current = undefined;
-          if (w) await w.terminate();
-        }),
-      );
+      await closeThreadSlots(queue, slots, 'vision pool is closed');
     },
   };
 }
