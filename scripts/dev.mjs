@@ -2,10 +2,15 @@
 // (hot reload for the client), which proxies /api to the API (vite.config.ts). Open the address Vite prints.
 // Either one exiting stops the other, so a crash is never left half-running.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Settings from .env (see .env.example); variables already in the environment win.
+const envFile = path.join(root, '.env');
+if (existsSync(envFile)) process.loadEnvFile(envFile);
 const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 
 const env = {
