@@ -63,7 +63,13 @@ export default defineConfig({
     },
   },
   build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false },
-  server: { proxy: { '/api': 'http://localhost:5000' } },
+  // `npm run dev` (scripts/dev.mjs): the API runs on PORT (default 5000) on loopback; 127.0.0.1 rather than
+  // 'localhost', which Node may resolve to ::1 where the API is not listening. changeOrigin stays false (the
+  // string shorthand turns it on): the API refuses a POST whose Origin is not its Host, so the browser's
+  // Host must reach it unchanged.
+  server: {
+    proxy: { '/api': { target: `http://127.0.0.1:${process.env.PORT ?? 5000}`, changeOrigin: false } },
+  },
   // Stripe's publishable key is the only VITE_ variable; without it checkout shows its fallback.
   envPrefix: 'VITE_',
 });

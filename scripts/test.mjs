@@ -1,5 +1,5 @@
-// `npm test`: every suite, with nothing silently skipped. Installs Chromium and PostgreSQL with
-// apt-get when they are missing and we are root; otherwise stops and names what to install.
+// `npm test`: lint, typecheck and every suite, with nothing silently skipped. Installs Chromium and
+// PostgreSQL with apt-get when they are missing and we are root; otherwise stops and names what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { findPgBin, startCluster, stopCluster } from './pg-cluster.mjs';
@@ -67,6 +67,10 @@ function countPlaywright(file) {
   totals.failed += s.unexpected ?? 0;
   totals.skipped += s.skipped ?? 0;
 }
+
+// Static checks first: a type error or lint failure fails CI like a failing test does.
+run('lint (ESLint + Prettier)', 'npm', ['run', 'lint']);
+run('typecheck (TypeScript)', 'npm', ['run', 'typecheck']);
 
 for (const f of ['.tmp/vitest.json', '.tmp/vitest-pg.json', '.tmp/playwright.json']) rmSync(f, { force: true });
 

@@ -1,12 +1,13 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { Route, Switch } from 'wouter';
+import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { createQueryClient } from '../lib/api';
 import { useAuth } from '../features/auth/use-auth';
 import NotFoundPage from '../features/not-found/not-found-page';
 import { useAppStatus } from '../features/rewards/app-status-query';
 import { SignedInOverlays } from '../features/rewards/signed-in-overlays';
+import { AppErrorBoundary } from './error-boundary';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
 import { ServiceWorkerUpdates } from './pwa/register-sw';
 import { BottomNav } from './shell/bottom-nav';
@@ -32,27 +33,30 @@ const CheckoutPage = lazy(() => import('../features/checkout/checkout-page'));
 function SignedInApp() {
   const { data: appStatus } = useAppStatus();
   const offline = useOfflineWithoutData();
+  const [location] = useLocation();
   return (
     <>
       <StatusBar active={!!appStatus?.isActive} />
       <SignedInOverlays />
       <div className="flex flex-1 flex-col">
         {offline && <OfflineScreen />}
-        <Suspense fallback={<CenteredSpinner />}>
-          <div className="contents" hidden={offline}>
-            <Switch>
-              <Route path="/" component={DashboardPage} />
-              <Route path="/gallery" component={GalleryPage} />
-              <Route path="/billing" component={BillingPage} />
-              <Route path="/pricing" component={PricingPage} />
-              <Route path="/settings" component={SettingsPage} />
-              <Route path="/organizer" component={OrganizerPage} />
-              <Route path="/photo-editor" component={PhotoEditorPage} />
-              <Route path="/checkout" component={CheckoutPage} />
-              <Route component={NotFoundPage} />
-            </Switch>
-          </div>
-        </Suspense>
+        <AppErrorBoundary resetKey={location}>
+          <Suspense fallback={<CenteredSpinner />}>
+            <div className="contents" hidden={offline}>
+              <Switch>
+                <Route path="/" component={DashboardPage} />
+                <Route path="/gallery" component={GalleryPage} />
+                <Route path="/billing" component={BillingPage} />
+                <Route path="/pricing" component={PricingPage} />
+                <Route path="/settings" component={SettingsPage} />
+                <Route path="/organizer" component={OrganizerPage} />
+                <Route path="/photo-editor" component={PhotoEditorPage} />
+                <Route path="/checkout" component={CheckoutPage} />
+                <Route component={NotFoundPage} />
+              </Switch>
+            </div>
+          </Suspense>
+        </AppErrorBoundary>
       </div>
       <BottomNav />
     </>
@@ -60,20 +64,23 @@ function SignedInApp() {
 }
 
 function SignedOutApp() {
+  const [location] = useLocation();
   return (
     <>
       <StatusBar />
-      <Suspense fallback={<CenteredSpinner />}>
-        <Switch>
-          <Route path="/" component={LoginPage} />
-          <Route path="/login" component={LoginPage} />
-          <Route path="/register" component={RegisterPage} />
-          <Route path="/forgot-password" component={ForgotPasswordPage} />
-          <Route path="/pricing" component={PricingPage} />
-          {/* A signed-in route visited while signed out shows the login screen. */}
-          <Route path="/:rest*" component={LoginOrNotFound} />
-        </Switch>
-      </Suspense>
+      <AppErrorBoundary resetKey={location}>
+        <Suspense fallback={<CenteredSpinner />}>
+          <Switch>
+            <Route path="/" component={LoginPage} />
+            <Route path="/login" component={LoginPage} />
+            <Route path="/register" component={RegisterPage} />
+            <Route path="/forgot-password" component={ForgotPasswordPage} />
+            <Route path="/pricing" component={PricingPage} />
+            {/* A signed-in route visited while signed out shows the login screen. */}
+            <Route path="/:rest*" component={LoginOrNotFound} />
+          </Switch>
+        </Suspense>
+      </AppErrorBoundary>
     </>
   );
 }
@@ -106,7 +113,10 @@ export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <MobileFrame>
-        <Router />
+        {/* Last resort for the shell itself (status bar, overlays); screens have their own boundary above. */}
+        <AppErrorBoundary>
+          <Router />
+        </AppErrorBoundary>
       </MobileFrame>
       <Toaster />
       <ServiceWorkerUpdates />
