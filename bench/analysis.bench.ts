@@ -29,7 +29,10 @@ const test = await labelledPhotos('test');
 const demo = await demoPhotos();
 const photos = [...test, ...demo].slice(0, limit);
 const buffers = await Promise.all(photos.map((p) => readFile(p.file)));
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 console.log(`photos: ${photos.length} (test part ${test.length}, demo library ${demo.length}); load average ${load()}`);
 
 let results: VisionResult[] = [];
@@ -85,7 +88,8 @@ if (results.length === photos.length) {
       `precision ${(f.precision * 100).toFixed(1)} %; demo library ${demoRight}/${demoRows.length}`,
   );
   for (const [i, r] of rows.entries()) {
-    if (r.got !== r.expected) console.log(`  ${r.part} ${photos[i]!.file.split('/').slice(-2).join('/')}: ${r.expected} -> ${r.got}`);
+    if (r.got !== r.expected)
+      console.log(`  ${r.part} ${photos[i]!.file.split('/').slice(-2).join('/')}: ${r.expected} -> ${r.got}`);
   }
 }
 console.log(`load average at the end ${load()}`);

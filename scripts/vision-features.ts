@@ -55,7 +55,11 @@ async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number]): Promis
   if (view === 'left') img = crop(0, 0.05, 0.85, 0.9);
   if (view === 'right') img = crop(0.15, 0.05, 0.85, 0.9);
   const out = await img.resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
-  return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: EMBEDDING_INPUT, height: EMBEDDING_INPUT };
+  return {
+    data: new Uint8Array(out.buffer, out.byteOffset, out.length),
+    width: EMBEDDING_INPUT,
+    height: EMBEDDING_INPUT,
+  };
 }
 
 async function labelled(): Promise<{ file: string; category: PhotoCategory; set: FeatureEntry['set'] }[]> {
@@ -66,7 +70,9 @@ async function labelled(): Promise<{ file: string; category: PhotoCategory; set:
       out.push({ file: path.join('assets', 'reference-photos', category, f), category, set: splitPart(f) });
     }
   }
-  const manifest = JSON.parse(await readFile(path.join(projectRoot, 'assets', 'demo-photos', 'manifest.json'), 'utf8')) as {
+  const manifest = JSON.parse(
+    await readFile(path.join(projectRoot, 'assets', 'demo-photos', 'manifest.json'), 'utf8'),
+  ) as {
     file: string;
     expectedCategory: unknown;
   }[];

@@ -24,7 +24,10 @@ describe('tuning / test split', () => {
     expect(fnv1a('')).toBe(0x811c9dc5);
     expect(fnv1a('a')).toBe(0xe40c292c);
     expect(fnv1a('foobar')).toBe(0xbf9cf968);
-    const names = Array.from({ length: 2000 }, (_, i) => `pkg--subject${String.fromCharCode(97 + (i % 26))}${i.toString(36)}x.jpg`);
+    const names = Array.from(
+      { length: 2000 },
+      (_, i) => `pkg--subject${String.fromCharCode(97 + (i % 26))}${i.toString(36)}x.jpg`,
+    );
     const share = names.filter((n) => splitPart(n) === 'test').length / names.length;
     expect(share).toBeGreaterThan(TEST_BUCKETS / 10 - 0.05);
     expect(share).toBeLessThan(TEST_BUCKETS / 10 + 0.05);

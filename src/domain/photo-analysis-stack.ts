@@ -60,7 +60,8 @@ export const DETECTION_FEATURES = [
  */
 export function detectionFeatures(objects: readonly DetectedObject[], faces: readonly DetectedFace[]): number[] {
   let personArea = 0;
-  for (const o of objects) if (o.label === 'person' && o.score >= THRESHOLDS.objectScore) personArea = Math.max(personArea, area(o.box));
+  for (const o of objects)
+    if (o.label === 'person' && o.score >= THRESHOLDS.objectScore) personArea = Math.max(personArea, area(o.box));
   let faceArea = 0;
   for (const f of faces) if (f.hasMesh && f.score >= THRESHOLDS.faceScore) faceArea = Math.max(faceArea, area(f.box));
   const best = { animals: [0, 0], vehicles_transport: [0, 0], food_drink: [0, 0] };
@@ -71,13 +72,7 @@ export function detectionFeatures(objects: readonly DetectedObject[], faces: rea
     best[s][0] = Math.max(best[s][0], o.score);
     best[s][1] = Math.max(best[s][1], Math.sqrt(a));
   }
-  return [
-    Math.sqrt(personArea),
-    Math.sqrt(faceArea),
-    ...best.animals,
-    ...best.vehicles_transport,
-    ...best.food_drink,
-  ];
+  return [Math.sqrt(personArea), Math.sqrt(faceArea), ...best.animals, ...best.vehicles_transport, ...best.food_drink];
 }
 
 /** Stage-2 inputs: log-probabilities of the embedding probe, then the detection features. */

@@ -136,9 +136,7 @@ export async function loadEmbedder(
     if (w.length) layer.setWeights(w);
   }
   full.dispose();
-  const pooledEach = cut.outputs.map(
-    (o) => tf.layers.globalAveragePooling2d({}).apply(o) as tf.SymbolicTensor,
-  );
+  const pooledEach = cut.outputs.map((o) => tf.layers.globalAveragePooling2d({}).apply(o) as tf.SymbolicTensor);
   const pooled =
     pooledEach.length === 1
       ? pooledEach[0]!

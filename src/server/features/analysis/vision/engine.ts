@@ -80,7 +80,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function parseProbe(v: unknown, inputs: number | undefined, what: string): ProbeModel {
   const nums = (a: unknown): number[] => {
-    if (!Array.isArray(a) || a.some((x) => typeof x !== 'number')) throw new Error(`vision: bad ${what} in reference file`);
+    if (!Array.isArray(a) || a.some((x) => typeof x !== 'number'))
+      throw new Error(`vision: bad ${what} in reference file`);
     return a as number[];
   };
   if (!isRecord(v) || !Array.isArray(v.weights)) throw new Error(`vision: ${what} missing from reference file`);
@@ -234,7 +235,10 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
           : { objects: [], faces: [] };
         const t3 = performance.now();
         const probs = reference.stack
-          ? predictProbe(reference.stack, stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)))
+          ? predictProbe(
+              reference.stack,
+              stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)),
+            )
           : embeddingProbs;
         const classification: Classification = decideFromProbabilities(probs, reference.minConfidence);
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);

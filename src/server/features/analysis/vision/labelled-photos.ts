@@ -59,7 +59,10 @@ export interface Figures {
   abstained: number;
   /** Right / photos given a category. */
   precision: number;
-  perCategory: Record<PhotoCategory, { photos: number; right: number; abstained: number; given: number; precision: number }>;
+  perCategory: Record<
+    PhotoCategory,
+    { photos: number; right: number; abstained: number; given: number; precision: number }
+  >;
 }
 
 export function figures(rows: readonly Scored[]): Figures {
