@@ -1,75 +1,95 @@
 /**
- * Vision throughput on this machine. Run: npx tsx bench/analysis.bench.ts [photos=50] [threads=1,2]
- * Prints model load time, photos/s for the full analysis (decode + embedding + detectors) in this
- * thread, and through the vision thread pool the server uses (one tfjs WASM runtime per thread),
- * plus the reference set's leave-one-out accuracy recorded by scripts/build-reference-embeddings.ts.
+ * The vision engine alone: accuracy on photos it was never tuned on, and throughput.
+ * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2]
+ *
+ * Photos: the TEST part of assets/reference-photos (fixed by file name before tuning; see
+ * bench/README.md) and then the demo library. For each thread count: model load, photos/s for the
+ * full analysis (decode + embedding + detectors + category model), in this thread (1) or through
+ * the vision thread pool the server uses (> 1, one tfjs WASM runtime per thread). Accuracy, per
+ * category, the confusion matrix, the share left uncategorized and the precision of the categories
+ * given are printed from the last run, with the machine's load average at the start and the end:
+ * the machine is shared, so photos/s is only comparable within one run.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { createVisionEngine } from '../src/server/features/analysis/vision/engine';
 import { createVisionPool } from '../src/server/features/analysis/vision/pool';
-import { fromRoot } from '../src/server/lib/paths';
+import {
+  demoPhotos,
+  figures,
+  labelledPhotos,
+  report,
+  type Scored,
+} from '../src/server/features/analysis/vision/labelled-photos';
+import type { VisionResult } from '../src/server/features/analysis/vision/engine';
 
-async function realPhotos(n: number): Promise<string[]> {
-  const files: string[] = [];
-  for (const set of ['reference-photos', 'eval-photos']) {
-    const root = fromRoot('assets', set);
-    for (const c of (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory())) {
-      for (const f of (await readdir(path.join(root, c.name))).sort()) files.push(path.join(root, c.name, f));
-    }
-  }
-  // Spread over categories, deterministic.
-  const step = Math.max(1, Math.floor(files.length / n));
-  return files.filter((_, i) => i % step === 0).slice(0, n);
-}
-
-const n = Number(process.argv[2] ?? 50);
+const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv[2]) : Infinity;
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);
-const files = await realPhotos(n);
-const buffers = await Promise.all(files.map((f) => readFile(f)));
-const ref = JSON.parse(await readFile(fromRoot('assets', 'reference-embeddings.json'), 'utf8')) as {
-  leaveOneOut?: { accuracy: number; coverage: number; acceptedAccuracy: number; photos: number };
-};
-console.log(`photos: ${files.length} real photos from assets/reference-photos and assets/eval-photos`);
+const test = await labelledPhotos('test');
+const demo = await demoPhotos();
+const photos = [...test, ...demo].slice(0, limit);
+const buffers = await Promise.all(photos.map((p) => readFile(p.file)));
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+console.log(`photos: ${photos.length} (test part ${test.length}, demo library ${demo.length}); load average ${load()}`);
 
-if (threadCounts.includes(1)) {
-  const engine = createVisionEngine();
-  let t = performance.now();
-  await engine.load();
-  console.log(`model load (embedder + detectors + centroids): ${(performance.now() - t).toFixed(0)} ms`);
-  let embedMs = 0;
-  let detectMs = 0;
-  t = performance.now();
-  for (const b of buffers) {
-    const r = await engine.analyze(b);
-    embedMs += r.embeddingMs;
-    detectMs += r.detectMs;
+let results: VisionResult[] = [];
+for (const threads of threadCounts) {
+  if (threads === 1) {
+    const engine = createVisionEngine();
+    let t = performance.now();
+    await engine.load();
+    console.log(`model load (embedder + detectors + category model): ${(performance.now() - t).toFixed(0)} ms`);
+    let embedMs = 0;
+    let detectMs = 0;
+    results = [];
+    t = performance.now();
+    for (const b of buffers) {
+      const r = await engine.analyze(b);
+      results.push(r);
+      embedMs += r.embeddingMs;
+      detectMs += r.detectMs;
+    }
+    const secs = (performance.now() - t) / 1000;
+    console.log(
+      `1 thread, in process: ${(photos.length / secs).toFixed(2)} photos/s ` +
+        `(embedding ${(embedMs / photos.length).toFixed(0)} ms, detectors ${(detectMs / photos.length).toFixed(0)} ms per photo)`,
+    );
+    continue;
   }
-  const secs = (performance.now() - t) / 1000;
-  console.log(
-    `1 thread, in process: ${(files.length / secs).toFixed(2)} photos/s ` +
-      `(embedding ${(embedMs / files.length).toFixed(0)} ms, detectors ${(detectMs / files.length).toFixed(0)} ms per photo)`,
-  );
-}
-
-for (const threads of threadCounts.filter((x) => x > 1)) {
   const pool = createVisionPool({ threads });
   let t = performance.now();
   await pool.load();
   const loadMs = performance.now() - t;
   t = performance.now();
-  await Promise.all(buffers.map((b) => pool.analyze(b)));
+  results = await Promise.all(buffers.map((b) => pool.analyze(b)));
   const secs = (performance.now() - t) / 1000;
   console.log(
-    `${threads} vision threads (the server's pool): ${(files.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms)`,
+    `${threads} vision threads (the server's pool): ${(photos.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms)`,
   );
   await pool.close();
 }
 
-if (ref.leaveOneOut) {
-  const l = ref.leaveOneOut;
+if (results.length === photos.length) {
+  const rows: (Scored & { part: 'test' | 'demo' })[] = photos.map((p, i) => ({
+    expected: p.expected,
+    got: results[i]!.category,
+    part: i < test.length ? 'test' : 'demo',
+  }));
+  const testRows = rows.filter((r) => r.part === 'test');
+  const demoRows = rows.filter((r) => r.part === 'demo');
+  console.log(`\n${report('TEST part (never used for tuning)', testRows)}\n`);
+  const f = figures(testRows);
+  const demoRight = demoRows.filter((r) => r.got === r.expected).length;
   console.log(
-    `reference set leave-one-out (${l.photos} photos): ${(l.accuracy * 100).toFixed(1)} % nearest-centroid; ` +
-      `at the chosen margin ${(l.coverage * 100).toFixed(1)} % categorised, ${(l.acceptedAccuracy * 100).toFixed(1)} % of those right`,
+    `test-part accuracy ${(f.accuracy * 100).toFixed(1)} %, uncategorized ${(f.abstained * 100).toFixed(1)} %, ` +
+      `precision ${(f.precision * 100).toFixed(1)} %; demo library ${demoRight}/${demoRows.length}`,
   );
+  for (const [i, r] of rows.entries()) {
+    if (r.got !== r.expected)
+      console.log(`  ${r.part} ${photos[i]!.file.split('/').slice(-2).join('/')}: ${r.expected} -> ${r.got}`);
+  }
 }
+console.log(`load average at the end ${load()}`);

@@ -1,71 +1,242 @@
 /**
- * Regenerates assets/reference-embeddings.json from assets/reference-photos/<category>/.
- * Run: npx tsx scripts/build-reference-embeddings.ts
- * Embeds every reference photo, picks the "uncategorized" margin by leave-one-out and
- * stores only per-category centroids, so server start-up never embeds the set.
+ * Trains the category model and writes assets/reference-embeddings.json.
+ * Run: npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts
+ *
+ * Uses the TUNING part of assets/reference-photos only (src/domain/photo-analysis-split.ts); the
+ * test part is never read here. Every choice is made by 5-fold cross-validation inside the tuning
+ * part, folds by the same group key as the split (near-copies stay in one fold):
+ *   1. which InceptionV3 blocks and whether augmented views (mirror, crops) are added, then the L2
+ *      penalty: highest cross-validated accuracy of the embedding probe;
+ *   2. how the detectors' evidence joins in: a softmax stacked on the probe's out-of-fold answers,
+ *      the hand-written rules of analyzePhoto on the probe's answer, or not at all;
+ *   3. the abstain threshold: the one that maximises right - 2 x wrong over the out-of-fold
+ *      answers (a wrong category costs a user's trust; 'uncategorized' costs nothing), while
+ *      leaving at most 8 % of photos uncategorized.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
-import { createVisionEngine } from '../src/server/features/analysis/vision/engine';
-import { EMBEDDING_INPUT, EMBEDDING_LAYER } from '../src/server/features/analysis/vision/embedder';
-import { PHOTO_CATEGORIES, centroidOf, leaveOneOut, type LabelledEmbedding } from '../src/domain/photo-analysis';
+import { EMBEDDING_INPUT } from '../src/server/features/analysis/vision/embedder';
+import { PHOTO_CATEGORIES, analyzePhoto, type CategoryResult } from '../src/domain/photo-analysis';
+import { fnv1a, splitGroupKey } from '../src/domain/photo-analysis-split';
+import {
+  categoryIndex,
+  predictProbe,
+  trainProbe,
+  type ProbeModel,
+  type TrainingRow,
+} from '../src/domain/photo-analysis-probe';
+import { decideFromProbabilities, detectionFeatures, stackInputs } from '../src/domain/photo-analysis-stack';
+import { VIEWS, type FeatureIndex } from './vision-features';
 
-const root = projectRoot;
-const photosDir = path.join(root, 'assets', 'reference-photos');
-const outPath = path.join(root, 'assets', 'reference-embeddings.json');
+const FOLDS = 5;
+const MAX_ABSTAIN = 0.08;
+const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
+const outPath = path.join(projectRoot, 'assets', 'reference-embeddings.json');
 
-const engine = createVisionEngine({ detectors: false, referencePath: '' });
-const t0 = performance.now();
-await engine.load();
-console.log(`model load ${(performance.now() - t0).toFixed(0)} ms`);
+const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as FeatureIndex;
+const raw = await readFile(path.join(featureDir, 'emb.f32'));
+const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+const width = index.dims.reduce((a, b) => a + b, 0);
+const offsets = index.dims.map((_, i) => index.dims.slice(0, i).reduce((a, b) => a + b, 0));
 
-const samples: (LabelledEmbedding & { file: string })[] = [];
-let embedMs = 0;
-for (const category of PHOTO_CATEGORIES) {
-  const files = (await readdir(path.join(photosDir, category))).filter((f) => /\.(jpe?g|png|webp)$/i.test(f)).sort();
-  for (const f of files) {
-    const t = performance.now();
-    const embedding = await engine.embed(await readFile(path.join(photosDir, category, f)));
-    embedMs += performance.now() - t;
-    samples.push({ category, embedding, file: `${category}/${f}` });
+// The test part is dropped here, before anything is computed. The demo library (10 photos every
+// account starts with) is trained on: it is the first thing every user sees, so it must be right,
+// and its 10/10 is therefore a fit, not a measure of generalisation (the test part is that).
+const tune = index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
+const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
+
+function vectorOf(row: number, layers: readonly string[]): Float32Array {
+  const parts = layers.map((l) => {
+    const i = index.layers.indexOf(l);
+    return all.subarray(row * width + offsets[i], row * width + offsets[i] + index.dims[i]);
+  });
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
   }
-  console.log(`${category}: ${files.length} photos`);
+  return out;
 }
-console.log(`embedded ${samples.length} photos, ${(embedMs / samples.length).toFixed(0)} ms/photo (decode + embed)`);
 
-// Mean-centring the embeddings was tried (to counter the all-positive ReLU features);
-// it lowered leave-one-out accuracy (78.7 % vs 80.3 % on the first 122-photo set), so it is
-// not applied; the embedder's square root (power normalisation) does that job better.
-const loo = leaveOneOut(samples);
-console.log(`\nleave-one-out nearest-centroid accuracy: ${(loo.accuracy * 100).toFixed(1)} %`);
+interface Config {
+  layers: string[];
+  augment: boolean;
+  l2: number;
+}
+
+function rowsFor(entries: typeof tune, c: Config): TrainingRow[] {
+  const views = c.augment ? VIEWS : (['orig'] as const);
+  return entries.flatMap((e) =>
+    views
+      .filter((v) => e.rows[v] !== undefined)
+      .map((v) => ({ x: vectorOf(e.rows[v]!, c.layers), y: categoryIndex(e.category), weight: 1 / views.length })),
+  );
+}
+
+const train = (rows: TrainingRow[], l2: number): ProbeModel =>
+  trainProbe(rows, { l2, iterations: 150, learningRate: 0.01 });
+
+/** Out-of-fold probabilities of the embedding probe for every tuning photo (its original view). */
+function outOfFold(c: Config): number[][] {
+  const probs: number[][] = new Array(tune.length);
+  for (let f = 0; f < FOLDS; f++) {
+    const model = train(
+      rowsFor(
+        tune.filter((e) => fold(e.file) !== f),
+        c,
+      ),
+      c.l2,
+    );
+    tune.forEach((e, i) => {
+      if (fold(e.file) === f) probs[i] = predictProbe(model, vectorOf(e.rows.orig!, c.layers));
+    });
+  }
+  return probs;
+}
+
+const argmax = (p: readonly number[]): number => p.indexOf(Math.max(...p));
+const accuracy = (probs: number[][]): number =>
+  probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / probs.length;
+
+const t0 = performance.now();
+const tried: { c: Config; acc: number; probs: number[][] }[] = [];
+const tryConfig = (c: Config): number[][] => {
+  const probs = outOfFold(c);
+  const acc = accuracy(probs);
+  tried.push({ c, acc, probs });
+  console.log(
+    `  ${c.layers.join('+').padEnd(22)} augment=${String(c.augment).padEnd(5)} l2=${c.l2}: ${(acc * 100).toFixed(1)} %` +
+      `  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+  );
+  return probs;
+};
+
+console.log(`tuning part: ${tune.length} photos; ${FOLDS}-fold cross-validation`);
+// Augmented views (mirror, crops) multiply the training time by five and did not help when tried
+// (mixed9: 77.9 % without, 75.6 % with; mixed8+mixed9: 80.2 % both), so they are off unless
+// VISION_AUGMENT=1.
+// VISION_CONFIG=mixed8,mixed9:1 skips the search and takes those blocks and that l2 (to rebuild quickly
+// once the search has been run; the choice recorded in the file is then the one given).
+const fixed = process.env.VISION_CONFIG?.split(':');
+if (fixed) tryConfig({ layers: fixed[0]!.split(','), augment: false, l2: Number(fixed[1]) });
+else console.log('step 1: blocks (l2 = 0.01), then l2');
+for (const layers of fixed
+  ? []
+  : [['mixed9'], ['mixed8', 'mixed9'], ['mixed9', 'mixed10'], ['mixed8', 'mixed9', 'mixed10']]) {
+  tryConfig({ layers, augment: false, l2: 0.01 });
+}
+const bestOf = () => [...tried].sort((a, b) => b.acc - a.acc)[0];
+if (!fixed && process.env.VISION_AUGMENT === '1') tryConfig({ ...bestOf().c, augment: true });
+for (const l2 of fixed ? [] : [0.001, 0.1, 0.3, 1]) tryConfig({ ...bestOf().c, l2 });
+const best = bestOf();
+const probeOof = best.probs;
 console.log(
-  `chosen margin ${loo.margin.toFixed(4)}: coverage ${(loo.coverage * 100).toFixed(1)} %, accuracy of accepted ${(loo.acceptedAccuracy * 100).toFixed(1)} %`,
+  `chosen: ${best.c.layers.join('+')} augment=${best.c.augment} l2=${best.c.l2}: ${(best.acc * 100).toFixed(1)} %`,
 );
-const short = (c: string): string => c.slice(0, 8).padStart(9);
-console.log(`\n${'truth \\ predicted'.padEnd(20)}${PHOTO_CATEGORIES.map(short).join('')}`);
-for (const c of PHOTO_CATEGORIES) {
-  console.log(`${c.padEnd(20)}${PHOTO_CATEGORIES.map((p) => String(loo.confusion[c][p]).padStart(9)).join('')}`);
-}
 
-const round = (x: number): number => Math.round(x * 1e5) / 1e5;
+// Step 2: the detectors' evidence stacked on the probe's out-of-fold answers.
+const det = tune.map((e) => detectionFeatures(e.detections.objects, e.detections.faces));
+const stackRows = (idx: number[]): TrainingRow[] =>
+  idx.map((i) => ({ x: stackInputs(probeOof[i], det[i]), y: categoryIndex(tune[i].category) }));
+const trainStack = (rows: TrainingRow[]): ProbeModel =>
+  trainProbe(rows, { l2: 0.01, iterations: 400, learningRate: 0.05 });
+const stackOof: number[][] = new Array(tune.length);
+for (let f = 0; f < FOLDS; f++) {
+  const inFold = tune.map((_, i) => i).filter((i) => fold(tune[i].file) !== f);
+  const model = trainStack(stackRows(inFold));
+  tune.forEach((e, i) => {
+    if (fold(e.file) === f) stackOof[i] = predictProbe(model, stackInputs(probeOof[i], det[i]));
+  });
+}
+const stackAcc = accuracy(stackOof);
+// The alternative to a learned stack: the hand-written rules of analyzePhoto (a big person or
+// face means people, a big detected animal/vehicle/food decides, ...) applied to the probe's answer.
+const ruled = (i: number, t: number): CategoryResult =>
+  analyzePhoto({
+    classification: decideFromProbabilities(probeOof[i], t),
+    objects: tune[i].detections.objects,
+    faces: tune[i].detections.faces,
+    colours: { brightness: 0.5, dominant: [], skyShare: 0 },
+  }).category;
+const rulesAcc = tune.filter((e, i) => ruled(i, 0) === e.category).length / tune.length;
+console.log(
+  `step 2: probe alone ${(best.acc * 100).toFixed(1)} %, learned stack with detector evidence ` +
+    `${(stackAcc * 100).toFixed(1)} %, probe + detector rules ${(rulesAcc * 100).toFixed(1)} %`,
+);
+const stage2: 'none' | 'stack' | 'rules' =
+  stackAcc > Math.max(best.acc, rulesAcc) ? 'stack' : rulesAcc > best.acc ? 'rules' : 'none';
+
+// Step 3: abstain threshold, on the probability of the answer the chosen stage 2 starts from.
+const answerAt = (i: number, t: number): CategoryResult =>
+  stage2 === 'rules'
+    ? ruled(i, t)
+    : decideFromProbabilities(stage2 === 'stack' ? stackOof[i] : probeOof[i], t).category;
+const candidates = [0, ...tune.map((_, i) => Math.max(...(stage2 === 'stack' ? stackOof[i] : probeOof[i])))].sort(
+  (a, b) => a - b,
+);
+let minConfidence = 0;
+let bestUtility = -Infinity;
+const outcome = (t: number) => {
+  const answers = tune.map((e, i) => ({ got: answerAt(i, t), want: e.category }));
+  const givenN = answers.filter((a) => a.got !== 'uncategorized').length;
+  const right = answers.filter((a) => a.got === a.want).length;
+  return { right, givenN, wrong: givenN - right };
+};
+for (const t of candidates) {
+  const o = outcome(t);
+  if (1 - o.givenN / tune.length > MAX_ABSTAIN) break;
+  const u = o.right - 2 * o.wrong;
+  if (u > bestUtility) {
+    bestUtility = u;
+    minConfidence = t;
+  }
+}
+const o = outcome(minConfidence);
+const cv = {
+  accuracy: o.right / tune.length,
+  abstained: 1 - o.givenN / tune.length,
+  precision: o.givenN ? o.right / o.givenN : 0,
+};
+console.log(
+  `step 3: stage 2 = ${stage2}, threshold ${minConfidence.toFixed(3)}: right ${(cv.accuracy * 100).toFixed(1)} % of all, ` +
+    `${(cv.abstained * 100).toFixed(1)} % uncategorized, precision ${(cv.precision * 100).toFixed(1)} %`,
+);
+
+// Final models on the whole tuning part.
+const embedding = train(rowsFor(tune, best.c), best.c.l2);
+const stack =
+  stage2 === 'stack'
+    ? trainStack(tune.map((e, i) => ({ x: stackInputs(probeOof[i], det[i]), y: categoryIndex(e.category) })))
+    : undefined;
+
+const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+const pack = (m: ProbeModel) => ({
+  mean: m.mean.map(round),
+  scale: m.scale.map(round),
+  weights: m.weights.map((r) => r.map(round)),
+  bias: m.bias.map(round),
+});
 const out = {
   model: 'nsfwjs/inception_v3',
-  layer: `${EMBEDDING_LAYER}+globalAveragePooling`,
-  dims: samples[0]?.embedding.length ?? 0,
+  layers: best.c.layers,
+  layer: `${best.c.layers.join('+')}+globalAveragePooling+sqrt`,
+  dims: embedding.mean.length,
   inputSize: EMBEDDING_INPUT,
-  margin: round(loo.margin),
-  leaveOneOut: {
-    accuracy: round(loo.accuracy),
-    coverage: round(loo.coverage),
-    acceptedAccuracy: round(loo.acceptedAccuracy),
-    photos: samples.length,
+  categories: PHOTO_CATEGORIES,
+  trainedOn: { photos: tune.length, augment: best.c.augment, l2: best.c.l2, split: 'tune' },
+  crossValidation: {
+    folds: FOLDS,
+    probeAccuracy: round(best.acc),
+    stackAccuracy: round(stackAcc),
+    rulesAccuracy: round(rulesAcc),
+    ...cv,
   },
-  centroids: PHOTO_CATEGORIES.map((category) => ({
-    category,
-    count: samples.filter((s) => s.category === category).length,
-    vector: Array.from(centroidOf(samples.filter((s) => s.category === category).map((s) => s.embedding)), round),
-  })),
+  detectorRules: stage2 === 'rules',
+  minConfidence: round(minConfidence),
+  embedding: pack(embedding),
+  stack: stack ? pack(stack) : undefined,
 };
 await writeFile(outPath, JSON.stringify(out) + '\n');
-console.log(`\nwrote ${path.relative(root, outPath)}`);
+console.log(`wrote ${path.relative(projectRoot, outPath)} (${tried.length} configurations tried)`);

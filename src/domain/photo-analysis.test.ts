@@ -168,6 +168,33 @@ describe('analyzePhoto', () => {
     );
   });
 
+  it('keeps a category the learned model already decided, detections notwithstanding', () => {
+    const decided = (c: Classification['category'], objects: DetectedObject[]) =>
+      analyzePhoto(input({ classification: cls(c), categoryDecided: true, objects })).category;
+    expect(decided('nature_landscape', [obj('person', 0.6, 0.6)])).toBe('nature_landscape');
+    expect(decided('uncategorized', [obj('cup', 0.4, 0.6, 0.45)])).toBe('uncategorized');
+    expect(decided('food_drink', [obj('dog', 0.5, 0.5)])).toBe('food_drink');
+  });
+
+  it('keeps tags and description consistent with an animal, vehicle or food category', () => {
+    // A burger the detector took for a dog: no "dog" tag, no dog in the description.
+    const burger = analyzePhoto(
+      input({
+        classification: cls('food_drink'),
+        categoryDecided: true,
+        objects: [obj('dog', 0.5, 0.5, 0.6), obj('sandwich', 0.4, 0.4, 0.55)],
+      }),
+    );
+    expect(burger.tags).toContain('sandwich');
+    expect(burger.tags).not.toContain('dog');
+    expect(burger.description).not.toMatch(/dog/);
+    // Other categories keep every subject (a street with cars is still a city photo with cars).
+    const street = analyzePhoto(
+      input({ classification: cls('city_architecture'), categoryDecided: true, objects: [obj('car', 0.3, 0.2)] }),
+    );
+    expect(street.tags).toContain('car');
+  });
+
   it('marks night and indoor scenes', () => {
     const r = analyzePhoto(
       input({

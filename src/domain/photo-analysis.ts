@@ -350,6 +350,8 @@ const FOOD = new Set([
   'bowl',
 ]);
 
+const SUBJECT_CATEGORIES = new Set<CategoryResult>(['animals', 'vehicles_transport', 'food_drink']);
+
 function subjectCategory(label: string): PhotoCategory | undefined {
   if (ANIMALS.has(label)) return 'animals';
   if (VEHICLES.has(label)) return 'vehicles_transport';
@@ -378,6 +380,11 @@ function overlaps(a: Box, b: Box): boolean {
 
 export interface AnalysisInput {
   classification: Classification;
+  /**
+   * The classification already weighed the detections (the learned category model): its category
+   * is final and the rules below that combine embedding and detections are skipped.
+   */
+  categoryDecided?: boolean;
   objects: readonly DetectedObject[];
   faces: readonly DetectedFace[];
   colours: ColourSummary;
@@ -422,13 +429,16 @@ export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
   const bigPerson = persons.some((p) => area(p.box) >= T.personAreaForPeople);
   const bigFace = faces.some((f) => area(f.box) >= T.faceAreaForPeople);
   const cls = input.classification;
-  let category: CategoryResult =
-    bigPerson || bigFace ? 'people' : (categoryFromObjects(objects, T.subjectAreaForCategory) ?? cls.category);
-  if (category === 'people' && persons.length === 0 && faceCount === 0) {
+  let category: CategoryResult = input.categoryDecided
+    ? cls.category
+    : bigPerson || bigFace
+      ? 'people'
+      : (categoryFromObjects(objects, T.subjectAreaForCategory) ?? cls.category);
+  if (!input.categoryDecided && category === 'people' && persons.length === 0 && faceCount === 0) {
     // The embedding says people but nobody was detected: a detected animal, vehicle or food wins.
     category = categoryFromObjects(objects, T.minObjectArea) ?? category;
   }
-  if (category === 'uncategorized') {
+  if (!input.categoryDecided && category === 'uncategorized') {
     // Too close to call for the embedding alone, but a weaker detection of a subject of the
     // nearest category agrees with it: two independent models together are enough.
     const agree = input.objects.some(
@@ -438,16 +448,24 @@ export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
     if (agree) category = cls.nearest;
   }
 
+  // Once the photo is about an animal, a vehicle or food, a detection of another of those three
+  // subjects is a detector mistake or a detail (a burger seen as a dog): it must not become a tag
+  // or the description's subject, or the tags would contradict the category.
+  const shown = objects.filter((o) => {
+    const s = subjectCategory(o.label);
+    return !s || !SUBJECT_CATEGORIES.has(category) || s === category;
+  });
+
   const tags: string[] = [];
   const add = (t: string): void => {
     if (!tags.includes(t)) tags.push(t);
   };
-  for (const o of [...objects].sort((a, b) => b.score - a.score)) add(o.label);
+  for (const o of [...shown].sort((a, b) => b.score - a.score)) add(o.label);
   if (faceCount === 1) add('portrait');
   if (personCount >= T.groupSize) add('group');
   for (const c of input.colours.dominant) add(c);
 
-  const setting = inferSetting(category, objects, input.colours);
+  const setting = inferSetting(category, shown, input.colours);
   if (setting) add(setting);
   const night = input.colours.brightness < T.nightBrightness;
   if (night) add('night');
@@ -455,7 +473,7 @@ export function analyzePhoto(input: AnalysisInput): PhotoAnalysis {
   return {
     category,
     tags,
-    description: describe(category, personCount, objects, setting, night),
+    description: describe(category, personCount, shown, setting, night),
     faceCount,
     personCount,
   };

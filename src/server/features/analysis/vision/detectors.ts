@@ -15,8 +15,17 @@ export interface Detections {
 /** Long side of a turned frame given to the face models. */
 const FACE_SIDE = 512;
 
+export interface DetectOptions {
+  /**
+   * Search a landscape-shaped photo turned 90° and 270° when nobody is found upright (default
+   * true). The engine switches it off when the embedding does not lean towards people: the search
+   * costs two more face passes, and only matters for people photos.
+   */
+  turnedFaces?: boolean;
+}
+
 export interface Detector {
-  detect(img: RgbImage): Promise<Detections>;
+  detect(img: RgbImage, options?: DetectOptions): Promise<Detections>;
 }
 
 /**
@@ -96,7 +105,7 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   const objectsAndFaces = { face: { enabled: true }, object: { enabled: true } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
-    async detect(img) {
+    async detect(img, options = {}) {
       const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
@@ -133,7 +142,7 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
         // finds upright faces: with no person detected upright, try the photo turned both ways. Such a
         // camera stores its sensor's landscape frame, so a portrait-shaped photo is already upright.
         const good = (fs: DetectedFace[]) => fs.some((f) => f.hasMesh && f.score >= THRESHOLDS.faceScore);
-        if (!person && !good(faces) && W > H) {
+        if (options.turnedFaces !== false && !person && !good(faces) && W > H) {
           for (const turned of [90, 270] as const) {
             // Turned and scaled by sharp (not tensor ops): BlazeFace is sensitive to resampling, and
             // a fresh resize of the turned frame to the detector size finds faces the transposed tensor missed.

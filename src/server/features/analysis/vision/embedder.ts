@@ -16,13 +16,18 @@ import { tf, packageDir } from './runtime';
  * mixed10 raw 76.4 %; k-nearest-neighbours (k=5, any layer mix) was no better (at most 86.0 %).
  *
  * Input size, on the 224-photo set: 299 px 79.5 % leave-one-out at ~400 ms per photo, 224 px
- * 74.6 % at ~205 ms (at 224 px on the earlier 157-photo set, mixed9 was again the best of
- * mixed8/9/10: 76.4 / 78.3 / 68.8 %). 224 was taken for throughput (analysis
- * must keep up with uploads on two cores); on the held-out eval set the whole engine (embedding
- * plus detector rules) scores 95 % at 224.
+ * 74.6 % at ~205 ms. 224 was taken for throughput (analysis must keep up with uploads on two cores).
+ *
+ * Since then the category comes from a softmax probe trained on these features (see
+ * scripts/build-reference-embeddings.ts, which chooses the blocks by cross-validation on the
+ * tuning part and records them in assets/reference-embeddings.json); the engine cuts the network
+ * after the blocks that file names. EMBEDDING_LAYERS is only the default for callers without one.
  */
 export const EMBEDDING_LAYER = 'mixed9';
 export const EMBEDDING_INPUT = 224;
+
+/** Inception blocks whose pooled outputs make up the embedding, in order (see loadEmbedder). */
+export const EMBEDDING_LAYERS: readonly string[] = [EMBEDDING_LAYER];
 
 export interface RgbImage {
   data: Uint8Array;
@@ -90,13 +95,18 @@ export interface Embedder {
  * cut is convolutional, so the same weights work at any input size; the classification head (a
  * flatten sized for 299 px) is dropped, which is also why the topology is rewritten, not reused.
  */
-function truncatedTopology(artifacts: tf.io.ModelArtifacts): tf.io.ModelArtifacts['modelTopology'] {
+function truncatedTopology(
+  artifacts: tf.io.ModelArtifacts,
+  layerNames: readonly string[],
+): tf.io.ModelArtifacts['modelTopology'] {
   const topo = structuredClone(artifacts.modelTopology) as Record<string, unknown>;
   const cfg = (isRecord(topo.model_config) ? topo.model_config : topo) as { config?: Record<string, unknown> };
   const layers = cfg.config?.layers;
   if (!cfg.config || !Array.isArray(layers)) throw new Error('vision: unexpected InceptionV3 topology');
-  const cut = layers.findIndex((l: unknown) => isRecord(l) && l.name === EMBEDDING_LAYER);
-  if (cut < 0) throw new Error(`vision: layer ${EMBEDDING_LAYER} not found`);
+  const at = layerNames.map((name) => layers.findIndex((l: unknown) => isRecord(l) && l.name === name));
+  const missing = layerNames.find((_, i) => at[i] < 0);
+  if (missing) throw new Error(`vision: layer ${missing} not found`);
+  const cut = Math.max(...at);
   const kept = layers.slice(0, cut + 1) as Record<string, unknown>[];
   for (const l of kept) {
     const c = l.config;
@@ -104,22 +114,33 @@ function truncatedTopology(artifacts: tf.io.ModelArtifacts): tf.io.ModelArtifact
       c.batch_input_shape = [null, EMBEDDING_INPUT, EMBEDDING_INPUT, 3];
   }
   cfg.config.layers = kept;
-  cfg.config.output_layers = [[EMBEDDING_LAYER, 0, 0]];
+  cfg.config.output_layers = layerNames.map((name) => [name, 0, 0]);
   return topo as tf.io.ModelArtifacts['modelTopology'];
 }
 
-export async function loadEmbedder(nodeModulesDir?: string): Promise<Embedder> {
+/**
+ * Several blocks can be pooled and concatenated (each square-rooted like the single one); the
+ * network is run once, up to the deepest of them.
+ */
+export async function loadEmbedder(
+  nodeModulesDir?: string,
+  layerNames: readonly string[] = EMBEDDING_LAYERS,
+): Promise<Embedder> {
   const artifacts = await loadNsfwjsArtifacts('inception_v3', nodeModulesDir);
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
   const cut = (await tf.models.modelFromJSON(
-    truncatedTopology(artifacts) as unknown as tf.io.ModelJSON,
+    truncatedTopology(artifacts, layerNames) as unknown as tf.io.ModelJSON,
   )) as tf.LayersModel;
   for (const layer of cut.layers) {
     const w = full.getLayer(layer.name).getWeights();
     if (w.length) layer.setWeights(w);
   }
   full.dispose();
-  const pooled = tf.layers.globalAveragePooling2d({}).apply(cut.outputs[0]!) as tf.SymbolicTensor;
+  const pooledEach = cut.outputs.map((o) => tf.layers.globalAveragePooling2d({}).apply(o) as tf.SymbolicTensor);
+  const pooled =
+    pooledEach.length === 1
+      ? pooledEach[0]!
+      : (tf.layers.concatenate({ axis: -1 }).apply(pooledEach) as tf.SymbolicTensor);
   const model = tf.model({ inputs: cut.inputs, outputs: pooled });
   const dims = pooled.shape[pooled.shape.length - 1] ?? 0;
   // First predict compiles WASM kernels; doing it here keeps analyze() timings honest.

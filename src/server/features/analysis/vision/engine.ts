@@ -2,16 +2,23 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { fromRoot } from '../../../lib/paths.js';
 import {
+  PHOTO_CATEGORIES,
   analyzePhoto,
-  classifyEmbedding,
-  isPhotoCategory,
+  looksLikePeople,
   summarizeColours,
-  type Centroid,
   type Classification,
   type PhotoAnalysis,
 } from '../../../../domain/photo-analysis';
+import type { ProbeModel } from '../../../../domain/photo-analysis-probe';
+import {
+  decideFromProbabilities,
+  detectionFeatures,
+  stackInputs,
+  type CategoryModel,
+} from '../../../../domain/photo-analysis-stack';
+import { predictProbe } from '../../../../domain/photo-analysis-probe';
 import { ensureTfWasm } from './runtime';
-import { EMBEDDING_INPUT, loadEmbedder, type Embedder, type RgbImage } from './embedder';
+import { EMBEDDING_INPUT, EMBEDDING_LAYERS, loadEmbedder, type Embedder, type RgbImage } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
 export { cosineSimilarity, normalize, centroidOf } from '../../../../domain/photo-analysis';
@@ -19,22 +26,25 @@ export { cosineSimilarity, normalize, centroidOf } from '../../../../domain/phot
 /** Longest side fed to the detectors; CenterNet/BlazeFace resize internally anyway. */
 const DETECTOR_MAX_SIDE = 512;
 
-export interface ReferenceEmbeddings {
+/** The trained category model (scripts/build-reference-embeddings.ts) and what it was trained on. */
+export interface ReferenceEmbeddings extends CategoryModel {
   model: string;
-  layer: string;
+  /** InceptionV3 blocks pooled into the embedding, in order. */
+  layers: string[];
   dims: number;
-  /** Square input side the embeddings were computed at (older files: 299). */
-  inputSize?: number;
-  margin: number;
-  /** Reference-set mean, subtracted from every embedding before cosine comparison. */
-  mean?: Float32Array;
-  centroids: Centroid[];
+  /** Square input side the embeddings were computed at. */
+  inputSize: number;
+  /**
+   * The detectors join in through analyzePhoto's rules (a big person or face means people, a big
+   * detected animal/vehicle/food decides) rather than through the learned stack.
+   */
+  detectorRules: boolean;
 }
 
 export interface VisionEngineOptions {
   /** Folder with @vladmandic/human model files (default: node_modules/@vladmandic/human/models). */
   modelsDir?: string;
-  /** Precomputed centroids (default: assets/reference-embeddings.json under the package root). */
+  /** Trained category model (default: assets/reference-embeddings.json under the package root). */
   referencePath?: string;
   /** node_modules folder, when module resolution from the bundle cannot find it. */
   nodeModulesDir?: string;
@@ -68,24 +78,51 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }
 
-export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
-  if (!isRecord(json) || !Array.isArray(json.centroids) || typeof json.margin !== 'number') {
-    throw new Error('vision: reference embeddings file is malformed');
+function parseProbe(v: unknown, inputs: number | undefined, what: string): ProbeModel {
+  const nums = (a: unknown): number[] => {
+    if (!Array.isArray(a) || a.some((x) => typeof x !== 'number'))
+      throw new Error(`vision: bad ${what} in reference file`);
+    return a as number[];
+  };
+  if (!isRecord(v) || !Array.isArray(v.weights)) throw new Error(`vision: ${what} missing from reference file`);
+  const m: ProbeModel = {
+    mean: nums(v.mean),
+    scale: nums(v.scale),
+    weights: v.weights.map((r) => nums(r)),
+    bias: nums(v.bias),
+  };
+  const D = m.mean.length;
+  if (
+    (inputs !== undefined && D !== inputs) ||
+    m.scale.length !== D ||
+    m.weights.length !== PHOTO_CATEGORIES.length ||
+    m.weights.some((r) => r.length !== D) ||
+    m.bias.length !== PHOTO_CATEGORIES.length
+  ) {
+    throw new Error(`vision: ${what} in reference file has the wrong shape`);
   }
-  const centroids: Centroid[] = json.centroids.map((c: unknown) => {
-    if (!isRecord(c) || !isPhotoCategory(c.category) || !Array.isArray(c.vector)) {
-      throw new Error('vision: bad centroid in reference embeddings');
-    }
-    return { category: c.category, vector: Float32Array.from(c.vector.map(Number)) };
-  });
+  return m;
+}
+
+export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
+  if (
+    !isRecord(json) ||
+    !Array.isArray(json.layers) ||
+    typeof json.dims !== 'number' ||
+    typeof json.minConfidence !== 'number' ||
+    JSON.stringify(json.categories) !== JSON.stringify(PHOTO_CATEGORIES)
+  ) {
+    throw new Error('vision: reference file is malformed or from an older engine');
+  }
   return {
     model: String(json.model),
-    layer: String(json.layer),
-    dims: Number(json.dims),
-    inputSize: typeof json.inputSize === 'number' ? json.inputSize : undefined,
-    margin: json.margin,
-    mean: Array.isArray(json.mean) ? Float32Array.from(json.mean.map(Number)) : undefined,
-    centroids,
+    layers: json.layers.map(String),
+    dims: json.dims,
+    inputSize: typeof json.inputSize === 'number' ? json.inputSize : 0,
+    minConfidence: json.minConfidence,
+    detectorRules: json.detectorRules === true,
+    embedding: parseProbe(json.embedding, json.dims, 'embedding probe'),
+    stack: json.stack === undefined ? undefined : parseProbe(json.stack, undefined, 'stack'),
   };
 }
 
@@ -142,18 +179,19 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     loading ??= (async () => {
       const t0 = performance.now();
       await ensureTfWasm(options.nodeModulesDir);
-      embedder = await loadEmbedder(options.nodeModulesDir);
-      if (options.detectors !== false) detector = await loadDetector(options.modelsDir, options.nodeModulesDir);
       if (options.referencePath !== '') {
         const refPath = options.referencePath ?? defaultReferencePath();
         reference = parseReferenceEmbeddings(JSON.parse(await readFile(refPath, 'utf8')));
-        if (reference.dims !== embedder.dims || (reference.inputSize ?? EMBEDDING_INPUT) !== EMBEDDING_INPUT) {
-          throw new Error(
-            `vision: ${refPath} was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
-              'run npx tsx scripts/build-reference-embeddings.ts',
-          );
-        }
       }
+      // The network is cut after the blocks the category model was trained on.
+      embedder = await loadEmbedder(options.nodeModulesDir, reference?.layers ?? EMBEDDING_LAYERS);
+      if (reference && (reference.dims !== embedder.dims || reference.inputSize !== EMBEDDING_INPUT)) {
+        throw new Error(
+          `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
+            'run npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts',
+        );
+      }
+      if (options.detectors !== false) detector = await loadDetector(options.modelsDir, options.nodeModulesDir);
       loadMs = performance.now() - t0;
     })();
     // A failed load must not poison the engine forever.
@@ -188,14 +226,25 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         const t1 = performance.now();
         const embedding = embedder.embed(inputs.embed);
         const t2 = performance.now();
-        const mean = reference.mean;
-        const centred = mean ? embedding.map((x, i) => x - mean[i]) : embedding;
-        const classification = classifyEmbedding(centred, reference.centroids, reference.margin);
-        const detections: Detections = detector ? await detector.detect(inputs.detect) : { objects: [], faces: [] };
+        const embeddingProbs = predictProbe(reference.embedding, embedding);
+        // The detectors' own gate for the turned-frame face search: only when the embedding
+        // already leans towards people (best or second-best category).
+        const leaning = decideFromProbabilities(embeddingProbs, 0);
+        const detections: Detections = detector
+          ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
+          : { objects: [], faces: [] };
         const t3 = performance.now();
+        const probs = reference.stack
+          ? predictProbe(
+              reference.stack,
+              stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)),
+            )
+          : embeddingProbs;
+        const classification: Classification = decideFromProbabilities(probs, reference.minConfidence);
         const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
         const analysis = analyzePhoto({
           classification,
+          categoryDecided: !reference.detectorRules,
           objects: detections.objects,
           faces: detections.faces,
           colours,

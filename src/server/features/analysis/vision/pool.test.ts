@@ -5,10 +5,10 @@ import { createVisionEngine } from './engine';
 import { createVisionPool } from './pool';
 
 const photos = [
-  'eval-photos/people/kphotoalbum--jesper_2.jpg',
-  'eval-photos/animals/darknet--horses.jpg',
-  'eval-photos/vehicles_transport/opencv--pexels_double_decker_bus.jpg',
-  'eval-photos/city_architecture/opencv--leuvenb.jpg',
+  'reference-photos/people/kphotoalbum--jesper_2.jpg',
+  'reference-photos/animals/darknet--horses.jpg',
+  'reference-photos/vehicles_transport/opencv--pexels_double_decker_bus.jpg',
+  'reference-photos/city_architecture/opencv--leuvenb.jpg',
 ].map((p) => path.join(projectRoot, 'assets', p));
 
 describe('vision thread pool (real models in worker threads)', () => {

@@ -1,0 +1,119 @@
+/**
+ * Runs the models once over every labelled photo (and the demo library) and caches what the
+ * classifier is trained and scored on, so that choosing it takes seconds instead of minutes:
+ *   - pooled InceptionV3 blocks mixed8, mixed9 and mixed10 (square-rooted, concatenated) for the
+ *     photo as the engine sees it and for augmented views of it (mirrored; a centre crop; left and
+ *     right crops), all squashed to the embedding input like decodeForModels does;
+ *   - the detectors' objects and faces on the photo as the engine sees it.
+ * Run: npx tsx scripts/vision-features.ts [outDir=/tmp/eyevu-vision-features]
+ * Heavy (a few minutes on one core): run it alone.
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { projectRoot } from '../src/server/lib/paths.js';
+import { decodeForModels } from '../src/server/features/analysis/vision/engine';
+import { ensureTfWasm } from '../src/server/features/analysis/vision/runtime';
+import { EMBEDDING_INPUT, loadEmbedder, type RgbImage } from '../src/server/features/analysis/vision/embedder';
+import { loadDetector, type Detections } from '../src/server/features/analysis/vision/detectors';
+import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-analysis';
+import { splitPart } from '../src/domain/photo-analysis-split';
+
+export const FEATURE_LAYERS = ['mixed8', 'mixed9', 'mixed10'] as const;
+export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right'] as const;
+
+export interface FeatureEntry {
+  file: string;
+  category: PhotoCategory;
+  set: 'tune' | 'test' | 'demo';
+  /** Row of each view in emb.f32 (views missing for demo photos). */
+  rows: Partial<Record<(typeof VIEWS)[number], number>>;
+  detections: Detections;
+}
+
+export interface FeatureIndex {
+  layers: string[];
+  dims: number[];
+  entries: FeatureEntry[];
+}
+
+async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number]): Promise<RgbImage> {
+  let img = sharp(Buffer.from(rgb.data), { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
+  const { width: W, height: H } = rgb;
+  if (view === 'flip') img = img.flop();
+  const crop = (x: number, y: number, w: number, h: number) => {
+    const left = Math.round(x * W);
+    const top = Math.round(y * H);
+    return img.extract({
+      left,
+      top,
+      width: Math.max(1, Math.min(Math.round(w * W), W - left)),
+      height: Math.max(1, Math.min(Math.round(h * H), H - top)),
+    });
+  };
+  if (view === 'centre') img = crop(0.1, 0.1, 0.8, 0.8);
+  if (view === 'left') img = crop(0, 0.05, 0.85, 0.9);
+  if (view === 'right') img = crop(0.15, 0.05, 0.85, 0.9);
+  const out = await img.resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
+  return {
+    data: new Uint8Array(out.buffer, out.byteOffset, out.length),
+    width: EMBEDDING_INPUT,
+    height: EMBEDDING_INPUT,
+  };
+}
+
+async function labelled(): Promise<{ file: string; category: PhotoCategory; set: FeatureEntry['set'] }[]> {
+  const out: { file: string; category: PhotoCategory; set: FeatureEntry['set'] }[] = [];
+  for (const category of PHOTO_CATEGORIES) {
+    const dir = path.join(projectRoot, 'assets', 'reference-photos', category);
+    for (const f of (await readdir(dir)).filter((x) => /\.(jpe?g|png|webp)$/i.test(x)).sort()) {
+      out.push({ file: path.join('assets', 'reference-photos', category, f), category, set: splitPart(f) });
+    }
+  }
+  const manifest = JSON.parse(
+    await readFile(path.join(projectRoot, 'assets', 'demo-photos', 'manifest.json'), 'utf8'),
+  ) as {
+    file: string;
+    expectedCategory: unknown;
+  }[];
+  for (const m of manifest) {
+    if (isPhotoCategory(m.expectedCategory)) {
+      out.push({ file: path.join('assets', 'demo-photos', m.file), category: m.expectedCategory, set: 'demo' });
+    }
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const outDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
+  await mkdir(outDir, { recursive: true });
+  await ensureTfWasm();
+  const embedder = await loadEmbedder(undefined, FEATURE_LAYERS);
+  const detector = await loadDetector();
+  const photos = await labelled();
+  const vectors: Float32Array[] = [];
+  const entries: FeatureEntry[] = [];
+  const t0 = performance.now();
+  for (const [i, p] of photos.entries()) {
+    const decoded = await decodeForModels(await readFile(path.join(projectRoot, p.file)));
+    const rows: FeatureEntry['rows'] = {};
+    for (const view of p.set === 'demo' ? (['orig'] as const) : VIEWS) {
+      const input = view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view);
+      rows[view] = vectors.length;
+      vectors.push(embedder.embed(input));
+    }
+    entries.push({ ...p, rows, detections: await detector.detect(decoded.detect) });
+    if (i % 25 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const dims = embedder.dims;
+  const all = new Float32Array(vectors.length * dims);
+  vectors.forEach((v, i) => all.set(v, i * dims));
+  await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
+  // Per-layer widths, so a reader can slice any combination of blocks out of a row.
+  const index: FeatureIndex = { layers: [...FEATURE_LAYERS], dims: [1280, 2048, 2048], entries };
+  if (index.dims.reduce((a, b) => a + b, 0) !== dims) throw new Error(`unexpected embedding width ${dims}`);
+  await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
+  console.log(`${entries.length} photos, ${vectors.length} views, ${dims} values each -> ${outDir}`);
+}
+
+if (process.argv[1]?.endsWith('vision-features.ts')) await main();
