@@ -1,5 +1,5 @@
 /**
- * P6 photo editor: runs bench/filters.bench.ts (the filters engineer's benchmark: a 12 MP original,
+ * P6 photo editor: runs bench/filters.bench.ts (the filters benchmark: a 12 MP original,
  * preview render p50 of 20 with the render cache missing, full-size apply, sharp's plain resize and
  * re-encode of the same file as the yardstick, all in one process) and reads its output into rows.
  * Targets: preview p50 <= 100 ms; apply <= 700 ms.

@@ -32,7 +32,7 @@ test('pricing: monthly/yearly toggle, savings figures, most popular and current 
   await expect(page.getByText('Save $11.98 annually')).toHaveCount(0);
 
   // The upgrade button checks the price on the server and goes to checkout, which without Stripe
-  // configuration shows the spec's unavailable screen.
+  // configuration shows 'Payment System Unavailable' instead of a form that cannot pay.
   await planCard(page, 'Premium').getByRole('button', { name: 'Upgrade to Premium' }).click();
   await expect(page).toHaveURL(/\/checkout\?tier=premium&billing=monthly$/);
   await expect(page.getByRole('heading', { name: 'Payment System Unavailable' })).toBeVisible();
