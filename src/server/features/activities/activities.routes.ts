@@ -4,14 +4,13 @@ import { activitiesResponse, createActivityBody, createActivityResponse } from '
 import { adBreak, startAdBreakBody } from '../../../contract/ad-breaks.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
-import { createLedger } from '../rewards/index.js';
 import { createActivitiesRepository } from './activities.repository.js';
 import { createActivitiesService, type CanUseAdOverlay } from './activities.service.js';
 import { createAdBreaksRepository } from './ad-breaks.repository.js';
 import { createAdBreaksService } from './ad-breaks.service.js';
 
 export interface ActivitiesRouteOptions {
-  /** Ad-overlay gating (issue 5/6): pass the subscription check here. Defaults to allowing everyone. */
+  /** Ad-overlay gating: app.ts passes the subscription check. Defaults to allowing everyone. */
   canUseAdOverlay?: CanUseAdOverlay;
 }
 
@@ -20,7 +19,7 @@ export async function activitiesRoutes(app: FastifyInstance, ctx: AppContext, op
   const adBreaks = createAdBreaksService({ repo: createAdBreaksRepository(ctx.db), now: ctx.now });
   const service = createActivitiesService({
     repo: createActivitiesRepository(ctx.db),
-    ledger: createLedger(ctx.db),
+    ledger: ctx.ledger,
     adBreaks,
     canUseAdOverlay: opts.canUseAdOverlay,
   });

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { activateBody, activateResponse, appStatus } from '../../../contract/app-status.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
-import { createLedger, createRewardsService } from '../rewards/index.js';
+import { createRewardsService } from '../rewards/index.js';
 import { createAppStatusRepository } from './app-status.repository.js';
 import { createAppStatusService } from './app-status.service.js';
 
@@ -11,7 +11,7 @@ import { createAppStatusService } from './app-status.service.js';
 export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createAppStatusService({
     repo: createAppStatusRepository(ctx.db),
-    rewards: createRewardsService({ ledger: createLedger(ctx.db) }),
+    rewards: createRewardsService({ ledger: ctx.ledger }),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -10,9 +10,8 @@ import {
   revertBody,
 } from '../../../contract/filters.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
 import { requireUser } from '../../http/session.js';
-import { storageFullMessage, storageQuotaFor } from '../photos/photos.service.js';
+import { createStorageCheck } from '../photos/index.js';
 import { createFilterPool, type FilterPool } from './filter-pool.js';
 import { createFiltersRepository } from './filters.repository.js';
 import { createFiltersService, type FiltersService } from './filters.service.js';
@@ -29,20 +28,17 @@ export async function filtersRoutes(
   opts: FiltersRouteOptions = {},
 ): Promise<FiltersService> {
   const repo = createFiltersRepository(ctx.db);
-  const pool = opts.pool ?? createFilterPool();
+  const pool = opts.pool ?? createFilterPool(undefined, { imageThreads: ctx.config.imageThreads });
   ctx.onClose.push(() => pool.close());
   const service = createFiltersService({
     repo,
     blobs: ctx.blobs,
     pool,
-    checkQuota: async (userId, addBytes, freedBytes) => {
-      const { tier } = await ctx.subscriptions.get(userId);
-      const quota = storageQuotaFor(ctx.config, tier);
-      const used = await repo.storageUsed(userId);
-      if (used - freedBytes + addBytes > quota) {
-        throw new AppError(413, storageFullMessage(tier, quota, used), 'storage_full');
-      }
-    },
+    checkQuota: createStorageCheck({
+      repo,
+      config: ctx.config,
+      tierOf: async (userId) => (await ctx.subscriptions.get(userId)).tier,
+    }),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -9,12 +9,16 @@ import {
 } from '../../../contract/subscriptions.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
-import { createSubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
+import { createSubscriptionsRepository } from '../subscriptions/index.js';
 import { createPaymentsService } from './payments.service.js';
-import { createStripeGateway } from './stripe-gateway.js';
+import type { StripeGateway } from './stripe-gateway.js';
 
-export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const stripe = createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg));
+export interface PaymentsRouteOptions {
+  /** The Stripe gateway (payments/stripe-gateway.ts), built once by app.ts; null without STRIPE_SECRET_KEY. */
+  stripe: StripeGateway | null;
+}
+
+export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext, { stripe }: PaymentsRouteOptions) {
   const service = createPaymentsService({
     repo: createSubscriptionsRepository(ctx.db),
     stripe,

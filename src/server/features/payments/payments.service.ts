@@ -3,7 +3,7 @@ import { isBillingCycle, isTier, priceFor, type BillingCycle, type Tier } from '
 import type { CreateSubscriptionBody, Invoice } from '../../../contract/subscriptions.js';
 import { badRequest, conflict, unavailable } from '../../http/errors.js';
 import type { SessionUser } from '../../http/session.js';
-import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
+import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index.js';
 import { isSubscriptionActive } from '../../../domain/plans.js';
 import type { StripeGateway } from './stripe-gateway.js';
 

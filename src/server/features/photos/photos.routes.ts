@@ -17,7 +17,7 @@ import {
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
 import { requireUser } from '../../http/session.js';
-import { RenderCache } from '../filters/render-cache.js';
+import { RenderCache } from '../../lib/render-cache.js';
 import { createPhotosRepository } from './photos.repository.js';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service.js';
 

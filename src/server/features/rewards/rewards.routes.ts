@@ -9,12 +9,11 @@ import {
 } from '../../../contract/rewards.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
-import { createLedger } from './ledger.js';
 import { createRewardsService } from './rewards.service.js';
 
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const service = createRewardsService({ ledger: createLedger(ctx.db) });
+  const service = createRewardsService({ ledger: ctx.ledger });
   // Upload reward: 5 per photo content never rewarded before, after the photos feature has stored them.
   ctx.onPhotosUploaded?.push((userId, uploads) =>
     service.recordUpload(

@@ -8,15 +8,16 @@ import {
 } from '../../../contract/subscriptions.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/session.js';
-import { createStripeGateway } from '../payments/stripe-gateway.js';
 import { createSubscriptionsRepository } from './subscriptions.repository.js';
-import { createSubscriptionsService } from './subscriptions.service.js';
+import { createSubscriptionsService, type SubscriptionCanceller } from './subscriptions.service.js';
 
-export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const service = createSubscriptionsService({
-    repo: createSubscriptionsRepository(ctx.db),
-    stripe: createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg)),
-  });
+export interface SubscriptionsRouteOptions {
+  /** The payment provider, to cancel a Stripe subscription; null when payments are not configured. */
+  stripe: SubscriptionCanceller | null;
+}
+
+export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext, opts: SubscriptionsRouteOptions) {
+  const service = createSubscriptionsService({ repo: createSubscriptionsRepository(ctx.db), stripe: opts.stripe });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>
