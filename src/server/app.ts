@@ -11,7 +11,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { registerOriginCheck, registerSessionLookup } from './http/session.js';
+import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes, type Mailer } from './features/auth/index.js';
 import { photosRoutes } from './features/photos/index.js';
@@ -110,6 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerErrorHandler(app);
   registerOriginCheck(app);
   registerSessionLookup(app, ctx);
+  registerAuthGate(app);
   // Before any feature: the limits table (http/rate-limits.ts) is applied to routes as they register.
   await registerRateLimits(app, config.rateLimits);
 

@@ -10,7 +10,7 @@ import {
   revertBody,
 } from '../../../contract/filters.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
+import { userOf } from '../../http/session.js';
 import { createStorageCheck } from '../photos/index.js';
 import { createFilterPool, type FilterPool } from './filter-pool.js';
 import { createFiltersRepository } from './filters.repository.js';
@@ -45,11 +45,11 @@ export async function filtersRoutes(
   r.get(
     '/api/photo-filters/available',
     { schema: { querystring: availableQuery, response: { 200: availableResponse } } },
-    async (request) => service.available(requireUser(request).id, request.query.photoId),
+    async (request) => service.available(userOf(request).id, request.query.photoId),
   );
 
   r.get('/api/photo-filters/render', { schema: { querystring: renderQuery } }, async (request, reply) => {
-    const user = requireUser(request);
+    const user = userOf(request);
     const { photoId, filterName, intensity, size, v } = request.query;
     const tag = await service.renderTag(user.id, photoId, filterName, intensity, size);
     reply.header('ETag', tag.etag);
@@ -70,7 +70,7 @@ export async function filtersRoutes(
     '/api/photo-filters/preview',
     { schema: { body: filterRequest, response: { 200: previewResponse } } },
     async (request, reply) => {
-      const { previewUrl, hit } = await service.preview(requireUser(request).id, request.body);
+      const { previewUrl, hit } = await service.preview(userOf(request).id, request.body);
       reply.header('X-Render-Cache', hit ? 'hit' : 'miss');
       return { previewUrl };
     },
@@ -81,7 +81,7 @@ export async function filtersRoutes(
     { schema: { body: filterRequest, response: { 200: editResponse } } },
     async (request) => ({
       message: 'Filter applied',
-      photo: await service.apply(requireUser(request).id, request.body),
+      photo: await service.apply(userOf(request).id, request.body),
     }),
   );
 
@@ -90,7 +90,7 @@ export async function filtersRoutes(
     { schema: { body: revertBody, response: { 200: editResponse } } },
     async (request) => ({
       message: 'Original restored',
-      photo: await service.revert(requireUser(request).id, request.body.photoId),
+      photo: await service.revert(userOf(request).id, request.body.photoId),
     }),
   );
 

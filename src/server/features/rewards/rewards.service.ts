@@ -2,7 +2,7 @@ import {
   ACHIEVEMENT_UNLOCKED_MESSAGE,
   APP_ACTIVATED_MESSAGE,
   clampUtcOffset,
-  DEFAULT_REWARD_POINTS,
+  REWARD_POINTS,
   nextLoginStreak,
   PHOTO_UPLOADED_MESSAGE,
   photosUploadedMessage,
@@ -64,7 +64,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
           {
             source: 'login',
             sourceEventId: `login:${day}`,
-            points: DEFAULT_REWARD_POINTS.login,
+            points: REWARD_POINTS.login,
             message,
             createdAt: at,
           },
@@ -94,7 +94,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
       {
         source: 'activation',
         sourceEventId: `activation:${day}`,
-        points: DEFAULT_REWARD_POINTS.activation,
+        points: REWARD_POINTS.activation,
         message: APP_ACTIVATED_MESSAGE,
       },
     ]);
@@ -112,7 +112,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
     const entries = [...new Set(contentHashes)].map((hash) => ({
       source: 'upload',
       sourceEventId: `upload:${hash}`,
-      points: DEFAULT_REWARD_POINTS.upload,
+      points: REWARD_POINTS.upload,
       message: PHOTO_UPLOADED_MESSAGE,
     }));
     const { added, newAchievements } = await ledger.award(userId, entries);
