@@ -20,7 +20,11 @@ export function isRewardType(value: string): value is RewardType {
  * The others are computed: the streak bonus (streakBonus), ads (adCompletionPoints, skipReward),
  * game scores and each achievement's own points (ACHIEVEMENTS).
  */
-export const REWARD_POINTS = { login: 10, activation: 15, upload: 5 } as const;
+export const REWARD_POINTS: Readonly<Record<'login' | 'activation' | 'upload', number>> = {
+  login: 10,
+  activation: 15,
+  upload: 5,
+};
 /** The streak bonus per day of the current streak. */
 export const STREAK_BONUS_PER_DAY = 5;
 

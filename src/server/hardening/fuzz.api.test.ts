@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double.js';
 import { createTestApp, signUp, type TestApp } from '../test/harness.js';
-import { fuzzJson } from './fuzzers.js';
+import { fuzzJson } from './fuzz-json.js';
 import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support.js';
 
 /**

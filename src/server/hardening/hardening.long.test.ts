@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startStripeDouble } from '../features/payments/stripe-test-double.js';
 import { createTestApp, signUp } from '../test/harness.js';
-import { fuzzJson, runHostileUploads } from './fuzzers.js';
+import { fuzzJson } from './fuzz-json.js';
+import { runHostileUploads } from './hostile-uploads.js';
 import { runCrashScenario } from './proc/crash-scenario.js';
 import { printLoad, runLoad } from './proc/load-scenario.js';
 import { startOwnCluster } from './proc/pg.js';

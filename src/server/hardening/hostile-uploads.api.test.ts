@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.js';
-import { runHostileUploads } from './fuzzers.js';
+import { runHostileUploads } from './hostile-uploads.js';
 import { recordFigure } from './support.js';
 
 /**

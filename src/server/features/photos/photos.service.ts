@@ -1,7 +1,9 @@
 import { FREE_PHOTO_LIMIT, formatStorage, planFor, STORAGE_QUOTA_BYTES, type Tier } from '@domain/plans';
 import {
   PHOTO_LIST_DEFAULT,
+  photoCategory,
   type Photo,
+  type PhotoCategoryResult,
   type PhotoPage,
   type PhotoSummary,
   type PhotoVariant,
@@ -62,6 +64,9 @@ export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
 
+/** The stored category as the contract types it (analysis writes only these; anything else reads as not analysed). */
+const categoryOf = (stored: string | null): PhotoCategoryResult | null => photoCategory.safeParse(stored).data ?? null;
+
 /** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
 export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
   const v = (key: string) => key.slice(0, VERSION_CHARS);
@@ -79,7 +84,7 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
     height: row.height,
     thumbhash: row.thumbhash,
     analyzed: row.analyzed,
-    category: row.category,
+    category: categoryOf(row.category),
     tags: row.tags,
     description: row.description,
     albumId: row.albumId,
@@ -189,7 +194,11 @@ export function createPhotosService(deps: {
     },
 
     async summary(userId: string): Promise<PhotoSummary> {
-      return repo.summary(userId);
+      const { categories, ...counts } = await repo.summary(userId);
+      return {
+        ...counts,
+        categories: categories.map((c) => ({ category: categoryOf(c.category) ?? 'uncategorized', count: c.count })),
+      };
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {

@@ -1,13 +1,4 @@
-import {
-  and,
-  desc,
-  eq,
-  gte,
-  sql,
-  type Placeholder,
-  type SQL,
-  type SQLWrapper,
-} from 'drizzle-orm';
+import { and, desc, eq, gte, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
