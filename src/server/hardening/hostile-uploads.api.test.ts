@@ -4,7 +4,7 @@ import { runHostileUploads } from './hostile-uploads.js';
 import { recordFigure } from './support.js';
 
 /**
- * Promise 2 (files half), quick version: hostile image files (zero-byte, truncated, wrong magic,
+ * Bad input, the files half, quick version: hostile image files (zero-byte, truncated, wrong magic,
  * polyglots, pixel bombs, huge dimensions, corrupt EXIF, byte flips) through `POST /api/photos`:
  * each is refused with a 4xx and a message or ingested correctly, and nothing is half-written
  * (rows and blob files agree, no temp files). The long suite sends 240 with other seeds.

@@ -146,7 +146,7 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
 
   return {
     /**
-     * Spec: {tier, billingCycle} -> {clientSecret, amount}. The amount comes from Stripe's invoice,
+     * {tier, billingCycle} -> {clientSecret, amount}. The amount comes from Stripe's invoice,
      * priced from the catalogue; no client-sent price is used.
      */
     async createSubscription(user: SessionUser, body: CreateSubscriptionBody) {
