@@ -3,7 +3,7 @@ import { GAME_TYPES } from '../domain/games/scoring';
 import { achievementView, eventId } from './rewards';
 
 /**
- * Spec section 7: `POST /api/activities {app, adDuration, timeSaved, pointsEarned, gameData?}`.
+ * `POST /api/activities {app, adDuration, timeSaved, pointsEarned, gameData?}`.
  * `timeSaved` and `pointsEarned` are accepted but recomputed by the server.
  */
 export const gameData = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { utcOffsetMinutes } from './rewards';
 
-/** Spec section 3: App status. Dates are ISO strings or null. */
+/** App status. Dates are ISO strings or null. */
 export const appStatus = z.object({
   isActive: z.boolean(),
   isMonitoring: z.boolean(),

@@ -3,7 +3,7 @@ import { FILTER_IDS, INTENSITY } from '@domain/filters';
 import { photo } from './photos.js';
 
 /**
- * Photo editor endpoints (spec section 7: `/api/photo-filters/available`, `/preview`, `/apply`) plus
+ * Photo editor endpoints (`/api/photo-filters/available`, `/preview`, `/apply`) plus
  * `/revert` and the image endpoint `/render` that previewUrls point at. `photoId` may be 'demo' (the
  * editor's fixed demo photo).
  */

@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { PHOTO_CATEGORIES } from '../domain/photo-analysis';
 import { achievementView } from './rewards';
+
+/** What analysis decided: one of PHOTO_CATEGORIES, or 'uncategorized' when no category was sure enough. */
+export const photoCategory = z.enum([...PHOTO_CATEGORIES, 'uncategorized']);
+export type PhotoCategoryResult = z.infer<typeof photoCategory>;
 
 /**
  * Photo shapes shared by the server routes and the client. The spec's Photo fields (id, name, url,
@@ -20,7 +25,8 @@ export const photo = z.object({
   height: z.number().int(),
   thumbhash: z.string().nullable(),
   analyzed: z.boolean(),
-  category: z.string().nullable(),
+  /** Null until analysed. */
+  category: photoCategory.nullable(),
   tags: z.array(z.string()),
   description: z.string().nullable(),
   albumId: z.string().nullable(),
@@ -64,7 +70,7 @@ export const photoSummary = z.object({
   /** In an album or with a real category (not 'uncategorized'), as the dashboard's Photos Organized. */
   organized: z.number().int(),
   /** Analysed photos per category ('uncategorized' when none), as the organizer's Categories tab. */
-  categories: z.array(z.object({ category: z.string(), count: z.number().int() })),
+  categories: z.array(z.object({ category: photoCategory, count: z.number().int() })),
 });
 export type PhotoSummary = z.infer<typeof photoSummary>;
 

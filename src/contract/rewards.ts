@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REWARD_TYPES } from '../domain/rewards';
 
 /**
- * Points economy shapes (spec sections 3 and 7). The server decides every point: request bodies
+ * Points economy shapes. The server decides every point: request bodies
  * may carry `points`, but it is ignored in favour of the rule in src/domain/rewards.ts.
  */
 

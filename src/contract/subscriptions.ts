@@ -2,11 +2,15 @@ import { z } from 'zod';
 import { BILLING_CYCLES, TIERS } from '../domain/plans';
 
 /**
- * Subscription, upgrade, checkout and billing shapes (spec sections 3 and 7), shared by the
- * server routes and the client screens. Prices are integer cents; the server decides them from
+ * Subscription, upgrade, checkout and billing shapes, shared by the server routes and the client
+ * screens. Prices are integer cents; the server decides them from
  * the catalogue in src/domain/plans.ts, a client-sent price is only checked against it.
  */
 export const tier = z.enum(TIERS);
+
+/** The 403 message of a paid-only feature (the ad overlay); the client opens the upgrade modal with it. */
+export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
+
 export const billingCycle = z.enum(BILLING_CYCLES);
 
 /**

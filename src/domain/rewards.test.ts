@@ -4,7 +4,7 @@ import {
   adCompletionPoints,
   APP_ACTIVATED_MESSAGE,
   calendarDay,
-  DEFAULT_REWARD_POINTS,
+  REWARD_POINTS,
   isRewardType,
   newlyUnlockedAchievements,
   nextLoginStreak,
@@ -23,16 +23,9 @@ import {
 } from './rewards';
 
 describe('reward points', () => {
-  it('has the default points per type', () => {
+  it('has the fixed-amount rewards and the reward types', () => {
     expect(REWARD_TYPES).toEqual(['points', 'streak', 'achievement', 'upload', 'login', 'activation']);
-    expect(DEFAULT_REWARD_POINTS).toEqual({
-      points: 10,
-      streak: 25,
-      achievement: 50,
-      upload: 5,
-      login: 10,
-      activation: 15,
-    });
+    expect(REWARD_POINTS).toEqual({ login: 10, activation: 15, upload: 5 });
     expect(isRewardType('login')).toBe(true);
     expect(isRewardType('bogus')).toBe(false);
   });

@@ -15,15 +15,18 @@ export function isRewardType(value: string): value is RewardType {
   return (REWARD_TYPES as readonly string[]).includes(value);
 }
 
-/** Points when a reward of that type is given without a computed amount. */
-export const DEFAULT_REWARD_POINTS: Readonly<Record<RewardType, number>> = {
-  points: 10,
-  streak: 25,
-  achievement: 50,
-  upload: 5,
+/**
+ * The fixed-amount rewards: login once per day, activation once per day, upload per distinct photo.
+ * The others are computed: the streak bonus (streakBonus), ads (adCompletionPoints, skipReward),
+ * game scores and each achievement's own points (ACHIEVEMENTS).
+ */
+export const REWARD_POINTS: Readonly<Record<'login' | 'activation' | 'upload', number>> = {
   login: 10,
   activation: 15,
+  upload: 5,
 };
+/** The streak bonus per day of the current streak. */
+export const STREAK_BONUS_PER_DAY = 5;
 
 export interface Reward {
   type: RewardType;
@@ -42,11 +45,11 @@ function seconds(n: number): number {
 }
 
 export function uploadReward(photoCount: number): number {
-  return 5 * count(photoCount);
+  return REWARD_POINTS.upload * count(photoCount);
 }
 
 export function streakBonus(streakDays: number): number {
-  return 5 * count(streakDays);
+  return STREAK_BONUS_PER_DAY * count(streakDays);
 }
 
 /** Points for watching an ad to the end: duration / 10 rounded down. */

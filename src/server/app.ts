@@ -4,28 +4,27 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandler, registerNotFound } from './http/errors.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { registerOriginCheck, registerSessionLookup } from './http/session.js';
+import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session.js';
 import { collectRoutes, registerDocs } from './http/route-table.js';
-import { authRoutes } from './features/auth/auth.routes.js';
-import type { Mailer } from './features/auth/mailer.js';
-import { photosRoutes } from './features/photos/photos.routes.js';
-import { filtersRoutes, type FiltersRouteOptions } from './features/filters/filters.routes.js';
+import { authRoutes, type Mailer } from './features/auth/index.js';
+import { photosRoutes } from './features/photos/index.js';
+import { filtersRoutes, type FiltersRouteOptions } from './features/filters/index.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
-import { albumsRoutes } from './features/albums/albums.routes.js';
+import { albumsRoutes } from './features/albums/index.js';
 import { LocalBlobStore } from './storage/blob-store.js';
-import { activitiesRoutes } from './features/activities/activities.routes.js';
-import { appStatusRoutes } from './features/app-status/app-status.routes.js';
-import { rewardsRoutes } from './features/rewards/rewards.routes.js';
-import { healthRoutes } from './features/health/health.routes.js';
-import { paymentsRoutes } from './features/payments/payments.routes.js';
-import { createSubscriptionReader } from './features/subscriptions/subscription-reader.js';
-import { subscriptionsRoutes } from './features/subscriptions/subscriptions.routes.js';
+import { activitiesRoutes } from './features/activities/index.js';
+import { appStatusRoutes } from './features/app-status/index.js';
+import { createLedger, rewardsRoutes } from './features/rewards/index.js';
+import { healthRoutes } from './features/health/index.js';
+import { createStripeGateway, paymentsRoutes } from './features/payments/index.js';
+import { createSubscriptionReader, subscriptionsRoutes } from './features/subscriptions/index.js';
 
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */
@@ -62,6 +61,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
   });
+  // Process-wide; filter threads set it again after loading sharp (filters/filter-thread.ts).
+  sharp.concurrency(config.imageThreads);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
@@ -73,6 +74,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     database,
     db: database.db,
     subscriptions: createSubscriptionReader(database.db),
+    ledger: createLedger(database.db),
     blobs: new LocalBlobStore(config.blobDir),
     onUserCreated: [],
     onPhotosUploaded: [],
@@ -108,6 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerErrorHandler(app);
   registerOriginCheck(app);
   registerSessionLookup(app, ctx);
+  registerAuthGate(app);
   // Before any feature: the limits table (http/rate-limits.ts) is applied to routes as they register.
   await registerRateLimits(app, config.rateLimits);
 
@@ -117,10 +120,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
-  await subscriptionsRoutes(app, ctx);
-  await paymentsRoutes(app, ctx);
+  const stripe = createStripeGateway(config, (msg, detail) => app.log.error(detail, msg));
+  await subscriptionsRoutes(app, ctx, { stripe });
+  await paymentsRoutes(app, ctx, { stripe });
   await rewardsRoutes(app, ctx);
-  // Ad overlay (no mini-game) activities need an active subscription (issue 6).
+  // Ad overlay (no mini-game) activities need an active subscription; mini-games do not.
   await activitiesRoutes(app, ctx, { canUseAdOverlay: (userId) => ctx.subscriptions.isActive(userId) });
   await appStatusRoutes(app, ctx);
   registerDocs(app);

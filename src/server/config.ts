@@ -33,7 +33,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().optional(),
   VISION_THREADS: z.coerce.number().int().min(1).max(16).optional(),
+  IMAGE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
 });
+
+/** Sized for the 2-core target: more libvips threads than cores only add contention. */
+export const DEFAULT_IMAGE_THREADS = 2;
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -71,6 +75,8 @@ export interface Config {
   rateLimits: RateLimitTable;
   /** Threads running the vision models (one tfjs WASM runtime each); default: one per core, at most 2. */
   visionThreads: number;
+  /** libvips threads per image operation (sharp.concurrency), set once at startup and in each filter thread. */
+  imageThreads: number;
   /** Background workers (analysis queue) start with the server unless a test turns them off. */
   startWorkers: boolean;
   /** Orphan blobs younger than this are never swept (default 10 minutes); crash tests shorten it. */
@@ -187,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDir: path.resolve('dist/web'),
     rateLimits: DEFAULT_RATE_LIMITS,
     visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),
+    imageThreads: e.IMAGE_THREADS ?? DEFAULT_IMAGE_THREADS,
     startWorkers: true,
   };
 }

@@ -2,7 +2,8 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { UploadReward } from '../contract/photos.js';
 import type { BlobStore } from './storage/blob-store.js';
-import type { SubscriptionReader } from './features/subscriptions/subscription-reader.js';
+import type { Ledger } from './features/rewards/index.js';
+import type { SubscriptionReader } from './features/subscriptions/index.js';
 
 export interface UploadedPhoto {
   photoId: string;
@@ -21,6 +22,8 @@ export interface AppContext {
   db: Db;
   /** Server-side gating: `isActive(userId)`, `requireActive(userId, message?)` (403), `get(userId)`. */
   subscriptions: SubscriptionReader;
+  /** The points ledger, the only way points are added (rewards, activities, app activation). */
+  ledger: Ledger;
   /** Run after an account is created (e.g. seeding the demo library); failures are logged. */
   onUserCreated: UserCreatedHook[];
   /** Content-addressed storage of photo originals and derivatives (a folder under DATA_DIR by default). */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACHIEVEMENTS, DEFAULT_REWARD_POINTS, skipReward, uploadReward } from '@domain/rewards';
+import { ACHIEVEMENTS, REWARD_POINTS, skipReward, uploadReward } from '@domain/rewards';
 import { adDurationFor, validateGameResult } from '@domain/games/scoring';
 import { adCompletionPoints } from '@domain/rewards';
 import { adBreakIds, createTestApp, signUp, type TestApp } from '../test/harness.js';
@@ -57,7 +57,7 @@ describe('points economy under forged and replayed calls', () => {
       });
       expect(r.statusCode).toBe(200);
     }
-    expected += DEFAULT_REWARD_POINTS.login;
+    expected += REWARD_POINTS.login;
 
     // Types the server cannot verify pay nothing, whatever points they claim.
     for (const type of ['points', 'upload', 'streak', 'achievement'] as const) {
@@ -76,7 +76,7 @@ describe('points economy under forged and replayed calls', () => {
       ).toBe(200);
       expect((await post('/api/app-status/activate', { utcOffsetMinutes: 0 })).statusCode).toBe(200);
     }
-    expected += DEFAULT_REWARD_POINTS.activation;
+    expected += REWARD_POINTS.activation;
 
     // Activities: forged pointsEarned/timeSaved ignored; each event id counts once, also under a
     // burst of concurrent replays.

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double.js';
 import { createTestApp, signUp, type TestApp } from '../test/harness.js';
-import { fuzzJson } from './fuzzers.js';
+import { fuzzJson } from './fuzz-json.js';
 import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support.js';
 
 /**
- * Promise 2 (JSON half), quick version (500 requests; the long suite sends 3,000): generated hostile requests across every endpoint in the
- * route table (wrong types, missing/extra fields, huge strings, deep nesting, invalid UTF-8,
+ * Bad input, the JSON half, quick version (500 requests; the long suite sends 3,000): generated
+ * hostile requests across every endpoint in the route table (wrong types, missing/extra fields, huge strings, deep nesting, invalid UTF-8,
  * oversize bodies, wrong content types): no 5xx, every 4xx has a clear message, server stays up.
  * The long suite (fuzz.long.test.ts) runs the same generator with more requests and other seeds.
  */

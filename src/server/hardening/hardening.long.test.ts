@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startStripeDouble } from '../features/payments/stripe-test-double.js';
 import { createTestApp, signUp } from '../test/harness.js';
-import { fuzzJson, runHostileUploads } from './fuzzers.js';
+import { fuzzJson } from './fuzz-json.js';
+import { runHostileUploads } from './hostile-uploads.js';
 import { runCrashScenario } from './proc/crash-scenario.js';
 import { printLoad, runLoad } from './proc/load-scenario.js';
 import { startOwnCluster } from './proc/pg.js';
@@ -104,7 +105,7 @@ describe('long hardening suite', () => {
     expect(f.orphansLeft + f.tempLeft + f.missingBlobs).toBe(0);
   }, 900_000);
 
-  // Promise 6. The user model (load-users.ts): 200 simulated users, each with its own keep-alive
+  // Load. The user model (load-users.ts): 200 simulated users, each with its own keep-alive
   // connection, a random start offset, a seeded request mix and a think time of 0.5-1.5 s after
   // every answer (about 1 request/s each), signed in to 40 accounts; the generator is its own process.
   it('load on PostgreSQL: 200 concurrent users (think time 0.5-1.5 s) for 60 s of mixed traffic, 0 errors, p99 <= 250 ms', async () => {

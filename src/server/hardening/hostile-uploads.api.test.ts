@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.js';
-import { runHostileUploads } from './fuzzers.js';
+import { runHostileUploads } from './hostile-uploads.js';
 import { recordFigure } from './support.js';
 
 /**
- * Promise 2 (files half), quick version: hostile image files (zero-byte, truncated, wrong magic,
+ * Bad input, the files half, quick version: hostile image files (zero-byte, truncated, wrong magic,
  * polyglots, pixel bombs, huge dimensions, corrupt EXIF, byte flips) through `POST /api/photos`:
  * each is refused with a 4xx and a message or ingested correctly, and nothing is half-written
  * (rows and blob files agree, no temp files). The long suite sends 240 with other seeds.

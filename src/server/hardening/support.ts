@@ -232,3 +232,18 @@ export async function recordFigure(promise: string, figure: string, value: strin
   const { appendFile } = await import('node:fs/promises');
   await appendFile(file, JSON.stringify({ promise, figure, value }) + '\n');
 }
+
+/** The promise for one answer: never 5xx; a 4xx carries a non-empty `message`. */
+export function judge(label: string, status: number, body: string, failures: string[]) {
+  if (status >= 500) failures.push(`${label} -> ${status} ${body.slice(0, 200)}`);
+  else if (status >= 400) {
+    let message: unknown;
+    try {
+      message = (JSON.parse(body) as { message?: unknown }).message;
+    } catch {
+      // not JSON
+    }
+    if (typeof message !== 'string' || message.trim().length < 3)
+      failures.push(`${label} -> ${status} without a clear message: ${body.slice(0, 200)}`);
+  }
+}

@@ -436,11 +436,12 @@ describe('proxy and cookies', () => {
     const ipOf = async (trustProxy: Config['trustProxy'], remoteAddress: string, xff?: string) => {
       const config = testConfig({ trustProxy });
       const app = await buildApp(config, { database });
-      app.get('/api/test-ip', async (request) => ({ ip: request.ip }));
+      // Outside /api: every /api route a test adds is private by default.
+      app.get('/test-ip', async (request) => ({ ip: request.ip }));
       await app.ready();
       try {
         const res = await app.inject({
-          url: '/api/test-ip',
+          url: '/test-ip',
           remoteAddress,
           headers: xff ? { 'x-forwarded-for': xff } : {},
         });

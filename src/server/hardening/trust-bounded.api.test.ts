@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
-import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PHOTO_LIST_DEFAULT } from '../../contract/photos.js';
@@ -12,6 +11,7 @@ import { pixelPassCount } from '../features/filters/filter-pipelines.js';
 import { createFilterPool, type FilterPool } from '../features/filters/filter-pool.js';
 import { APPLY_BUSY_MESSAGE } from '../features/filters/filters.service.js';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness.js';
+import { zeroPng } from '../test/png.js';
 import { jpeg, multipart } from './support.js';
 
 /**
@@ -48,38 +48,9 @@ function gatedPool(real: FilterPool) {
 }
 
 /** A valid 1-bit grayscale PNG of width x height, all black: a few KB on the wire, decodable. */
-function bilevelPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 1; // bit depth
-  ihdr[9] = 0; // grayscale
-  const row = Math.ceil(width / 8) + 1; // filter byte + packed pixels
-  const idat = deflateSync(Buffer.alloc(row * height), { level: 9 });
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', idat),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-function crc32(b: Buffer): number {
-  let c = ~0;
-  for (const byte of b) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
+const bilevelPng = (width: number, height: number) =>
+  // Each row: a filter byte and the packed pixels.
+  zeroPng({ width, height, bitDepth: 1, rawBytes: (Math.ceil(width / 8) + 1) * height });
 
 describe('trust: bounded work, quotas and upload rewards', () => {
   let database: TestDatabase;

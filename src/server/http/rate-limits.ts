@@ -12,7 +12,7 @@ import { tooMany } from './errors.js';
 export type RateLimitKey =
   /** the client address (IPv6 by /64, so one host cannot rotate through its own prefix) */
   | 'ip'
-  /** the signed-in user; the address when signed out (the handler then answers 401 anyway) */
+  /** the signed-in user (a private route's limits never see a signed-out request: the auth gate answers 401 first) */
   | 'user'
   /** address + the posted email: a stranger elsewhere never uses up the owner's attempts */
   | 'ip+email'

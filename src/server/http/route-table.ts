@@ -14,7 +14,10 @@ export interface RouteEntry {
   schema?: { body?: unknown; querystring?: unknown; params?: unknown; response?: Record<string, unknown> };
 }
 
-/** The only endpoints that answer without a session. Anything else must answer 401 signed out. */
+/**
+ * The only endpoints that answer without a session: the auth gate (http/session.ts) refuses every
+ * other /api route with 401 before its handler runs, and the authorisation tests read this list.
+ */
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /healthz',
   'GET /readyz',
@@ -27,6 +30,11 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/auth/reset-password',
   'POST /api/stripe/webhook',
 ]);
+
+/** Whether `METHOD /url` (the route's pattern, e.g. '/api/photos/:id') answers signed out; HEAD is its GET. */
+export function isPublicRoute(method: string, url: string): boolean {
+  return PUBLIC_ROUTES.has(`${method === 'HEAD' ? 'GET' : method} ${url}`);
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,7 +55,7 @@ export function collectRoutes(app: FastifyInstance) {
       table.push({
         method,
         url: route.url,
-        public: PUBLIC_ROUTES.has(`${method} ${route.url}`),
+        public: isPublicRoute(method, route.url),
         schema: route.schema as RouteEntry['schema'],
       });
     }

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { sessions, users } from '../db/schema.js';
 import { hashToken } from '../lib/tokens.js';
 import { unauthorized } from './errors.js';
+import { isPublicRoute } from './route-table.js';
 import { SessionCache } from './session-cache.js';
 
 export const SESSION_COOKIE = 'eyevu_session';
@@ -33,11 +34,16 @@ declare module 'fastify' {
   }
 }
 
-/** The signed-in user, or a 401 the error handler turns into `{message}`. */
-export function requireUser(request: FastifyRequest): SessionUser {
+/**
+ * The signed-in user of a request to a private route. The auth gate (registerAuthGate) already
+ * refused the request without one, so the throw only guards a route wrongly listed as public.
+ */
+export function userOf(request: FastifyRequest): SessionUser {
   if (!request.sessionUser) throw unauthorized();
   return request.sessionUser;
 }
+/** The former name of `userOf`, still used by the analysis routes. */
+export const requireUser = userOf;
 
 /**
  * Whether the browser's request was HTTPS: request.protocol (X-Forwarded-Proto from a trusted
@@ -114,6 +120,20 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
       request.log = request.log.child({ userId: user.id });
       reply.log = request.log;
     }
+  });
+}
+
+/**
+ * Deny by default: an /api request without a session answers 401 before validation, limits or its
+ * handler, unless its route is in PUBLIC_ROUTES (route-table.ts). Register after the session lookup.
+ * Paths without a route fall through to the JSON 404; non-API paths (the client, /healthz) are never gated.
+ */
+export function registerAuthGate(app: FastifyInstance) {
+  app.addHook('onRequest', async (request) => {
+    if (request.sessionUser || !request.url.startsWith('/api/')) return;
+    const route = request.routeOptions.url;
+    if (route === undefined || isPublicRoute(request.method, route)) return;
+    throw unauthorized();
   });
 }
 

@@ -23,14 +23,8 @@ export function createActivitiesRepository(db: Db) {
     async listForUser(userId: string, limit: number): Promise<ActivityRow[]> {
       return list.execute({ userId, limit });
     },
-    async findByEvent(tx: Db, userId: string, eventId: string): Promise<ActivityRow | undefined> {
-      if (tx === db) return (await byEvent.execute({ userId, eventId }))[0];
-      const [row] = await tx
-        .select()
-        .from(activities)
-        .where(and(eq(activities.userId, userId), eq(activities.eventId, eventId)))
-        .limit(1);
-      return row;
+    async findByEvent(userId: string, eventId: string): Promise<ActivityRow | undefined> {
+      return (await byEvent.execute({ userId, eventId }))[0];
     },
     /**
      * The INSERT of a new activity as a statement to compose (ledger.recordEventWithAward):
@@ -42,15 +36,6 @@ export function createActivitiesRepository(db: Db) {
         .values(values)
         .onConflictDoNothing({ target: [activities.userId, activities.eventId] })
         .returning({ id: activities.id, createdAt: activities.createdAt });
-    },
-    /** Undefined when this user already recorded the event id (the unique index decides, even under a race). */
-    async insert(tx: Db, values: typeof activities.$inferInsert): Promise<ActivityRow | undefined> {
-      const [row] = await tx
-        .insert(activities)
-        .values(values)
-        .onConflictDoNothing({ target: [activities.userId, activities.eventId] })
-        .returning();
-      return row;
     },
   };
 }

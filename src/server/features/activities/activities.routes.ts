@@ -3,15 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { activitiesResponse, createActivityBody, createActivityResponse } from '../../../contract/activities.js';
 import { adBreak, startAdBreakBody } from '../../../contract/ad-breaks.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
-import { createLedger } from '../rewards/index.js';
+import { userOf } from '../../http/session.js';
 import { createActivitiesRepository } from './activities.repository.js';
 import { createActivitiesService, type CanUseAdOverlay } from './activities.service.js';
 import { createAdBreaksRepository } from './ad-breaks.repository.js';
 import { createAdBreaksService } from './ad-breaks.service.js';
 
 export interface ActivitiesRouteOptions {
-  /** Ad-overlay gating (issue 5/6): pass the subscription check here. Defaults to allowing everyone. */
+  /** Ad-overlay gating: app.ts passes the subscription check. Defaults to allowing everyone. */
   canUseAdOverlay?: CanUseAdOverlay;
 }
 
@@ -20,7 +19,7 @@ export async function activitiesRoutes(app: FastifyInstance, ctx: AppContext, op
   const adBreaks = createAdBreaksService({ repo: createAdBreaksRepository(ctx.db), now: ctx.now });
   const service = createActivitiesService({
     repo: createActivitiesRepository(ctx.db),
-    ledger: createLedger(ctx.db),
+    ledger: ctx.ledger,
     adBreaks,
     canUseAdOverlay: opts.canUseAdOverlay,
   });
@@ -28,18 +27,18 @@ export async function activitiesRoutes(app: FastifyInstance, ctx: AppContext, op
 
   // Open to every signed-in user: free users play mini-games during ad breaks.
   r.post('/api/ad-breaks', { schema: { body: startAdBreakBody, response: { 201: adBreak } } }, async (request, reply) =>
-    reply.status(201).send(await adBreaks.start(requireUser(request).id, request.body.app)),
+    reply.status(201).send(await adBreaks.start(userOf(request).id, request.body.app)),
   );
 
   r.get('/api/activities', { schema: { response: { 200: activitiesResponse } } }, async (request) =>
-    service.list(requireUser(request).id),
+    service.list(userOf(request).id),
   );
 
   r.post(
     '/api/activities',
     { schema: { body: createActivityBody, response: { 200: createActivityResponse, 201: createActivityResponse } } },
     async (request, reply) => {
-      const user = requireUser(request);
+      const user = userOf(request);
       const key = request.headers['idempotency-key'];
       const result = await service.record(user.id, request.body, typeof key === 'string' ? key : undefined);
       return reply.status(result.recorded ? 201 : 200).send(result);

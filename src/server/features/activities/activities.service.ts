@@ -1,17 +1,17 @@
 import { adCompletionPoints, skipReward, skipRewardMessage } from '@domain/rewards';
 import { SIMULATED_ADS, validateGameResult } from '@domain/games/scoring';
 import type { Activity, CreateActivityBody, CreateActivityResponse } from '../../../contract/activities.js';
+import { PREMIUM_REQUIRED_MESSAGE } from '../../../contract/subscriptions.js';
 import { badRequest, conflict, forbidden } from '../../http/errors.js';
 import { toAchievementView, type Ledger } from '../rewards/index.js';
 import type { ActivitiesRepository, ActivityRow } from './activities.repository.js';
 import { MISSING_AD_BREAK_MESSAGE, SUPERSEDED_AD_BREAK_MESSAGE, type AdBreaksService } from './ad-breaks.service.js';
 
 export const ACTIVITIES_LIST_LIMIT = 200;
-export const AD_OVERLAY_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
 
 /**
- * May this user record an ad-overlay activity (an ad break WITHOUT a mini-game)? Gating is owned
- * by the subscriptions / ad-break work (issues 5 and 6); until they pass a real check, everyone may.
+ * May this user record an ad-overlay activity (an ad break WITHOUT a mini-game)? app.ts passes the
+ * subscription check; without one (feature tests), everyone may.
  */
 export type CanUseAdOverlay = (userId: string) => Promise<boolean>;
 export const allowAllAdOverlay: CanUseAdOverlay = async () => true;
@@ -76,7 +76,7 @@ export function createActivitiesService({
       try {
         const adBreak = await adBreaks.recordable(userId, eventId, ad.app);
         if (adBreak.recordedAt) {
-          const existing = await repo.findByEvent(ledger.db, userId, eventId);
+          const existing = await repo.findByEvent(userId, eventId);
           if (existing) return replay(existing);
         }
         if (body.gameData) {
@@ -85,18 +85,18 @@ export function createActivitiesService({
           points = check.points;
           game = { gameType: check.gameType, score: check.score, completed: check.completed };
         } else {
-          if (!(await canUseAdOverlay(userId))) throw forbidden(AD_OVERLAY_REQUIRED_MESSAGE);
+          if (!(await canUseAdOverlay(userId))) throw forbidden(PREMIUM_REQUIRED_MESSAGE);
           points = adCompletionPoints(ad.durationSeconds);
         }
       } catch (err) {
         // A replay of a recorded event answers as a replay, whatever its body or plan now says.
-        const existing = await repo.findByEvent(ledger.db, userId, eventId);
+        const existing = await repo.findByEvent(userId, eventId);
         if (existing) return replay(existing);
         throw err;
       }
       if (!(await adBreaks.claim(userId, eventId))) {
         // A newer ad break superseded this one after the check above.
-        const existing = await repo.findByEvent(ledger.db, userId, eventId);
+        const existing = await repo.findByEvent(userId, eventId);
         if (existing) return replay(existing);
         throw conflict(SUPERSEDED_AD_BREAK_MESSAGE);
       }
@@ -114,7 +114,7 @@ export function createActivitiesService({
       };
       // Two round trips: the snapshot (what the award makes due), then ONE statement that inserts
       // the row and, only if it is new, its entries and those achievements (see ledger.ts).
-      const snap = await ledger.snapshot(ledger.db, userId);
+      const snap = await ledger.snapshot(userId);
       const due = ledger.dueAfter(snap, { points: points + skip, adsSkipped: 1 });
       const result = await ledger.recordEventWithAward(
         userId,
@@ -127,7 +127,7 @@ export function createActivitiesService({
       );
       if (!result.event) {
         // Recorded before (a replay) or by a racing request with the same event id.
-        const row = await repo.findByEvent(ledger.db, userId, eventId);
+        const row = await repo.findByEvent(userId, eventId);
         if (!row) throw badRequest('Could not record the activity');
         return replay(row);
       }

@@ -16,7 +16,7 @@ describe(`activity awards in one statement (${testDbKind})`, () => {
   it('the 5th ad unlocks Ad Skipper, whose points unlock Point Master, each once', async () => {
     const { cookie, user } = await signUp(t.app);
     // 440 points from elsewhere: 4 ads (9 each) bring 476, the 5th 485, Ad Skipper (+30) 515 >= 500.
-    await createLedger(t.database.db).addEntries(t.database.db, user.id, [
+    await createLedger(t.database.db).addEntries(user.id, [
       { source: 'test', sourceEventId: 'test:seed', points: 440 },
     ]);
     const adBreakId = adBreakIds(t.app);

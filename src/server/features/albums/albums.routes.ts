@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { album, albumList, createAlbumBody } from '../../../contract/albums.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
+import { userOf } from '../../http/session.js';
 import { createAlbumsRepository } from './albums.repository.js';
 import { createAlbumsService } from './albums.service.js';
 
@@ -14,12 +14,12 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/albums', { schema: { response: { 200: albumList } } }, async (request) => {
-    const user = requireUser(request);
+    const user = userOf(request);
     return service.list(user.id);
   });
 
   r.post('/api/albums', { schema: { body: createAlbumBody, response: { 201: album } } }, async (request, reply) => {
-    const user = requireUser(request);
+    const user = userOf(request);
     const created = await service.create(user.id, request.body);
     return reply.code(201).send(created);
   });

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { activateBody, activateResponse, appStatus } from '../../../contract/app-status.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
-import { createLedger, createRewardsService } from '../rewards/index.js';
+import { userOf } from '../../http/session.js';
+import { createRewardsService } from '../rewards/index.js';
 import { createAppStatusRepository } from './app-status.repository.js';
 import { createAppStatusService } from './app-status.service.js';
 
@@ -11,22 +11,22 @@ import { createAppStatusService } from './app-status.service.js';
 export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createAppStatusService({
     repo: createAppStatusRepository(ctx.db),
-    rewards: createRewardsService({ ledger: createLedger(ctx.db) }),
+    rewards: createRewardsService({ ledger: ctx.ledger }),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/app-status', { schema: { response: { 200: appStatus } } }, async (request) =>
-    service.get(requireUser(request).id),
+    service.get(userOf(request).id),
   );
   r.post(
     '/api/app-status/activate',
     { schema: { body: activateBody, response: { 200: activateResponse } } },
-    async (request) => service.activate(requireUser(request).id),
+    async (request) => service.activate(userOf(request).id),
   );
   r.post('/api/app-status/deactivate', { schema: { response: { 200: appStatus } } }, async (request) =>
-    service.deactivate(requireUser(request).id),
+    service.deactivate(userOf(request).id),
   );
   r.post('/api/app-status/heartbeat', { schema: { response: { 200: appStatus } } }, async (request) =>
-    service.heartbeat(requireUser(request).id),
+    service.heartbeat(userOf(request).id),
   );
 }

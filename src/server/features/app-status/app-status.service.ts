@@ -15,7 +15,7 @@ export function toAppStatus(row: AppStatusRow | undefined): AppStatus {
 }
 
 /**
- * Spec section 4: inactive -> active via activate (sets activeSince and lastActivity, and the
+ * inactive -> active via activate (sets activeSince and lastActivity, and the
  * activation reward once per day of the user's stored zone); active -> inactive via deactivate; while active the
  * client's heartbeat refreshes lastActivity every 30 s.
  */

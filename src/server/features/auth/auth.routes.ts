@@ -10,7 +10,7 @@ import {
   userResponse,
 } from '../../../contract/auth.js';
 import type { AppContext } from '../../context.js';
-import { clearSessionCookie, requireUser, setSessionCookie } from '../../http/session.js';
+import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session.js';
 import { createAuthRepository, type UserRow } from './auth.repository.js';
 import { createAuthService } from './auth.service.js';
 import { createSmtpMailer, type Mailer } from './mailer.js';
@@ -42,7 +42,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/auth/user', { schema: { response: { 200: userResponse } } }, async (request) => ({
-    user: toUser(requireUser(request)),
+    user: toUser(userOf(request)),
   }));
 
   r.post(

@@ -22,9 +22,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { FILTERS, FILTER_IDS, INTENSITY, isFilterId, type FilterId, type FilterInfo } from '@domain/filters';
 
-// Sized for the 2-core target: more libvips threads than cores only add contention.
-sharp.concurrency(2);
-
 export { FILTER_IDS };
 export type { FilterId };
 

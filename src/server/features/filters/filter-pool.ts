@@ -29,7 +29,14 @@ interface Slot {
   current?: Pending & { id: number };
 }
 
-const spawn = () => spawnThread(import.meta.url, { source: './filter-thread.ts', bundled: './filter-thread.js' });
+/** What a filter thread is started with (its `workerData`). */
+export interface FilterThreadOptions {
+  /** libvips threads (config.imageThreads); unset keeps sharp's default. */
+  imageThreads?: number;
+}
+
+const spawn = (workerData: FilterThreadOptions) =>
+  spawnThread(import.meta.url, { source: './filter-thread.ts', bundled: './filter-thread.js' }, { workerData });
 
 /** The bytes as an ArrayBuffer the thread can take over (a copy only when they share one). */
 function transferable(u: Uint8Array): Uint8Array {
@@ -38,7 +45,7 @@ function transferable(u: Uint8Array): Uint8Array {
     : new Uint8Array(u);
 }
 
-export function createFilterPool(threads = DEFAULT_FILTER_THREADS): FilterPool {
+export function createFilterPool(threads = DEFAULT_FILTER_THREADS, thread: FilterThreadOptions = {}): FilterPool {
   if (!Number.isInteger(threads) || threads < 1) throw new Error('filter pool: threads must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({}));
   const queue: Pending[] = [];
@@ -54,7 +61,7 @@ export function createFilterPool(threads = DEFAULT_FILTER_THREADS): FilterPool {
 
   function ensureWorker(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
-    const w = spawn();
+    const w = spawn(thread);
     w.unref();
     w.on('message', (r: FilterThreadReply) => {
       const cur = slot.current;

@@ -2,7 +2,7 @@ import { and, eq, ne, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { photos, photoVersions } from '../../db/schema.js';
 import { lockBlobKeys } from '../../db/locks.js';
-import { createPhotosRepository, type PhotoRow } from '../photos/photos.repository.js';
+import { createPhotosRepository, type PhotoRow } from '../photos/index.js';
 
 export type PhotoVersionRow = typeof photoVersions.$inferSelect;
 export interface NewVersion {
@@ -17,12 +17,12 @@ export interface NewVersion {
 export function createFiltersRepository(db: Db) {
   const photosRepo = createPhotosRepository(db);
   return {
-    db,
-
     /** The user's photo by id, or their editor demo photo; the row as stored (original keys). */
     findOwned: photosRepo.find,
     findByDemoKey: photosRepo.findByDemoKey,
     storageUsed: photosRepo.storageUsed,
+    /** The row as shown, with its current version overlaid. */
+    shown: photosRepo.withCurrentVersion,
 
     /** Bytes of the photo's stored versions (what a new apply replaces). */
     async versionBytes(photoId: string): Promise<number> {

@@ -10,9 +10,8 @@ import {
   revertBody,
 } from '../../../contract/filters.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
-import { requireUser } from '../../http/session.js';
-import { storageFullMessage, storageQuotaFor } from '../photos/photos.service.js';
+import { userOf } from '../../http/session.js';
+import { createStorageCheck } from '../photos/index.js';
 import { createFilterPool, type FilterPool } from './filter-pool.js';
 import { createFiltersRepository } from './filters.repository.js';
 import { createFiltersService, type FiltersService } from './filters.service.js';
@@ -29,31 +28,28 @@ export async function filtersRoutes(
   opts: FiltersRouteOptions = {},
 ): Promise<FiltersService> {
   const repo = createFiltersRepository(ctx.db);
-  const pool = opts.pool ?? createFilterPool();
+  const pool = opts.pool ?? createFilterPool(undefined, { imageThreads: ctx.config.imageThreads });
   ctx.onClose.push(() => pool.close());
   const service = createFiltersService({
     repo,
     blobs: ctx.blobs,
     pool,
-    checkQuota: async (userId, addBytes, freedBytes) => {
-      const { tier } = await ctx.subscriptions.get(userId);
-      const quota = storageQuotaFor(ctx.config, tier);
-      const used = await repo.storageUsed(userId);
-      if (used - freedBytes + addBytes > quota) {
-        throw new AppError(413, storageFullMessage(tier, quota, used), 'storage_full');
-      }
-    },
+    checkQuota: createStorageCheck({
+      repo,
+      config: ctx.config,
+      tierOf: async (userId) => (await ctx.subscriptions.get(userId)).tier,
+    }),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(
     '/api/photo-filters/available',
     { schema: { querystring: availableQuery, response: { 200: availableResponse } } },
-    async (request) => service.available(requireUser(request).id, request.query.photoId),
+    async (request) => service.available(userOf(request).id, request.query.photoId),
   );
 
   r.get('/api/photo-filters/render', { schema: { querystring: renderQuery } }, async (request, reply) => {
-    const user = requireUser(request);
+    const user = userOf(request);
     const { photoId, filterName, intensity, size, v } = request.query;
     const tag = await service.renderTag(user.id, photoId, filterName, intensity, size);
     reply.header('ETag', tag.etag);
@@ -74,7 +70,7 @@ export async function filtersRoutes(
     '/api/photo-filters/preview',
     { schema: { body: filterRequest, response: { 200: previewResponse } } },
     async (request, reply) => {
-      const { previewUrl, hit } = await service.preview(requireUser(request).id, request.body);
+      const { previewUrl, hit } = await service.preview(userOf(request).id, request.body);
       reply.header('X-Render-Cache', hit ? 'hit' : 'miss');
       return { previewUrl };
     },
@@ -85,7 +81,7 @@ export async function filtersRoutes(
     { schema: { body: filterRequest, response: { 200: editResponse } } },
     async (request) => ({
       message: 'Filter applied',
-      photo: await service.apply(requireUser(request).id, request.body),
+      photo: await service.apply(userOf(request).id, request.body),
     }),
   );
 
@@ -94,7 +90,7 @@ export async function filtersRoutes(
     { schema: { body: revertBody, response: { 200: editResponse } } },
     async (request) => ({
       message: 'Original restored',
-      photo: await service.revert(requireUser(request).id, request.body.photoId),
+      photo: await service.revert(userOf(request).id, request.body.photoId),
     }),
   );
 

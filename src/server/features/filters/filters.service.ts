@@ -4,16 +4,20 @@ import type { FilterOption, FilterRenderSize, FilterRequest } from '../../../con
 import type { Photo } from '../../../contract/photos.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { withCurrentVersion } from '../photos/current-version.js';
-import { EDITOR_DEMO_KEY } from '../photos/demo-library.js';
-import { DEFAULT_MAX_PIXELS, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../photos/image-pipeline.js';
-import type { PhotoRow } from '../photos/photos.repository.js';
-import { toPhoto } from '../photos/photos.service.js';
+import { RenderCache } from '../../lib/render-cache.js';
+import {
+  DEFAULT_MAX_PIXELS,
+  EDITOR_DEMO_KEY,
+  PREVIEW_SIZE,
+  THUMBNAIL_SIZE,
+  toPhoto,
+  type PhotoRow,
+  type StorageCheck,
+} from '../photos/index.js';
 import type { ApplyOutput } from './apply-render.js';
 import { applyFilter, decodeForFilters, type RawRgb } from './filter-pipelines.js';
 import type { FilterPool } from './filter-pool.js';
 import type { FiltersRepository } from './filters.repository.js';
-import { RenderCache } from './render-cache.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VERSION_CHARS = 16;
@@ -44,7 +48,7 @@ export function createFiltersService(deps: {
    * Refuses (throws) when storing `addBytes` more would pass the user's storage quota;
    * `freedBytes` are the versions the new one replaces.
    */
-  checkQuota?: (userId: string, addBytes: number, freedBytes: number) => Promise<void>;
+  checkQuota?: StorageCheck;
   cacheBytes?: number;
 }) {
   const { repo, blobs, pool } = deps;
@@ -153,7 +157,7 @@ export function createFiltersService(deps: {
   let lastApply: { threadId: number; pixelPasses: number } | null = null;
 
   async function shown(row: PhotoRow): Promise<Photo> {
-    return toPhoto(await withCurrentVersion(repo.db, row));
+    return toPhoto(await repo.shown(row));
   }
 
   return {

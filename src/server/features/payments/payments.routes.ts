@@ -8,13 +8,17 @@ import {
   webhookResponse,
 } from '../../../contract/subscriptions.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
-import { createSubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
+import { userOf } from '../../http/session.js';
+import { createSubscriptionsRepository } from '../subscriptions/index.js';
 import { createPaymentsService } from './payments.service.js';
-import { createStripeGateway } from './stripe-gateway.js';
+import type { StripeGateway } from './stripe-gateway.js';
 
-export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const stripe = createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg));
+export interface PaymentsRouteOptions {
+  /** The Stripe gateway (payments/stripe-gateway.ts), built once by app.ts; null without STRIPE_SECRET_KEY. */
+  stripe: StripeGateway | null;
+}
+
+export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext, { stripe }: PaymentsRouteOptions) {
   const service = createPaymentsService({
     repo: createSubscriptionsRepository(ctx.db),
     stripe,
@@ -32,11 +36,11 @@ export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext) {
   r.post(
     '/api/create-subscription',
     { schema: { body: createSubscriptionBody, response: { 200: createSubscriptionResponse } } },
-    async (request) => service.createSubscription(requireUser(request), request.body),
+    async (request) => service.createSubscription(userOf(request), request.body),
   );
 
   r.get('/api/billing/invoices', { schema: { response: { 200: invoicesResponse } } }, async (request) => ({
-    invoices: await service.invoices(requireUser(request).id),
+    invoices: await service.invoices(userOf(request).id),
   }));
 
   // The signature covers the exact bytes Stripe sent, so this route alone keeps the body raw.

@@ -3,7 +3,7 @@ import { isBillingCycle, isTier, priceFor, type BillingCycle, type Tier } from '
 import type { CreateSubscriptionBody, Invoice } from '../../../contract/subscriptions.js';
 import { badRequest, conflict, unavailable } from '../../http/errors.js';
 import type { SessionUser } from '../../http/session.js';
-import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
+import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index.js';
 import { isSubscriptionActive } from '../../../domain/plans.js';
 import type { StripeGateway } from './stripe-gateway.js';
 
@@ -146,7 +146,7 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
 
   return {
     /**
-     * Spec: {tier, billingCycle} -> {clientSecret, amount}. The amount comes from Stripe's invoice,
+     * {tier, billingCycle} -> {clientSecret, amount}. The amount comes from Stripe's invoice,
      * priced from the catalogue; no client-sent price is used.
      */
     async createSubscription(user: SessionUser, body: CreateSubscriptionBody) {

@@ -2,9 +2,6 @@ import exifr from 'exifr';
 import sharp, { type Metadata } from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
 
-// Sized for the 2-core target: more libvips threads than cores only add contention.
-sharp.concurrency(2);
-
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;
 /**

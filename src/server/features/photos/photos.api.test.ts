@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { utimes } from 'node:fs/promises';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
 import { photos, subscriptions } from '../../db/schema.js';
 import { sha256Hex } from '../../storage/blob-store.js';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { zeroPng } from '../../test/png.js';
 import { createPhotosRepository } from './photos.repository.js';
 import { createPhotosService } from './photos.service.js';
 
@@ -54,36 +54,7 @@ async function fixtures() {
 }
 
 /** A valid PNG header claiming 30,000 x 30,000 pixels over a few real rows: tiny on disk, huge when decoded. */
-function pngBomb(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(30000, 0);
-  ihdr.writeUInt32BE(30000, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
-  const rows = deflateSync(Buffer.alloc(30001 * 16), { level: 9 });
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', rows),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const byte of buf) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return ~c >>> 0;
-}
+const pngBomb = () => zeroPng({ width: 30000, height: 30000, bitDepth: 8, rawBytes: 30001 * 16 });
 
 describe(`photos API (${testDbKind})`, () => {
   let t: TestApp;

@@ -6,6 +6,12 @@ import { photos, photoVersions, users } from '../../db/schema.js';
 export type PhotoRow = typeof photos.$inferSelect;
 export type NewPhotoRow = typeof photos.$inferInsert;
 
+/** The photo as shown: with a filter applied, its blobs are the applied version's. */
+export type ShownPhotoRow = PhotoRow & { appliedFilter: { filterName: string; intensity: number } | null };
+
+/** Filtered versions are always JPEG (see filters/filter-pipelines.ts FILTER_OUTPUT). */
+const VERSION_MIME = 'image/jpeg';
+
 /** Keyset position: the exact text of uploaded_at (microseconds survive the round trip) and the id. */
 export interface PhotoCursor {
   uploadedAt: string;
@@ -68,8 +74,40 @@ export function createPhotosRepository(db: Db) {
     .where(and(eq(photos.userId, sql.placeholder('userId')), eq(photos.id, sql.placeholder('id'))))
     .limit(1)
     .prepare('photos_by_id');
+  /**
+   * Overlays each row's current version (photos.current_version_id, set by the photo editor's
+   * apply) on the row: original/preview/thumbnail keys, size and mime become the edit's, so every
+   * URL and image route serves the edit while `photos.original_key` keeps the untouched original.
+   * One query for the whole list.
+   */
+  async function withCurrentVersions(rows: PhotoRow[]): Promise<ShownPhotoRow[]> {
+    const ids = [...new Set(rows.map((r) => r.currentVersionId).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return rows.map((r) => ({ ...r, appliedFilter: null }));
+    const versions = await db.select().from(photoVersions).where(inArray(photoVersions.id, ids));
+    const byVersionId = new Map(versions.map((v) => [v.id, v]));
+    return rows.map((r) => {
+      const v = r.currentVersionId ? byVersionId.get(r.currentVersionId) : undefined;
+      // A version of another photo is never shown (defensive: the id comes from the row itself).
+      if (!v || v.photoId !== r.id) return { ...r, appliedFilter: null };
+      return {
+        ...r,
+        originalKey: v.originalKey,
+        previewKey: v.previewKey,
+        thumbnailKey: v.thumbnailKey,
+        size: v.size,
+        mime: VERSION_MIME,
+        appliedFilter: { filterName: v.filterName, intensity: v.intensity },
+      };
+    });
+  }
+
   return {
-    db,
+    withCurrentVersions,
+
+    async withCurrentVersion(row: PhotoRow): Promise<ShownPhotoRow> {
+      const [shown] = await withCurrentVersions([row]);
+      return shown!;
+    },
 
     /** The newest `limit` photos. */
     async list(userId: string, limit: number): Promise<PhotoRow[]> {

@@ -16,8 +16,8 @@ import {
 } from '../../../contract/photos.js';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
-import { requireUser } from '../../http/session.js';
-import { RenderCache } from '../filters/render-cache.js';
+import { userOf } from '../../http/session.js';
+import { RenderCache } from '../../lib/render-cache.js';
 import { createPhotosRepository } from './photos.repository.js';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service.js';
 
@@ -91,7 +91,7 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
       '/api/photos',
       { schema: { querystring: photosQuery, response: { 200: photoList.or(photoPage) } } },
       async (request) => {
-        const user = requireUser(request);
+        const user = userOf(request);
         const { limit, cursor } = request.query;
         if (limit === undefined) {
           if (cursor) throw badRequest('cursor: needs limit');
@@ -102,11 +102,11 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     );
 
     r.get('/api/photos/summary', { schema: { response: { 200: photoSummary } } }, async (request) =>
-      service.summary(requireUser(request).id),
+      service.summary(userOf(request).id),
     );
 
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
-      const user = requireUser(request);
+      const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
       const allowance = await service.uploadAllowance(user.id);
       const ingested: Ingested[] = [];
@@ -131,14 +131,14 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     });
 
     r.get('/api/photos/:id', { schema: { params: photoIdParams, response: { 200: photo } } }, async (request) =>
-      service.get(requireUser(request).id, request.params.id),
+      service.get(userOf(request).id, request.params.id),
     );
 
     r.get(
       '/api/photos/:id/:variant',
       { schema: { params: photoFileParams, querystring: photoFileQuery } },
       async (request, reply) => {
-        const user = requireUser(request);
+        const user = userOf(request);
         const f = await service.file(user.id, request.params.id, request.params.variant);
         const etag = `"${f.key}"`;
         reply.header('ETag', etag);
@@ -167,7 +167,7 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
       '/api/photos/:id',
       { schema: { params: photoIdParams, response: { 200: deletePhotoResponse } } },
       async (request) => {
-        await service.remove(requireUser(request).id, request.params.id);
+        await service.remove(userOf(request).id, request.params.id);
         return { message: 'Photo deleted' };
       },
     );

@@ -1,7 +1,9 @@
 import { FREE_PHOTO_LIMIT, formatStorage, planFor, STORAGE_QUOTA_BYTES, type Tier } from '@domain/plans';
 import {
   PHOTO_LIST_DEFAULT,
+  photoCategory,
   type Photo,
+  type PhotoCategoryResult,
   type PhotoPage,
   type PhotoSummary,
   type PhotoVariant,
@@ -10,12 +12,11 @@ import {
 } from '../../../contract/photos.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
-import { withCurrentVersion, withCurrentVersions, type ShownPhotoRow } from './current-version.js';
 import { ImageRejected, makeDerivatives } from './image-pipeline.js';
-import { type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
+import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository.js';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
@@ -37,9 +38,34 @@ export const storageFullMessage = (tier: Tier, quotaBytes: number, usedBytes: nu
 export const storageQuotaFor = (config: Pick<Config, 'storageQuotaBytes'>, tier: Tier) =>
   config.storageQuotaBytes?.[tier] ?? STORAGE_QUOTA_BYTES[tier];
 
+/**
+ * The storage quota check of writes outside an upload (the photo editor's versions): refuses with
+ * 413 'Storage full' when storing `addBytes` more, less the `freedBytes` they replace, would pass
+ * the user's quota.
+ */
+export function createStorageCheck(deps: {
+  repo: Pick<PhotosRepository, 'storageUsed'>;
+  config: Pick<Config, 'storageQuotaBytes'>;
+  /** The tier of the user's active subscription ('free' without one). */
+  tierOf: (userId: string) => Promise<Tier>;
+}) {
+  return async (userId: string, addBytes: number, freedBytes: number): Promise<void> => {
+    const tier = await deps.tierOf(userId);
+    const quota = storageQuotaFor(deps.config, tier);
+    const used = await deps.repo.storageUsed(userId);
+    if (used - freedBytes + addBytes > quota) {
+      throw new AppError(413, storageFullMessage(tier, quota, used), 'storage_full');
+    }
+  };
+}
+export type StorageCheck = ReturnType<typeof createStorageCheck>;
+
 export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
+
+/** The stored category as the contract types it (analysis writes only these; anything else reads as not analysed). */
+const categoryOf = (stored: string | null): PhotoCategoryResult | null => photoCategory.safeParse(stored).data ?? null;
 
 /** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
 export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
@@ -58,7 +84,7 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
     height: row.height,
     thumbhash: row.thumbhash,
     analyzed: row.analyzed,
-    category: row.category,
+    category: categoryOf(row.category),
     tags: row.tags,
     description: row.description,
     albumId: row.albumId,
@@ -155,7 +181,7 @@ export function createPhotosService(deps: {
           ? await repo.find(userId, id)
           : undefined;
     if (!row) throw notFound('Photo not found.');
-    return withCurrentVersion(repo.db, row);
+    return repo.withCurrentVersion(row);
   }
 
   return {
@@ -164,11 +190,15 @@ export function createPhotosService(deps: {
 
     /** The spec's plain list, bounded: the newest PHOTO_LIST_DEFAULT photos. */
     async list(userId: string): Promise<Photo[]> {
-      return (await withCurrentVersions(repo.db, await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
+      return (await repo.withCurrentVersions(await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
     },
 
     async summary(userId: string): Promise<PhotoSummary> {
-      return repo.summary(userId);
+      const { categories, ...counts } = await repo.summary(userId);
+      return {
+        ...counts,
+        categories: categories.map((c) => ({ category: categoryOf(c.category) ?? 'uncategorized', count: c.count })),
+      };
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
@@ -177,7 +207,7 @@ export function createPhotosService(deps: {
       // A first page that is also the last holds every photo: its length is the total, no count(*).
       const [total, shown] = await Promise.all([
         !after && !next ? items.length : repo.count(userId),
-        withCurrentVersions(repo.db, items),
+        repo.withCurrentVersions(items),
       ]);
       return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
     },

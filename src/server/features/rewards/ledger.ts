@@ -1,17 +1,4 @@
-import {
-  and,
-  count,
-  desc,
-  eq,
-  gte,
-  inArray,
-  isNull,
-  sql,
-  sum,
-  type Placeholder,
-  type SQL,
-  type SQLWrapper,
-} from 'drizzle-orm';
+import { and, desc, eq, gte, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -21,8 +8,9 @@ import {
   type LoginStreakState,
 } from '@domain/rewards';
 import { isCalendarDay, type CalendarDay } from '@domain/calendar';
+import { calendarDayInZone } from '@domain/time-zone';
 import type { Db } from '../../db/client.js';
-import { achievements, activities, photos, pointsLedger } from '../../db/schema.js';
+import { achievements, activities, pointsLedger, users } from '../../db/schema.js';
 
 /**
  * The points ledger: the ONLY way points are added. Public API of the rewards feature, used by
@@ -92,31 +80,6 @@ export function createLedger(db: Db) {
     return [...byId.values()].filter((e) => inserted.has(e.sourceEventId));
   }
 
-  async function totalPoints(tx: Db, userId: string): Promise<number> {
-    const [row] = await tx
-      .select({ total: sum(pointsLedger.points) })
-      .from(pointsLedger)
-      .where(eq(pointsLedger.userId, userId));
-    return Number(row?.total ?? 0);
-  }
-
-  async function activityTotals(tx: Db, userId: string): Promise<{ adsSkipped: number; timeSaved: number }> {
-    const [row] = await tx
-      .select({ n: count(), time: sum(activities.timeSaved) })
-      .from(activities)
-      .where(eq(activities.userId, userId));
-    return { adsSkipped: Number(row?.n ?? 0), timeSaved: Number(row?.time ?? 0) };
-  }
-
-  /** Photos the user uploaded; the demo library seeded at sign-up does not count. */
-  async function photoCount(tx: Db, userId: string): Promise<number> {
-    const [row] = await tx
-      .select({ n: count() })
-      .from(photos)
-      .where(and(eq(photos.userId, userId), isNull(photos.demoKey)));
-    return Number(row?.n ?? 0);
-  }
-
   /** Local days ('YYYY-MM-DD') with a login reward, ascending, from `login:<day>` event ids. */
   async function loginDays(tx: Db, userId: string): Promise<{ days: CalendarDay[]; lastLoginAt: Date | null }> {
     const rows = await tx
@@ -126,14 +89,6 @@ export function createLedger(db: Db) {
     const days = daysOf(rows.map((r) => r.id));
     const lastLoginAt = rows.reduce<Date | null>((m, r) => (!m || r.at > m ? r.at : m), null);
     return { days, lastLoginAt };
-  }
-
-  async function unlockedIds(tx: Db, userId: string): Promise<string[]> {
-    const rows = await tx
-      .select({ id: achievements.achievementId })
-      .from(achievements)
-      .where(eq(achievements.userId, userId));
-    return rows.map((r) => r.id);
   }
 
   const snapshotQuery = (q: Db, userId: string | Placeholder) =>
@@ -313,21 +268,33 @@ export function createLedger(db: Db) {
     };
   }
 
+  /**
+   * The user's calendar day at `at`, in the zone stored on the account (UTC without one). Offsets the
+   * client sends are never used for this: they let one person claim several days in an hour.
+   * `lock` holds the user's row until the transaction ends, so two logins decide one after the other.
+   */
+  async function userDay(tx: Db, userId: string, at: Date, opts: { lock?: boolean } = {}): Promise<CalendarDay> {
+    const query = tx.select({ timeZone: users.timeZone }).from(users).where(eq(users.id, userId)).limit(1);
+    const [row] = opts.lock ? await query.for('update') : await query;
+    return calendarDayInZone(at, row?.timeZone ?? null);
+  }
+
+  /** The reads and writes that take part in a transaction, on one handle (the database or the transaction). */
+  const on = (q: Db): LedgerTx => ({
+    addEntries: (userId: string, entries: LedgerEntry[]) => addEntries(q, userId, entries),
+    unlockAchievements: (userId: string) => unlockAchievements(q, userId),
+    loginDays: (userId: string) => loginDays(q, userId),
+    snapshot: (userId: string) => snapshot(q, userId),
+    userDay: (userId: string, at: Date, opts?: { lock?: boolean }) => userDay(q, userId, at, opts),
+  });
+
   return {
-    db,
-    addEntries,
+    ...on(db),
     dueAfter,
     recordEventWithAward,
-    totalPoints,
-    activityTotals,
-    photoCount,
-    loginDays,
-    unlockedIds,
-    snapshot,
-    unlockAchievements,
-    /** Runs `fn` in one transaction (the activity row and its ledger entries commit together). */
-    transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => fn(tx as unknown as Db));
+    /** Runs `fn` in one transaction: everything it does through the handed ledger commits together. */
+    transaction<T>(fn: (tx: LedgerTx) => Promise<T>): Promise<T> {
+      return db.transaction((tx) => fn(on(tx as unknown as Db)));
     },
     /** Adds entries and unlocks achievements in one transaction. */
     async award(userId: string, entries: LedgerEntry[]) {
@@ -342,15 +309,16 @@ export function createLedger(db: Db) {
     async entriesSince(userId: string, since: Date) {
       return entriesSincePrepared.execute({ userId, since: since.toISOString() });
     },
-    async hasEvents(userId: string, eventIds: string[]) {
-      if (eventIds.length === 0) return [];
-      const rows = await db
-        .select({ id: pointsLedger.sourceEventId })
-        .from(pointsLedger)
-        .where(and(eq(pointsLedger.userId, userId), inArray(pointsLedger.sourceEventId, eventIds)));
-      return rows.map((r) => r.id);
-    },
   };
+}
+
+/** The ledger's reads and writes that take part in a transaction (`ledger.transaction` hands one in). */
+export interface LedgerTx {
+  addEntries(userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]>;
+  unlockAchievements(userId: string): Promise<Achievement[]>;
+  loginDays(userId: string): Promise<{ days: CalendarDay[]; lastLoginAt: Date | null }>;
+  snapshot(userId: string): Promise<LedgerSnapshot>;
+  userDay(userId: string, at: Date, opts?: { lock?: boolean }): Promise<CalendarDay>;
 }
 export type Ledger = ReturnType<typeof createLedger>;
 

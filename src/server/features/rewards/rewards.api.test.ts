@@ -38,7 +38,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
       payload: payload.eventId === undefined ? payload : { ...payload, eventId: id },
     });
   };
-  /** Ad-overlay activities need an active subscription (issue 6): the modal's free trial. */
+  /** Ad-overlay activities need an active subscription: the modal's free trial. */
   const subscribe = async (cookie: string) => {
     const res = await inject({
       method: 'POST',

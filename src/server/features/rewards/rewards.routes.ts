@@ -8,13 +8,12 @@ import {
   statsQuery,
 } from '../../../contract/rewards.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
-import { createLedger } from './ledger.js';
+import { userOf } from '../../http/session.js';
 import { createRewardsService } from './rewards.service.js';
 
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const service = createRewardsService({ ledger: createLedger(ctx.db) });
+  const service = createRewardsService({ ledger: ctx.ledger });
   // Upload reward: 5 per photo content never rewarded before, after the photos feature has stored them.
   ctx.onPhotosUploaded?.push((userId, uploads) =>
     service.recordUpload(
@@ -25,17 +24,17 @@ export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/rewards', { schema: { response: { 200: rewardsSummary } } }, async (request) =>
-    service.summary(requireUser(request).id),
+    service.summary(userOf(request).id),
   );
 
   r.post(
     '/api/rewards/record',
     { schema: { body: recordRewardBody, response: { 200: recordRewardResponse } } },
     // A posted utcOffsetMinutes is accepted but never decides the day: the stored zone does.
-    async (request) => service.record(requireUser(request).id, request.body.type),
+    async (request) => service.record(userOf(request).id, request.body.type),
   );
 
   r.get('/api/stats', { schema: { querystring: statsQuery, response: { 200: stats } } }, async (request) =>
-    service.stats(requireUser(request).id, request.query.utcOffsetMinutes),
+    service.stats(userOf(request).id, request.query.utcOffsetMinutes),
   );
 }

@@ -2,7 +2,7 @@ import {
   ACHIEVEMENT_UNLOCKED_MESSAGE,
   APP_ACTIVATED_MESSAGE,
   clampUtcOffset,
-  DEFAULT_REWARD_POINTS,
+  REWARD_POINTS,
   nextLoginStreak,
   PHOTO_UPLOADED_MESSAGE,
   photosUploadedMessage,
@@ -20,7 +20,6 @@ import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
 import type { UploadReward } from '../../../contract/photos.js';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '../../../contract/rewards.js';
 import { streakFromDays, type Ledger } from './ledger.js';
-import { userDay } from './user-day.js';
 
 export const toAchievementView = (a: Achievement): AchievementView => ({
   id: a.id,
@@ -39,10 +38,10 @@ export interface RewardsServiceDeps {
  * is due and how many points it is worth (src/domain/rewards.ts). Posted `points` are ignored.
  */
 export function createRewardsService({ ledger, now = () => new Date() }: RewardsServiceDeps) {
-  const today = (userId: string) => userDay(ledger.db, userId, now());
+  const today = (userId: string) => ledger.userDay(userId, now());
 
   async function streakNow(userId: string) {
-    return streakFromDays((await ledger.loginDays(ledger.db, userId)).days).currentStreak;
+    return streakFromDays((await ledger.loginDays(userId)).days).currentStreak;
   }
 
   /**
@@ -53,8 +52,8 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   async function recordLogin(userId: string): Promise<RecordRewardResponse> {
     const at = now();
     const result = await ledger.transaction(async (tx) => {
-      const day = await userDay(tx, userId, at, { lock: true });
-      const { days, lastLoginAt } = await ledger.loginDays(tx, userId);
+      const day = await tx.userDay(userId, at, { lock: true });
+      const { days, lastLoginAt } = await tx.loginDays(userId);
       const next = nextLoginStreak(streakFromDays(days), day);
       const tooSoon = lastLoginAt !== null && at.getTime() - lastLoginAt.getTime() < MIN_MS_BETWEEN_LOGIN_DAYS;
       let added = 0;
@@ -65,7 +64,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
           {
             source: 'login',
             sourceEventId: `login:${day}`,
-            points: DEFAULT_REWARD_POINTS.login,
+            points: REWARD_POINTS.login,
             message,
             createdAt: at,
           },
@@ -79,10 +78,10 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
             createdAt: at,
           });
         }
-        added = (await ledger.addEntries(tx, userId, entries)).reduce((s, e) => s + e.points, 0);
+        added = (await tx.addEntries(userId, entries)).reduce((s, e) => s + e.points, 0);
       }
-      const newAchievements = await ledger.unlockAchievements(tx, userId);
-      const currentStreak = streakFromDays((await ledger.loginDays(tx, userId)).days).currentStreak;
+      const newAchievements = await tx.unlockAchievements(userId);
+      const currentStreak = streakFromDays((await tx.loginDays(userId)).days).currentStreak;
       return { day, added, message, newAchievements, currentStreak };
     });
     return response('login', result.day, result.added, result.message, result.currentStreak, result.newAchievements);
@@ -95,7 +94,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
       {
         source: 'activation',
         sourceEventId: `activation:${day}`,
-        points: DEFAULT_REWARD_POINTS.activation,
+        points: REWARD_POINTS.activation,
         message: APP_ACTIVATED_MESSAGE,
       },
     ]);
@@ -113,7 +112,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
     const entries = [...new Set(contentHashes)].map((hash) => ({
       source: 'upload',
       sourceEventId: `upload:${hash}`,
-      points: DEFAULT_REWARD_POINTS.upload,
+      points: REWARD_POINTS.upload,
       message: PHOTO_UPLOADED_MESSAGE,
     }));
     const { added, newAchievements } = await ledger.award(userId, entries);
@@ -141,7 +140,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
         return recordActivation(userId);
       case 'streak': {
         const day = await today(userId);
-        const { days } = await ledger.loginDays(ledger.db, userId);
+        const { days } = await ledger.loginDays(userId);
         const streak = streakFromDays(days).currentStreak;
         const loggedInToday = days.includes(day);
         const entries =
@@ -173,7 +172,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   }
 
   async function summary(userId: string): Promise<RewardsSummary> {
-    const snap = await ledger.snapshot(ledger.db, userId);
+    const snap = await ledger.snapshot(userId);
     return {
       lastLoginDate: snap.lastLoginAt ? snap.lastLoginAt.toISOString() : null,
       currentStreak: streakFromDays(snap.loginDays).currentStreak,
@@ -187,7 +186,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   async function stats(userId: string, utcOffsetMinutes?: number): Promise<Stats> {
     const at = now();
     const [snap, entries] = await Promise.all([
-      ledger.snapshot(ledger.db, userId),
+      ledger.snapshot(userId),
       ledger.entriesSince(userId, new Date(at.getTime() - 8 * DAY_MS)),
     ]);
     return {

@@ -1,5 +1,5 @@
 import { isSubscriptionActive } from '../../../domain/plans.js';
-import type { Subscription } from '../../../contract/subscriptions.js';
+import { PREMIUM_REQUIRED_MESSAGE, type Subscription } from '../../../contract/subscriptions.js';
 import type { Db } from '../../db/client.js';
 import { forbidden } from '../../http/errors.js';
 import { createSubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository.js';
@@ -50,8 +50,6 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
   };
 }
 
-export const PREMIUM_REQUIRED = 'Premium subscription required for ad overlay';
-
 /**
  * What other features use to gate on the server (photos over the free limit, the ad overlay):
  * `isActive` for a yes/no, `requireActive` to throw the 403 the client shows as an upgrade prompt.
@@ -66,7 +64,7 @@ export function createSubscriptionReader(db: Db) {
       return isSubscriptionActive(await repo.findByUser(userId), now);
     },
     /** Throws 403 `{message}` for a user without an active subscription. */
-    async requireActive(userId: string, message = PREMIUM_REQUIRED, now: Date = new Date()): Promise<void> {
+    async requireActive(userId: string, message = PREMIUM_REQUIRED_MESSAGE, now: Date = new Date()): Promise<void> {
       if (!(await this.isActive(userId, now))) throw forbidden(message);
     },
   };

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { DAY_MS } from '../../../domain/calendar';
 import { subscriptions } from '../../db/schema.js';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { createSubscriptionReader, PREMIUM_REQUIRED } from './subscription-reader.js';
+import { PREMIUM_REQUIRED_MESSAGE } from '../../../contract/subscriptions.js';
+import { createSubscriptionReader } from './subscription-reader.js';
 
 describe(`subscriptions API (${testDbKind})`, () => {
   let t: TestApp;
@@ -141,7 +142,10 @@ describe(`subscriptions API (${testDbKind})`, () => {
     const { user: paid, cookie } = await signUp(t.app);
     await post(cookie, '/api/subscription', { plan: 'monthly', status: 'active', price: 499 });
     const reader = t.app.ctx.subscriptions;
-    await expect(reader.requireActive(free.id)).rejects.toMatchObject({ statusCode: 403, message: PREMIUM_REQUIRED });
+    await expect(reader.requireActive(free.id)).rejects.toMatchObject({
+      statusCode: 403,
+      message: PREMIUM_REQUIRED_MESSAGE,
+    });
     await expect(reader.requireActive(paid.id)).resolves.toBeUndefined();
     // 8 days later the 7-day trial has ended.
     await expect(reader.requireActive(paid.id, undefined, new Date(Date.now() + 8 * DAY_MS))).rejects.toMatchObject({

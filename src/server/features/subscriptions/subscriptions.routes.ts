@@ -7,35 +7,36 @@ import {
   upgradeResponse,
 } from '../../../contract/subscriptions.js';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/session.js';
-import { createStripeGateway } from '../payments/stripe-gateway.js';
+import { userOf } from '../../http/session.js';
 import { createSubscriptionsRepository } from './subscriptions.repository.js';
-import { createSubscriptionsService } from './subscriptions.service.js';
+import { createSubscriptionsService, type SubscriptionCanceller } from './subscriptions.service.js';
 
-export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const service = createSubscriptionsService({
-    repo: createSubscriptionsRepository(ctx.db),
-    stripe: createStripeGateway(ctx.config, (msg, detail) => app.log.error(detail, msg)),
-  });
+export interface SubscriptionsRouteOptions {
+  /** The payment provider, to cancel a Stripe subscription; null when payments are not configured. */
+  stripe: SubscriptionCanceller | null;
+}
+
+export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext, opts: SubscriptionsRouteOptions) {
+  const service = createSubscriptionsService({ repo: createSubscriptionsRepository(ctx.db), stripe: opts.stripe });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>
-    service.view(requireUser(request).id),
+    service.view(userOf(request).id),
   );
 
   r.post(
     '/api/subscription',
     { schema: { body: legacySubscriptionBody, response: { 201: subscriptionResponse } } },
-    async (request, reply) => reply.status(201).send(await service.startTrial(requireUser(request).id, request.body)),
+    async (request, reply) => reply.status(201).send(await service.startTrial(userOf(request).id, request.body)),
   );
 
   r.post(
     '/api/subscription/upgrade',
     { schema: { body: upgradeBody, response: { 200: upgradeResponse } } },
-    async (request) => service.upgrade(requireUser(request).id, request.body),
+    async (request) => service.upgrade(userOf(request).id, request.body),
   );
 
   r.post('/api/subscription/cancel', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>
-    service.cancel(requireUser(request).id),
+    service.cancel(userOf(request).id),
   );
 }

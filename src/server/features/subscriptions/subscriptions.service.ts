@@ -10,7 +10,6 @@ import {
 } from '../../../domain/plans.js';
 import type { LegacySubscriptionBody, Subscription, UpgradeBody } from '../../../contract/subscriptions.js';
 import { badRequest, conflict } from '../../http/errors.js';
-import type { StripeGateway } from '../payments/stripe-gateway.js';
 import { toSubscriptionView } from './subscription-reader.js';
 import type { SubscriptionsRepository } from './subscriptions.repository.js';
 
@@ -18,9 +17,15 @@ export const TRIAL_USED = 'The free trial has already been used on this account.
 export const ALREADY_ACTIVE = 'You already have an active subscription.';
 export const PRICE_MISMATCH = 'The price does not match the selected plan. Please reload the pricing page.';
 
+/** What cancelling needs of the payment provider (the payments feature's Stripe gateway). */
+export interface SubscriptionCanceller {
+  cancelAtPeriodEnd(stripeSubscriptionId: string): Promise<void>;
+}
+
 interface Deps {
   repo: SubscriptionsRepository;
-  stripe: StripeGateway | null;
+  /** Null when payments are not configured. */
+  stripe: SubscriptionCanceller | null;
   now?: () => Date;
 }
 
