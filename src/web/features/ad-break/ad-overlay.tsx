@@ -8,12 +8,8 @@ import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
-import { PhotoViewer } from '../gallery/photo-viewer';
-import { photosQueryOptions } from '../gallery/photos-query';
-import { activitiesQueryOptions } from '../rewards/activities-query';
-import { announceActivity } from '../rewards/announce';
-import { rewardsQueryOptions } from '../rewards/rewards-query';
-import { statsQueryOptions } from '../rewards/stats-query';
+import { PhotoViewer, photosQueryOptions } from '../gallery';
+import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
 import { adBreakActivity, recordAdBreak } from './record-ad-break';
 

@@ -2,9 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
 import { toast } from '../../app/toast-store';
 import { errorMessage } from '../../lib/api';
-import { useSubscription } from '../billing/subscription-query';
-import { UpgradeModal } from '../pricing/upgrade-modal';
-import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
+import { UpgradeModal, useSubscription } from '../subscription';
+import { useAppStatus, useSetAppActive } from '../rewards';
 import { AdOverlay } from './ad-overlay';
 import { startAdBreak } from './record-ad-break';
 

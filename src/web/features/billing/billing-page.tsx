@@ -11,12 +11,15 @@ import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
-import { formatTrialDate, trialCheckoutPath } from '../pricing/trial';
-import { UpgradeModal } from '../pricing/upgrade-modal';
-import { useSubscriptionDetails } from '../pricing/use-subscription-details';
+import {
+  formatTrialDate,
+  subscriptionQueryOptions,
+  trialCheckoutPath,
+  UpgradeModal,
+  useSubscriptionDetails,
+} from '../subscription';
 import { CancelSubscriptionDialog } from './cancel-dialog';
 import { invoicesQueryOptions, useInvoices } from './invoices-query';
-import { subscriptionQueryOptions } from './subscription-query';
 import { useCancelSubscription } from './use-cancel-subscription';
 
 const formatDate = (iso: string) =>

@@ -12,12 +12,10 @@ import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from
 import { useCallback } from 'react';
 import { Link } from 'wouter';
 import { Card } from '../../components/ui/card';
-import { useAuth } from '../auth/use-auth';
-import { useSubscription } from '../billing/subscription-query';
-import { useActivities } from '../rewards/activities-query';
-import { useStats } from '../rewards/stats-query';
-import { ActivityList } from './activity-list';
-import { useAdBreak } from '../ad-break/use-ad-break';
+import { useAuth } from '../auth';
+import { useSubscription } from '../subscription';
+import { ActivityList, useActivities, useStats } from '../rewards';
+import { useAdBreak } from '../ad-break';
 import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
 import { StatusCard } from './status-card';

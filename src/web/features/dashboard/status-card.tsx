@@ -2,7 +2,7 @@ import { formatElapsed } from '@domain/format';
 import { Power } from 'lucide-react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
-import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
+import { useAppStatus, useSetAppActive } from '../rewards';
 
 /** Spec "Status card". */
 export function StatusCard({ now }: { now: Date }) {

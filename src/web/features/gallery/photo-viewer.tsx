@@ -6,7 +6,7 @@ import { formatCountdown, formatSizeMb } from '@domain/format';
 import { cn } from '../../lib/cn';
 import { clampView, IDENTITY, panView, pinchView, viewTransform, type Point, type ZoomView } from './pinch-zoom';
 import { PhotoImage } from './photo-image';
-import type { Photo } from './photos-query';
+import type { Photo } from '@contract/photos';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 

@@ -3,9 +3,7 @@ import { useCallback, useState } from 'react';
 import type { UploadResponse } from '@contract/photos';
 import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
 import { toast } from '../../app/toast-store';
-import { announceReward } from '../rewards/announce';
-import { rewardsQueryOptions } from '../rewards/rewards-query';
-import { statsQueryOptions } from '../rewards/stats-query';
+import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
 
 /** The server takes at most this many files per request; larger selections go in several uploads. */

@@ -7,8 +7,8 @@ import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../app/toast-store';
 import { cn } from '../../lib/cn';
-import { photoSummaryQueryOptions, photosQueryOptions, type Photo, type PhotoSummary } from '../gallery/photos-query';
-import { PhotoImage } from '../gallery/photo-image';
+import type { Photo, PhotoSummary } from '@contract/photos';
+import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
 

@@ -17,9 +17,8 @@ import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
-import { useAuth } from '../auth/use-auth';
-import { formatTrialDate } from './trial';
-import { useSubscriptionDetails } from './use-subscription-details';
+import { useAuth } from '../auth';
+import { formatTrialDate, useSubscriptionDetails } from '../subscription';
 import { useUpgrade } from './use-upgrade';
 
 const FAQ = [

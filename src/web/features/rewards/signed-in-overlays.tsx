@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { OnboardingModal } from '../onboarding/onboarding-modal';
+import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
 import { useAppStatus, useAppStatusHeartbeat } from './app-status-query';
 import { NotificationToast } from './notification-toast';

@@ -5,12 +5,11 @@ import { Link } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
-import { useLogout } from '../auth/use-auth';
-import { useSubscription } from '../billing/subscription-query';
-import { ActivityList } from '../dashboard/activity-list';
+import { useLogout } from '../auth';
+import { useSubscription } from '../subscription';
 import { useNow } from '../../lib/use-now';
-import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding/onboarding-store';
-import { useActivities } from '../rewards/activities-query';
+import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
+import { ActivityList, useActivities } from '../rewards';
 import { ThemeCustomizer } from './theme-customizer';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {

@@ -16,7 +16,7 @@ import { cn } from '../../lib/cn';
 import { useStartTrial } from './use-start-trial';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { formatTrialDate } from './trial';
-import { useSubscriptionDetails } from './use-subscription-details';
+import { useSubscriptionDetails } from './subscription-query';
 
 export interface UpgradeModalProps {
   open: boolean;
