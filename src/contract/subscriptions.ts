@@ -6,6 +6,9 @@ import { BILLING_CYCLES, TIERS } from '../domain/plans';
  * server routes and the client screens. Prices are integer cents; the server decides them from
  * the catalogue in src/domain/plans.ts, a client-sent price is only checked against it.
  */
+/** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
+export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
+
 export const tier = z.enum(TIERS);
 export const billingCycle = z.enum(BILLING_CYCLES);
 

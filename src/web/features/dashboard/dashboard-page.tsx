@@ -12,6 +12,7 @@ import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from
 import { useCallback } from 'react';
 import { Link } from 'wouter';
 import { Card } from '../../components/ui/card';
+import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
 import { useSubscription } from '../subscription';
 import { ActivityList, useActivities, useStats } from '../rewards';
@@ -153,7 +154,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
                 <img src={p.thumbnailUrl || p.url} alt={p.name} className="size-full object-cover" loading="lazy" />
                 {p.analyzed && p.category && (
                   <span className="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">
-                    {p.category.replace(/_/g, ' ')}
+                    {categoryLabel(photoCategoryOf(p.category))}
                   </span>
                 )}
               </li>

@@ -1,5 +1,6 @@
 import {
   formatPricePerCycle,
+  FREE_PHOTO_LIMIT_LABEL,
   MOST_POPULAR_TAG,
   PLANS,
   priceFor,
@@ -28,7 +29,7 @@ const FAQ = [
   },
   {
     q: 'What does the free plan include?',
-    a: 'Up to 50 photos, mini-games during ad breaks, points and achievements, and basic statistics.',
+    a: `${FREE_PHOTO_LIMIT_LABEL}, mini-games during ad breaks, points and achievements, and basic statistics.`,
   },
   {
     q: 'How does yearly billing save money?',

@@ -21,7 +21,7 @@ import { useSubscriptionDetails } from './subscription-query';
 export interface UpgradeModalProps {
   open: boolean;
   onOpenChange: (open: boolean) => void;
-  /** Why it opened, e.g. 'Premium subscription required for ad overlay'. */
+  /** Why it opened, e.g. `PREMIUM_REQUIRED_MESSAGE`. */
   note?: string;
 }
 
