@@ -6,6 +6,7 @@ import { Images } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
+import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
@@ -90,7 +91,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
 
   return (
     <div
-      className="fixed inset-0 z-50 mx-auto flex max-w-[430px] flex-col bg-black text-white"
+      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white"
       data-testid="ad-overlay"
     >
       <section aria-label="Sample Advertisement" className="flex flex-col gap-2 p-4">
@@ -98,19 +99,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
           <span className="font-semibold">Sample Advertisement</span>
           <span className="opacity-80">{app}</span>
         </div>
-        <div
-          role="progressbar"
-          aria-label="Ad progress"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={elapsed}
-          className="h-1.5 overflow-hidden rounded-full bg-white/20"
-        >
-          <div
-            className="h-full bg-warning transition-[width] duration-1000 ease-linear"
-            style={{ width: `${elapsed}%` }}
-          />
-        </div>
+        <ProgressBar value={elapsed} label="Ad progress" look="ad" />
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
         {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. */}
         {!galleryOpen && !gameOpen && (

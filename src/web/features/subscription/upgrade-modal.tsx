@@ -1,4 +1,3 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import {
   DEFAULT_UPGRADE_MODAL_PLAN,
   TRIAL_LABEL,
@@ -11,10 +10,10 @@ import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { toast } from '../../app/toast-store';
 import { Button } from '../../components/ui/button';
+import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useStartTrial } from './use-start-trial';
-import { useReturnFocus } from '../../lib/use-return-focus';
 import { formatTrialDate } from './trial';
 import { useSubscriptionDetails } from './subscription-query';
 
@@ -32,7 +31,6 @@ export interface UpgradeModalProps {
  * offering a button that can only fail.
  */
 export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
-  const returnFocus = useReturnFocus(open);
   const [plan, setPlan] = useState<UpgradeModalPlanId>(DEFAULT_UPGRADE_MODAL_PLAN);
   const startTrial = useStartTrial();
   const { subscription } = useSubscriptionDetails(open);
@@ -61,92 +59,79 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
     });
 
   return (
-    <Dialog.Root open={open} onOpenChange={(next) => !startTrial.isPending && onOpenChange(next)}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
-        <Dialog.Content
-          onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-[71] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-xl"
-        >
-          <div className="flex items-start justify-between gap-2">
-            <div>
-              <Dialog.Title className="text-xl font-bold">Upgrade to Premium</Dialog.Title>
-              <Dialog.Description className="text-sm text-muted">
-                Browse your photos instead of watching ads
-              </Dialog.Description>
-            </div>
-            <Dialog.Close asChild>
-              <Button variant="ghost" size="icon" aria-label="Close">
-                <X className="size-5" aria-hidden />
-              </Button>
-            </Dialog.Close>
-          </div>
-          {note && (
-            <p role="note" className="rounded-xl bg-primary-soft px-3 py-2 text-sm font-medium">
-              {note}
-            </p>
-          )}
-          <div role="radiogroup" aria-label="Plan" className="flex flex-col gap-3">
-            {UPGRADE_MODAL_PLANS.map((p) => {
-              const selected = p.id === plan;
-              return (
-                <button
-                  key={p.id}
-                  type="button"
-                  role="radio"
-                  aria-checked={selected}
-                  onClick={() => setPlan(p.id)}
-                  className={cn(
-                    'flex min-h-16 items-center justify-between gap-3 rounded-xl border-2 p-3 text-left transition',
-                    selected ? 'border-primary bg-primary-soft' : 'border-border bg-surface',
-                  )}
-                >
-                  <span className="flex flex-col">
-                    <span className="flex items-center gap-2 font-semibold capitalize">
-                      {p.id}
-                      {p.tag && (
-                        <span className="rounded-full bg-primary px-2 py-0.5 text-xs text-primary-fg">{p.tag}</span>
-                      )}
-                    </span>
-                    <span className="text-sm text-muted">{p.note}</span>
-                  </span>
-                  <span className="flex items-center gap-2 font-bold">
-                    {p.priceLabel}
-                    {selected && <Check className="size-5 text-primary" aria-hidden />}
-                  </span>
-                </button>
-              );
-            })}
-          </div>
-          <p id={trialTermsId} className="rounded-xl bg-surface-2 px-3 py-2 text-sm">
-            {trialUsed ? (
-              <>
-                The free trial has already been used on this account.{' '}
-                <Link href="/pricing" onClick={() => onOpenChange(false)} className="font-semibold text-fg underline">
-                  View Pricing Plans
-                </Link>
-              </>
-            ) : (
-              // An estimate from this device's clock: the server fixes the real end when the trial starts.
-              `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
-            )}
-          </p>
-          <Button
-            size="lg"
-            onClick={start}
-            disabled={startTrial.isPending || trialUsed}
-            aria-describedby={trialTermsId}
-          >
-            {startTrial.isPending ? 'Processing...' : 'Start Free Trial'}
+    <Dialog open={open} onOpenChange={(next) => !startTrial.isPending && onOpenChange(next)}>
+      <div className="flex items-start justify-between gap-2">
+        <div>
+          <DialogTitle className="text-xl font-bold">Upgrade to Premium</DialogTitle>
+          <DialogDescription className="text-sm text-muted">
+            Browse your photos instead of watching ads
+          </DialogDescription>
+        </div>
+        <DialogClose asChild>
+          <Button variant="ghost" size="icon" aria-label="Close">
+            <X className="size-5" aria-hidden />
           </Button>
-          <Dialog.Close asChild>
-            <button type="button" className="min-h-11 text-sm text-muted underline-offset-2 hover:underline">
-              Maybe Later
+        </DialogClose>
+      </div>
+      {note && (
+        <p role="note" className="rounded-xl bg-primary-soft px-3 py-2 text-sm font-medium">
+          {note}
+        </p>
+      )}
+      <div role="radiogroup" aria-label="Plan" className="flex flex-col gap-3">
+        {UPGRADE_MODAL_PLANS.map((p) => {
+          const selected = p.id === plan;
+          return (
+            <button
+              key={p.id}
+              type="button"
+              role="radio"
+              aria-checked={selected}
+              onClick={() => setPlan(p.id)}
+              className={cn(
+                'flex min-h-16 items-center justify-between gap-3 rounded-xl border-2 p-3 text-left transition',
+                selected ? 'border-primary bg-primary-soft' : 'border-border bg-surface',
+              )}
+            >
+              <span className="flex flex-col">
+                <span className="flex items-center gap-2 font-semibold capitalize">
+                  {p.id}
+                  {p.tag && (
+                    <span className="rounded-full bg-primary px-2 py-0.5 text-xs text-primary-fg">{p.tag}</span>
+                  )}
+                </span>
+                <span className="text-sm text-muted">{p.note}</span>
+              </span>
+              <span className="flex items-center gap-2 font-bold">
+                {p.priceLabel}
+                {selected && <Check className="size-5 text-primary" aria-hidden />}
+              </span>
             </button>
-          </Dialog.Close>
-          <p className="text-center text-xs text-muted">{TRIAL_LABEL}</p>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+          );
+        })}
+      </div>
+      <p id={trialTermsId} className="rounded-xl bg-surface-2 px-3 py-2 text-sm">
+        {trialUsed ? (
+          <>
+            The free trial has already been used on this account.{' '}
+            <Link href="/pricing" onClick={() => onOpenChange(false)} className="font-semibold text-fg underline">
+              View Pricing Plans
+            </Link>
+          </>
+        ) : (
+          // An estimate from this device's clock: the server fixes the real end when the trial starts.
+          `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
+        )}
+      </p>
+      <Button size="lg" onClick={start} disabled={startTrial.isPending || trialUsed} aria-describedby={trialTermsId}>
+        {startTrial.isPending ? 'Processing...' : 'Start Free Trial'}
+      </Button>
+      <DialogClose asChild>
+        <button type="button" className="min-h-11 text-sm text-muted underline-offset-2 hover:underline">
+          Maybe Later
+        </button>
+      </DialogClose>
+      <p className="text-center text-xs text-muted">{TRIAL_LABEL}</p>
+    </Dialog>
   );
 }
