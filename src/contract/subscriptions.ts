@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { BILLING_CYCLES, TIERS } from '../domain/plans';
 
 /**
- * Subscription, upgrade, checkout and billing shapes (spec sections 3 and 7), shared by the
- * server routes and the client screens. Prices are integer cents; the server decides them from
+ * Subscription, upgrade, checkout and billing shapes, shared by the server routes and the client
+ * screens. Prices are integer cents; the server decides them from
  * the catalogue in src/domain/plans.ts, a client-sent price is only checked against it.
  */
-/** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
-export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
-
 export const tier = z.enum(TIERS);
 export const billingCycle = z.enum(BILLING_CYCLES);
+
+/** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
+export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
 
 /**
  * 'active' is the only status that unlocks paid features, and only while endDate is in the future

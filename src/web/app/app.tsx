@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
+import { Toaster } from '../components/ui/toaster';
 import { createQueryClient } from '../lib/api';
 // Screens come from their features' front doors as lazy components: each is its own chunk, so the
 // login screen does not download the gallery.
@@ -22,7 +23,6 @@ import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
 import { watchSystemTheme } from './theme';
-import { Toaster } from './toaster';
 
 // The gallery's front door also carries the photo viewer that the ad overlay uses, so the router
 // opens that door lazily too: the viewer stays out of the first download.

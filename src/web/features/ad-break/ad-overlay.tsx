@@ -4,7 +4,7 @@ import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
@@ -27,7 +27,7 @@ export interface AdOverlayProps {
 }
 
 /**
- * Spec section 2, 'Simulated ad overlay': the ad panel behind, the user's photos on top with an m:ss
+ * The simulated ad overlay: the ad panel behind, the user's photos on top with an m:ss
  * countdown, and the mini-game dialog from Play Game. Mounted once the server started the ad break,
  * so its 0 comes after the server's end of the ad. At 0 the break is recorded once
  * (`POST /api/activities`, the ad-break id as Idempotency-Key), the skip reward shown, stats and activities

@@ -1,7 +1,7 @@
 import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
 import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
 import { UpgradeModal, useSubscription } from '../subscription';
 import { useAppStatus, useSetAppActive } from '../rewards';

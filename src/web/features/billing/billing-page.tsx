@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Check, Receipt, X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';

@@ -31,11 +31,11 @@ function capitalize(s: string) {
 }
 
 export interface DashboardPageProps {
-  /** The ad overlay (issue 6) replaces the placeholder through this handler. */
+  /** Starts a simulated ad for a subscriber instead of the ad break (tests pass their own). */
   onStartAd?: StartAd;
 }
 
-/** Spec "Dashboard (/)". Every number comes from the server (stats from the points ledger). */
+/** The home screen. Every number comes from the server (stats from the points ledger). */
 export default function DashboardPage() {
   return <Dashboard />;
 }
@@ -51,7 +51,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { data: activities = [], isLoading: activitiesLoading } = useActivities();
   const { photos, total: photoTotal, analyzed, organized } = useDashboardPhotos();
   const { subscription, isActive: subscribed } = useSubscription();
-  // Ad break (issue 6): upgrade modal without a subscription, else activate + overlay.
+  // Ad break: the upgrade modal without a subscription, else activate and show the overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
   const startAd = useCallback<StartAd>(
     (app, durationSeconds) => {

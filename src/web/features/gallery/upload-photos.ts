@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import type { UploadResponse } from '@contract/photos';
 import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
 

@@ -38,8 +38,8 @@ const FEATURES = [
 ];
 
 /**
- * The spec lists six steps (welcome, how-it-works, upload-photos, activation, test-detection,
- * complete) but counts seven; the seventh, 'rewards', explains points before the final step.
+ * Seven steps (welcome, how-it-works, upload-photos, activation, test-detection, rewards, complete):
+ * 'rewards' explains points before the final step.
  */
 export const ONBOARDING_STEPS: readonly Step[] = [
   {
@@ -99,7 +99,7 @@ export const ONBOARDING_STEPS: readonly Step[] = [
   },
 ];
 
-/** Spec "Onboarding modal". Mounted once for signed-in users; auto-opens 1 s after the first load. */
+/** The setup guide. Mounted once for signed-in users; auto-opens 1 s after the first load. */
 export function OnboardingModal() {
   const { open, step } = useOnboarding();
   const [, navigate] = useLocation();

@@ -5,7 +5,7 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { cn } from '../../lib/cn';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import type { Photo, PhotoSummary } from '@contract/photos';

@@ -57,7 +57,7 @@ function Toggle({
 const linkButton =
   'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary';
 
-/** Spec "Settings (/settings)". */
+/** Ad detection, gallery, notifications and theme preferences, the tutorial and the activity history. */
 export default function SettingsPage() {
   const logout = useLogout();
   const { isActive: subscribed } = useSubscription();

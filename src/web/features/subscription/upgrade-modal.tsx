@@ -8,7 +8,7 @@ import {
 import { Check, X } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { errorMessage, errorStatus } from '../../lib/api';
@@ -25,7 +25,7 @@ export interface UpgradeModalProps {
 }
 
 /**
- * Spec 'Upgrade to Premium' modal: two plans (monthly default), 'Start Free Trial' activates a
+ * The 'Upgrade to Premium' modal: two plans (monthly default), 'Start Free Trial' activates a
  * 7-day premium trial through POST /api/subscription; closes on success, stays open on failure.
  * It says when the trial would end, and once the account's trial is spent it says so instead of
  * offering a button that can only fail.
@@ -51,7 +51,7 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
         onOpenChange(false);
       },
       onError: (err) => {
-        // A used trial (409) has a message worth reading; anything else is the spec's generic text.
+        // A used trial (409) has a message worth reading; anything else gets the generic text.
         const description =
           errorStatus(err) === 409 ? errorMessage(err, 'Please try again later.') : 'Please try again later.';
         toast({ title: 'Subscription failed', description, variant: 'destructive' });
