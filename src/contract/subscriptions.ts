@@ -13,6 +13,9 @@ export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad ov
 
 export const billingCycle = z.enum(BILLING_CYCLES);
 
+/** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
+export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
+
 /**
  * 'active' is the only status that unlocks paid features, and only while endDate is in the future
  * (an expired row reads as 'expired'). 'inactive' is the free default of a user with no row.

@@ -38,6 +38,8 @@ export interface Plan {
 
 /** The free plan is limited to this many photos; paid plans are unlimited. */
 export const FREE_PHOTO_LIMIT = 50;
+/** How the free plan's limit reads in the plan list and the pricing FAQ. */
+export const FREE_PHOTO_LIMIT_LABEL = `Up to ${FREE_PHOTO_LIMIT} photos`;
 
 const GIB = 1024 ** 3;
 /**
@@ -64,7 +66,7 @@ export const PLANS: readonly Plan[] = [
     id: 'free',
     name: 'Free',
     description: 'Get started with ad breaks and mini-games',
-    features: ['Up to 50 photos', 'Mini-games during ads', 'Points and achievements', 'Basic statistics'],
+    features: [FREE_PHOTO_LIMIT_LABEL, 'Mini-games during ads', 'Points and achievements', 'Basic statistics'],
     monthlyPrice: 0,
     yearlyPrice: 0,
     popular: false,

@@ -2,11 +2,20 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
+import { Toaster } from '../components/ui/toaster';
 import { createQueryClient } from '../lib/api';
-import { useAuth } from '../features/auth/use-auth';
-import NotFoundPage from '../features/not-found/not-found-page';
-import { useAppStatus } from '../features/rewards/app-status-query';
-import { SignedInOverlays } from '../features/rewards/signed-in-overlays';
+// Screens come from their features' front doors as lazy components: each is its own chunk, so the
+// login screen does not download the gallery.
+import { ForgotPasswordPage, LoginPage, RegisterPage, useAuth } from '../features/auth';
+import { BillingPage } from '../features/billing';
+import { CheckoutPage } from '../features/checkout';
+import { DashboardPage } from '../features/dashboard';
+import { NotFoundPage } from '../features/not-found';
+import { OrganizerPage } from '../features/organizer';
+import { PhotoEditorPage } from '../features/photo-editor';
+import { PricingPage } from '../features/pricing';
+import { SignedInOverlays, useAppStatus } from '../features/rewards';
+import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
 import { ServiceWorkerUpdates } from './pwa/register-sw';
@@ -14,21 +23,10 @@ import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
 import { watchSystemTheme } from './theme';
-import { Toaster } from './toaster';
 
-// Each screen is its own chunk: the login screen does not download the gallery.
-// The login screen too: signed-in visits then load neither react-hook-form nor zod up front.
-const LoginPage = lazy(() => import('../features/auth/login-page'));
-const RegisterPage = lazy(() => import('../features/auth/register-page'));
-const ForgotPasswordPage = lazy(() => import('../features/auth/forgot-password-page'));
-const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
-const GalleryPage = lazy(() => import('../features/gallery/gallery-page'));
-const BillingPage = lazy(() => import('../features/billing/billing-page'));
-const PricingPage = lazy(() => import('../features/pricing/pricing-page'));
-const SettingsPage = lazy(() => import('../features/settings/settings-page'));
-const OrganizerPage = lazy(() => import('../features/organizer/organizer-page'));
-const PhotoEditorPage = lazy(() => import('../features/photo-editor/photo-editor-page'));
-const CheckoutPage = lazy(() => import('../features/checkout/checkout-page'));
+// The gallery's front door also carries the photo viewer that the ad overlay uses, so the router
+// opens that door lazily too: the viewer stays out of the first download.
+const GalleryPage = lazy(() => import('../features/gallery').then((m) => m.loadGalleryPage()));
 
 function SignedInApp() {
   const { data: appStatus } = useAppStatus();

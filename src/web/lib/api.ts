@@ -1,6 +1,6 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
 
-/** Spec section 8: a failed response becomes `Error("<status>: <body text or status text>")`. */
+/** A failed response becomes `Error("<status>: <body text or status text>")`. */
 export async function throwIfResNotOk(res: Response) {
   if (!res.ok) {
     const text = (await res.text()) || res.statusText;

@@ -10,7 +10,7 @@ export interface UpdatePromptProps {
 /** Shown when a new service worker is waiting: the user chooses when the page reloads. */
 export function UpdatePrompt({ needRefresh, onReload, onDismiss }: UpdatePromptProps) {
   return (
-    <div role="status" aria-live="polite" className="fixed inset-x-0 bottom-20 z-[95] flex justify-center px-3">
+    <div role="status" aria-live="polite" className="fixed inset-x-0 bottom-20 z-toast flex justify-center px-3">
       {needRefresh && (
         <div
           data-testid="update-prompt"

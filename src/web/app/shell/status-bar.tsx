@@ -30,7 +30,7 @@ export function StatusBar({ active = false }: { active?: boolean }) {
   // Once a second, so the clock never lags by more than that.
   const now = useNow(1000);
   return (
-    <header className="sticky top-0 z-40 flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
+    <header className="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
       <time dateTime={now.toISOString()} className="w-14 text-sm font-semibold tabular-nums" data-testid="clock">
         {formatClock12h(now)}
       </time>

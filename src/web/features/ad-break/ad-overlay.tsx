@@ -4,16 +4,13 @@ import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
+import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
-import { PhotoViewer } from '../gallery/photo-viewer';
-import { photosQueryOptions } from '../gallery/photos-query';
-import { activitiesQueryOptions } from '../rewards/activities-query';
-import { announceActivity } from '../rewards/announce';
-import { rewardsQueryOptions } from '../rewards/rewards-query';
-import { statsQueryOptions } from '../rewards/stats-query';
+import { PhotoViewer, photosQueryOptions } from '../gallery';
+import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
 import { adBreakActivity, recordAdBreak } from './record-ad-break';
 
@@ -30,7 +27,7 @@ export interface AdOverlayProps {
 }
 
 /**
- * Spec section 2, 'Simulated ad overlay': the ad panel behind, the user's photos on top with an m:ss
+ * The simulated ad overlay: the ad panel behind, the user's photos on top with an m:ss
  * countdown, and the mini-game dialog from Play Game. Mounted once the server started the ad break,
  * so its 0 comes after the server's end of the ad. At 0 the break is recorded once
  * (`POST /api/activities`, the ad-break id as Idempotency-Key), the skip reward shown, stats and activities
@@ -94,7 +91,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
 
   return (
     <div
-      className="fixed inset-0 z-50 mx-auto flex max-w-[430px] flex-col bg-black text-white"
+      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white"
       data-testid="ad-overlay"
     >
       <section aria-label="Sample Advertisement" className="flex flex-col gap-2 p-4">
@@ -102,19 +99,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
           <span className="font-semibold">Sample Advertisement</span>
           <span className="opacity-80">{app}</span>
         </div>
-        <div
-          role="progressbar"
-          aria-label="Ad progress"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={elapsed}
-          className="h-1.5 overflow-hidden rounded-full bg-white/20"
-        >
-          <div
-            className="h-full bg-warning transition-[width] duration-1000 ease-linear"
-            style={{ width: `${elapsed}%` }}
-          />
-        </div>
+        <ProgressBar value={elapsed} label="Ad progress" look="ad" />
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
         {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. */}
         {!galleryOpen && !gameOpen && (

@@ -7,15 +7,14 @@ import {
   type PlayableGameType,
   rating,
 } from '@domain/games/scoring';
-import * as Dialog from '@radix-ui/react-dialog';
 import { Brain, HelpCircle, Star, Target, X } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../../components/ui/button';
+import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { cn } from '../../lib/cn';
 import { MemoryGame } from './memory-game';
 import { ReactionGame } from './reaction-game';
 import { TriviaGame } from './trivia-game';
-import { useReturnFocus } from '../../lib/use-return-focus';
 
 /** What the dialog reports once per opening (the shape of the activity's gameData). */
 export type MiniGameOutcome = GameData & { gameType: PlayableGameType | 'none' };
@@ -60,7 +59,6 @@ export function MiniGameDialog({
   nextSeed = randomSeed,
 }: MiniGameDialogProps) {
   const [view, setView] = useState<View>({ kind: 'select' });
-  const returnFocus = useReturnFocus(open);
   // Each opening starts at the selection view.
   const [wasOpen, setWasOpen] = useState(open);
   if (open !== wasOpen) {
@@ -82,50 +80,46 @@ export function MiniGameDialog({
   };
 
   return (
-    <Dialog.Root open={open} onOpenChange={(next) => (next ? onOpenChange(true) : close())}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-[60] bg-black/60" />
-        <Dialog.Content
-          onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-[61] flex max-h-[92vh] w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-4 text-fg shadow-xl"
-          onPointerDownOutside={(e) => e.preventDefault()}
-        >
-          <header className="flex items-start gap-2">
-            <div className="min-w-0 flex-1">
-              <Dialog.Title className="text-lg font-bold">Ad Break Mini-Game</Dialog.Title>
-              <Dialog.Description className="text-sm text-muted">
-                {app} ad • {adDuration}s
-              </Dialog.Description>
-            </div>
-            <Dialog.Close asChild>
-              <Button variant="ghost" size="icon" aria-label="Close mini-game">
-                <X className="size-5" aria-hidden />
-              </Button>
-            </Dialog.Close>
-          </header>
+    <Dialog
+      open={open}
+      onOpenChange={(next) => (next ? onOpenChange(true) : close())}
+      layer="game"
+      onPointerDownOutside={(e) => e.preventDefault()}
+    >
+      <header className="flex items-start gap-2">
+        <div className="min-w-0 flex-1">
+          <DialogTitle className="text-lg font-bold">Ad Break Mini-Game</DialogTitle>
+          <DialogDescription className="text-sm text-muted">
+            {app} ad • {adDuration}s
+          </DialogDescription>
+        </div>
+        <DialogClose asChild>
+          <Button variant="ghost" size="icon" aria-label="Close mini-game">
+            <X className="size-5" aria-hidden />
+          </Button>
+        </DialogClose>
+      </header>
 
-          {view.kind === 'select' && (
-            <GameSelection
-              onPick={(game) => {
-                setView({ kind: 'playing', game, seed: nextSeed() });
-                onGameStart?.(game);
-              }}
-              onSkip={close}
-            />
-          )}
-          {view.kind === 'playing' && view.game === 'memory' && (
-            <MemoryGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('memory')} />
-          )}
-          {view.kind === 'playing' && view.game === 'reaction' && (
-            <ReactionGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('reaction')} />
-          )}
-          {view.kind === 'playing' && view.game === 'trivia' && (
-            <TriviaGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('trivia')} />
-          )}
-          {view.kind === 'result' && <GameResult score={view.score} onContinue={() => onOpenChange(false)} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      {view.kind === 'select' && (
+        <GameSelection
+          onPick={(game) => {
+            setView({ kind: 'playing', game, seed: nextSeed() });
+            onGameStart?.(game);
+          }}
+          onSkip={close}
+        />
+      )}
+      {view.kind === 'playing' && view.game === 'memory' && (
+        <MemoryGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('memory')} />
+      )}
+      {view.kind === 'playing' && view.game === 'reaction' && (
+        <ReactionGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('reaction')} />
+      )}
+      {view.kind === 'playing' && view.game === 'trivia' && (
+        <TriviaGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('trivia')} />
+      )}
+      {view.kind === 'result' && <GameResult score={view.score} onContinue={() => onOpenChange(false)} />}
+    </Dialog>
   );
 }
 

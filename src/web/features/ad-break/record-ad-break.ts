@@ -6,7 +6,7 @@ import { apiRequest } from '../../lib/api';
 import type { MiniGameOutcome } from './mini-game-dialog';
 
 /**
- * The `POST /api/activities` body for a finished ad break (spec section 3, Activity record).
+ * The `POST /api/activities` body for a finished ad break.
  * The points and time saved are what the rules give; the server recomputes both anyway.
  */
 export function adBreakActivity(app: string, adDuration: number, outcome: MiniGameOutcome | null): CreateActivityBody {

@@ -16,6 +16,7 @@ import {
   triviaTimeLeftSeconds,
 } from '@domain/games/trivia';
 import { useReducer } from 'react';
+import { ProgressBar } from '../../components/ui/progress-bar';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro } from './game-intro';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
@@ -71,16 +72,7 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
         <span>{triviaQuestionLabel(game)}</span>
         <span className="tabular-nums">{triviaTimeLeftSeconds(game, now)}s left</span>
       </div>
-      <div
-        role="progressbar"
-        aria-label="Trivia progress"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={progress}
-        className="h-2 overflow-hidden rounded-full bg-surface-2"
-      >
-        <div className="h-full bg-primary transition-all" style={{ width: `${progress}%` }} />
-      </div>
+      <ProgressBar value={progress} label="Trivia progress" />
       {question ? (
         <>
           <span className="self-start rounded-full bg-primary-soft px-2 py-0.5 text-xs font-medium">

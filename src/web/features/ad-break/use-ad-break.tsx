@@ -1,14 +1,12 @@
+import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
 import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
-import { useSubscription } from '../billing/subscription-query';
-import { UpgradeModal } from '../pricing/upgrade-modal';
-import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
+import { UpgradeModal, useSubscription } from '../subscription';
+import { useAppStatus, useSetAppActive } from '../rewards';
 import { AdOverlay } from './ad-overlay';
 import { startAdBreak } from './record-ad-break';
-
-export const AD_OVERLAY_REQUIRED = 'Premium subscription required for ad overlay';
 
 interface RunningAd {
   app: string;
@@ -18,8 +16,8 @@ interface RunningAd {
 }
 
 /**
- * The dashboard's Test Features handler (spec section 2): without an active subscription it opens
- * the upgrade modal with 'Premium subscription required for ad overlay'; with one it activates the
+ * The dashboard's Test Features handler: without an active subscription it opens the upgrade modal
+ * with `PREMIUM_REQUIRED_MESSAGE`; with one it activates the
  * app status (if not already active), asks the server to start the ad break and then shows the
  * simulated ad overlay for the server's duration (the server times the break; only it can let the
  * activity count). Presses while a break starts or runs are ignored. Mount `element`.
@@ -63,7 +61,7 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
           onClose={() => setAd(null)}
         />
       )}
-      <UpgradeModal open={upgradeOpen} onOpenChange={setUpgradeOpen} note={AD_OVERLAY_REQUIRED} />
+      <UpgradeModal open={upgradeOpen} onOpenChange={setUpgradeOpen} note={PREMIUM_REQUIRED_MESSAGE} />
     </>
   );
   return { start, element };

@@ -2,7 +2,7 @@
 import type { Subscription } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, within } from '@testing-library/react';
-import { formatTrialDate } from '../pricing/trial';
+import { formatTrialDate } from '../subscription';
 import BillingPage from './billing-page';
 
 const TRIAL_END = '2026-03-17T12:00:00.000Z';

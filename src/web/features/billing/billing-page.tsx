@@ -4,19 +4,22 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Check, Receipt, X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
-import { formatTrialDate, trialCheckoutPath } from '../pricing/trial';
-import { UpgradeModal } from '../pricing/upgrade-modal';
-import { useSubscriptionDetails } from '../pricing/use-subscription-details';
+import {
+  formatTrialDate,
+  subscriptionQueryOptions,
+  trialCheckoutPath,
+  UpgradeModal,
+  useSubscriptionDetails,
+} from '../subscription';
 import { CancelSubscriptionDialog } from './cancel-dialog';
 import { invoicesQueryOptions, useInvoices } from './invoices-query';
-import { subscriptionQueryOptions } from './subscription-query';
 import { useCancelSubscription } from './use-cancel-subscription';
 
 const formatDate = (iso: string) =>

@@ -1,7 +1,7 @@
 import type { Subscription } from '@contract/subscriptions';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api';
-import { subscriptionQueryOptions } from './subscription-query';
+import { subscriptionQueryOptions } from '../subscription';
 
 /** POST /api/subscription/cancel: a trial ends at once, a paid plan at the end of its period. */
 export function useCancelSubscription() {

@@ -1,7 +1,7 @@
 import { formatCents } from '@domain/format';
 import { PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { useState, type FormEvent } from 'react';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 
 /** Card form from the payment provider; confirmation returns to /billing?success=true. */

@@ -60,7 +60,7 @@ export default function CheckoutPage() {
   const creationUnavailable = errorStatus(created.error) === 503;
 
   useEffect(() => {
-    // Spec: missing params, or a failed subscription creation, go back to /pricing.
+    // Missing params, or a failed subscription creation, go back to /pricing to choose again.
     if (!valid || (created.isError && !creationUnavailable)) navigate('/pricing', { replace: true });
   }, [valid, created.isError, creationUnavailable, navigate]);
 

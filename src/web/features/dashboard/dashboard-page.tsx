@@ -12,12 +12,11 @@ import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from
 import { useCallback } from 'react';
 import { Link } from 'wouter';
 import { Card } from '../../components/ui/card';
-import { useAuth } from '../auth/use-auth';
-import { useSubscription } from '../billing/subscription-query';
-import { useActivities } from '../rewards/activities-query';
-import { useStats } from '../rewards/stats-query';
-import { ActivityList } from './activity-list';
-import { useAdBreak } from '../ad-break/use-ad-break';
+import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
+import { useAuth } from '../auth';
+import { useSubscription } from '../subscription';
+import { ActivityList, useActivities, useStats } from '../rewards';
+import { useAdBreak } from '../ad-break';
 import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
 import { StatusCard } from './status-card';
@@ -32,11 +31,11 @@ function capitalize(s: string) {
 }
 
 export interface DashboardPageProps {
-  /** The ad overlay (issue 6) replaces the placeholder through this handler. */
+  /** Starts a simulated ad for a subscriber instead of the ad break (tests pass their own). */
   onStartAd?: StartAd;
 }
 
-/** Spec "Dashboard (/)". Every number comes from the server (stats from the points ledger). */
+/** The home screen. Every number comes from the server (stats from the points ledger). */
 export default function DashboardPage() {
   return <Dashboard />;
 }
@@ -52,7 +51,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { data: activities = [], isLoading: activitiesLoading } = useActivities();
   const { photos, total: photoTotal, analyzed, organized } = useDashboardPhotos();
   const { subscription, isActive: subscribed } = useSubscription();
-  // Ad break (issue 6): upgrade modal without a subscription, else activate + overlay.
+  // Ad break: the upgrade modal without a subscription, else activate and show the overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
   const startAd = useCallback<StartAd>(
     (app, durationSeconds) => {
@@ -155,7 +154,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
                 <img src={p.thumbnailUrl || p.url} alt={p.name} className="size-full object-cover" loading="lazy" />
                 {p.analyzed && p.category && (
                   <span className="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">
-                    {p.category.replace(/_/g, ' ')}
+                    {categoryLabel(photoCategoryOf(p.category))}
                   </span>
                 )}
               </li>

@@ -1,20 +1,14 @@
-import type { Photo } from '@contract/photos';
 import { photosOrganized } from '@domain/insights';
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { photoSummaryQueryOptions } from '../gallery/photos-query';
+import { useQuery } from '@tanstack/react-query';
+import { photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
 
 /**
- * `GET /api/photos` (spec section 7; the newest photos, bounded by the server). Same key the
- * gallery uses, so an upload's invalidation refreshes the dashboard too.
- */
-export const dashboardPhotosQueryOptions = () => queryOptions<Photo[]>({ queryKey: ['/api/photos'] });
-
-/**
- * The recent photos plus counts over the whole library: the list is bounded, so totals come
- * from the summary (the list's own counts only until it has loaded).
+ * The newest photos (the gallery's query, so an upload refreshes the dashboard too) plus counts over
+ * the whole library: the list is bounded, so totals come from the summary (the list's own counts
+ * only until it has loaded).
  */
 export function useDashboardPhotos() {
-  const q = useQuery(dashboardPhotosQueryOptions());
+  const q = useQuery(photosQueryOptions());
   const summary = useQuery(photoSummaryQueryOptions()).data;
   const photos = Array.isArray(q.data) ? q.data : [];
   return {

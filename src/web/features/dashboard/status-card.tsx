@@ -2,9 +2,9 @@ import { formatElapsed } from '@domain/format';
 import { Power } from 'lucide-react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
-import { useAppStatus, useSetAppActive } from '../rewards/app-status-query';
+import { useAppStatus, useSetAppActive } from '../rewards';
 
-/** Spec "Status card". */
+/** Whether ad monitoring runs, since when, and the button that switches it. */
 export function StatusCard({ now }: { now: Date }) {
   const { data } = useAppStatus();
   const setActive = useSetAppActive();

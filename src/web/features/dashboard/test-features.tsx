@@ -2,7 +2,7 @@ import { SIMULATED_ADS } from '@domain/games/scoring';
 import { GraduationCap, PlayCircle } from 'lucide-react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
-import { openOnboarding } from '../onboarding/onboarding-store';
+import { openOnboarding } from '../onboarding';
 
 export type StartAd = (app: string, durationSeconds: number) => void;
 

@@ -2,6 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { ImagePlus, Images, Upload } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
 import { PageHeader } from '../../components/ui/page-header';
+import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
@@ -19,16 +20,7 @@ function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['
             <span className="truncate">Uploading {u.label}</span>
             <span className="text-muted tabular-nums">{Math.round(u.progress * 100)}%</span>
           </div>
-          <div
-            role="progressbar"
-            aria-label={`Uploading ${u.label}`}
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={Math.round(u.progress * 100)}
-            className="h-2 overflow-hidden rounded-full bg-surface-2"
-          >
-            <div className="h-full bg-primary transition-[width]" style={{ width: `${u.progress * 100}%` }} />
-          </div>
+          <ProgressBar value={u.progress * 100} label={`Uploading ${u.label}`} />
         </li>
       ))}
     </ul>

@@ -2,7 +2,7 @@ import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { formatSizeMb } from '@domain/format';
 import { PhotoImage } from './photo-image';
-import type { Photo } from './photos-query';
+import type { Photo } from '@contract/photos';
 
 const COLUMNS = 2;
 const GAP = 12;

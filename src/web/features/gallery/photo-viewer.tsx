@@ -1,13 +1,12 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, SlidersHorizontal, X } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
+import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
 import { cn } from '../../lib/cn';
 import { clampView, IDENTITY, panView, pinchView, viewTransform, type Point, type ZoomView } from './pinch-zoom';
 import { PhotoImage } from './photo-image';
-import type { Photo } from './photos-query';
-import { useReturnFocus } from '../../lib/use-return-focus';
+import type { Photo } from '@contract/photos';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 
 /** Spec section 9: the click-to-zoom scale. */
@@ -64,7 +63,6 @@ export function PhotoViewer({
   const gesture = useRef<{ view: ZoomView; points: Point[] } | null>(null);
   const suppressClick = useRef(false);
   const [touching, setTouching] = useState(false);
-  const returnFocus = useReturnFocus(open);
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
   const n = photos.length;
 
@@ -145,191 +143,188 @@ export function PhotoViewer({
   }
 
   return (
-    <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-50 bg-black/90" />
-        <Dialog.Content
-          onKeyDown={onKeyDown}
-          onCloseAutoFocus={returnFocus}
-          aria-describedby={undefined}
-          className="fixed inset-0 z-50 mx-auto flex w-full max-w-[430px] flex-col bg-black text-white outline-none"
-        >
-          <header className="flex items-center justify-between gap-2 px-3 pt-3 pb-2">
-            <Dialog.Title className="text-lg font-semibold">Your Photos</Dialog.Title>
-            <div className="flex items-center gap-2">
-              {countdown !== undefined && (
-                <span
-                  className="rounded-full bg-white/15 px-3 py-1 font-mono text-sm tabular-nums"
-                  aria-label={`Ad ends in ${formatCountdown(countdown)}`}
-                  data-testid="viewer-countdown"
-                >
-                  {formatCountdown(countdown)}
-                </span>
-              )}
-              {countdown !== undefined && countdownFrom !== undefined && (
-                <span role="status" aria-live="polite" className="sr-only" data-testid="viewer-countdown-announcer">
-                  {countdownAnnouncement(countdown, countdownFrom)}
-                </span>
-              )}
-              <Dialog.Close
-                aria-label="Close"
-                className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
-              >
-                <X className="size-6" aria-hidden />
-              </Dialog.Close>
-            </div>
-          </header>
-
-          <div
-            ref={stage}
-            data-testid="viewer-stage"
-            className="relative flex min-h-0 flex-1 touch-none items-center justify-center overflow-hidden select-none"
-            onPointerDown={onPointerDown}
-            onPointerMove={onPointerMove}
-            onPointerUp={onPointerEnd}
-            onPointerCancel={onPointerEnd}
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      layer="overlay"
+      look="screen"
+      onKeyDown={onKeyDown}
+      aria-describedby={undefined}
+    >
+      <header className="flex items-center justify-between gap-2 px-3 pt-3 pb-2">
+        <DialogTitle className="text-lg font-semibold">Your Photos</DialogTitle>
+        <div className="flex items-center gap-2">
+          {countdown !== undefined && (
+            <span
+              className="rounded-full bg-white/15 px-3 py-1 font-mono text-sm tabular-nums"
+              aria-label={`Ad ends in ${formatCountdown(countdown)}`}
+              data-testid="viewer-countdown"
+            >
+              {formatCountdown(countdown)}
+            </span>
+          )}
+          {countdown !== undefined && countdownFrom !== undefined && (
+            <span role="status" aria-live="polite" className="sr-only" data-testid="viewer-countdown-announcer">
+              {countdownAnnouncement(countdown, countdownFrom)}
+            </span>
+          )}
+          <DialogClose
+            aria-label="Close"
+            className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
           >
-            {current ? (
+            <X className="size-6" aria-hidden />
+          </DialogClose>
+        </div>
+      </header>
+
+      <div
+        ref={stage}
+        data-testid="viewer-stage"
+        className="relative flex min-h-0 flex-1 touch-none items-center justify-center overflow-hidden select-none"
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={onPointerEnd}
+        onPointerCancel={onPointerEnd}
+      >
+        {current ? (
+          <button
+            type="button"
+            onClick={() => {
+              // A pinch or pan ends with a click on touch screens: it must not toggle the zoom.
+              if (suppressClick.current) {
+                suppressClick.current = false;
+                return;
+              }
+              setZoomed((z) => !z);
+            }}
+            aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
+            aria-pressed={zoomed}
+            className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
+          >
+            <PhotoImage
+              key={current.id}
+              src={zoomed ? current.url : current.previewUrl}
+              alt={current.name}
+              thumbhash={current.thumbhash}
+              draggable={false}
+              data-testid="viewer-image"
+              data-zoomed={zoomed}
+              className="size-full bg-transparent !bg-contain !bg-no-repeat"
+              imgClassName={cn('object-contain', !touching && 'transition-transform duration-200')}
+              style={{ transform: viewTransform(view) }}
+            />
+          </button>
+        ) : (
+          <p className="text-white/70">No photos yet</p>
+        )}
+        {n > 1 && (
+          <>
+            <button
+              type="button"
+              aria-label="Previous photo"
+              onClick={() => go(-1)}
+              className="absolute top-1/2 left-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
+            >
+              <ChevronLeft className="size-6" aria-hidden />
+            </button>
+            <button
+              type="button"
+              aria-label="Next photo"
+              onClick={() => go(1)}
+              className="absolute top-1/2 right-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
+            >
+              <ChevronRight className="size-6" aria-hidden />
+            </button>
+          </>
+        )}
+      </div>
+
+      {current && (
+        <div className="flex items-start justify-between gap-3 px-4 pt-3" data-testid="viewer-caption">
+          <div className="min-w-0">
+            <p className="truncate font-semibold">{current.name}</p>
+            <p className="text-sm text-white/70">
+              {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
+            </p>
+          </div>
+          <div className="flex shrink-0">
+            {showEdit && (
+              <Link
+                href={`/photo-editor?photoId=${encodeURIComponent(current.id)}`}
+                className="flex min-h-11 items-center gap-1 rounded-full px-3 text-sm font-semibold hover:bg-white/10"
+              >
+                <SlidersHorizontal className="size-5" aria-hidden />
+                Edit
+              </Link>
+            )}
+            <button
+              type="button"
+              aria-label="Share"
+              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+            >
+              <Share2 className="size-5" aria-hidden />
+            </button>
+            <button
+              type="button"
+              aria-label="Favorite"
+              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+            >
+              <Heart className="size-5" aria-hidden />
+            </button>
+            <button
+              type="button"
+              aria-label="Info"
+              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
+            >
+              <Info className="size-5" aria-hidden />
+            </button>
+          </div>
+        </div>
+      )}
+
+      {onPlayGame && (
+        <div className="px-4 pt-3">
+          <button
+            type="button"
+            onClick={onPlayGame}
+            className="flex min-h-11 w-full items-center justify-center gap-2 rounded-xl bg-primary font-semibold text-primary-fg"
+          >
+            <Gamepad2 className="size-5" aria-hidden />
+            Play Game
+          </button>
+        </div>
+      )}
+
+      <ul className="flex gap-2 overflow-x-auto px-4 py-3" aria-label="Thumbnails">
+        {strip.map((i) => {
+          const p = photos[i]!;
+          return (
+            <li key={p.id} className="shrink-0">
               <button
                 type="button"
                 onClick={() => {
-                  // A pinch or pan ends with a click on touch screens: it must not toggle the zoom.
-                  if (suppressClick.current) {
-                    suppressClick.current = false;
-                    return;
-                  }
-                  setZoomed((z) => !z);
+                  setIndex(i);
+                  setZoomed(false);
                 }}
-                aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
-                aria-pressed={zoomed}
-                className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
+                aria-label={`Show ${p.name}`}
+                aria-current={i === at ? 'true' : undefined}
+                className={cn(
+                  'block size-14 overflow-hidden rounded-lg border-2',
+                  i === at ? 'border-white' : 'border-transparent opacity-70',
+                )}
               >
                 <PhotoImage
-                  key={current.id}
-                  src={zoomed ? current.url : current.previewUrl}
-                  alt={current.name}
-                  thumbhash={current.thumbhash}
-                  draggable={false}
-                  data-testid="viewer-image"
-                  data-zoomed={zoomed}
-                  className="size-full bg-transparent !bg-contain !bg-no-repeat"
-                  imgClassName={cn('object-contain', !touching && 'transition-transform duration-200')}
-                  style={{ transform: viewTransform(view) }}
+                  src={p.thumbnailUrl}
+                  alt=""
+                  thumbhash={p.thumbhash}
+                  className="size-full"
+                  imgClassName="object-cover"
                 />
               </button>
-            ) : (
-              <p className="text-white/70">No photos yet</p>
-            )}
-            {n > 1 && (
-              <>
-                <button
-                  type="button"
-                  aria-label="Previous photo"
-                  onClick={() => go(-1)}
-                  className="absolute top-1/2 left-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
-                >
-                  <ChevronLeft className="size-6" aria-hidden />
-                </button>
-                <button
-                  type="button"
-                  aria-label="Next photo"
-                  onClick={() => go(1)}
-                  className="absolute top-1/2 right-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
-                >
-                  <ChevronRight className="size-6" aria-hidden />
-                </button>
-              </>
-            )}
-          </div>
-
-          {current && (
-            <div className="flex items-start justify-between gap-3 px-4 pt-3" data-testid="viewer-caption">
-              <div className="min-w-0">
-                <p className="truncate font-semibold">{current.name}</p>
-                <p className="text-sm text-white/70">
-                  {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
-                </p>
-              </div>
-              <div className="flex shrink-0">
-                {showEdit && (
-                  <Link
-                    href={`/photo-editor?photoId=${encodeURIComponent(current.id)}`}
-                    className="flex min-h-11 items-center gap-1 rounded-full px-3 text-sm font-semibold hover:bg-white/10"
-                  >
-                    <SlidersHorizontal className="size-5" aria-hidden />
-                    Edit
-                  </Link>
-                )}
-                <button
-                  type="button"
-                  aria-label="Share"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Share2 className="size-5" aria-hidden />
-                </button>
-                <button
-                  type="button"
-                  aria-label="Favorite"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Heart className="size-5" aria-hidden />
-                </button>
-                <button
-                  type="button"
-                  aria-label="Info"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Info className="size-5" aria-hidden />
-                </button>
-              </div>
-            </div>
-          )}
-
-          {onPlayGame && (
-            <div className="px-4 pt-3">
-              <button
-                type="button"
-                onClick={onPlayGame}
-                className="flex min-h-11 w-full items-center justify-center gap-2 rounded-xl bg-primary font-semibold text-primary-fg"
-              >
-                <Gamepad2 className="size-5" aria-hidden />
-                Play Game
-              </button>
-            </div>
-          )}
-
-          <ul className="flex gap-2 overflow-x-auto px-4 py-3" aria-label="Thumbnails">
-            {strip.map((i) => {
-              const p = photos[i]!;
-              return (
-                <li key={p.id} className="shrink-0">
-                  <button
-                    type="button"
-                    onClick={() => {
-                      setIndex(i);
-                      setZoomed(false);
-                    }}
-                    aria-label={`Show ${p.name}`}
-                    aria-current={i === at ? 'true' : undefined}
-                    className={cn(
-                      'block size-14 overflow-hidden rounded-lg border-2',
-                      i === at ? 'border-white' : 'border-transparent opacity-70',
-                    )}
-                  >
-                    <PhotoImage
-                      src={p.thumbnailUrl}
-                      alt=""
-                      thumbhash={p.thumbhash}
-                      className="size-full"
-                      imgClassName="object-cover"
-                    />
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+            </li>
+          );
+        })}
+      </ul>
+    </Dialog>
   );
 }

@@ -2,10 +2,8 @@ import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { Photo, PhotoPage, PhotoSummary } from '@contract/photos';
 import { throwIfResNotOk } from '../../lib/api';
 
-export type { Photo, PhotoPage, PhotoSummary };
-
 /**
- * The spec's plain list (`GET /api/photos`): the newest photos only (the server bounds it), for
+ * The plain list (`GET /api/photos`): the newest photos only (the server bounds it), for
  * small screens such as the dashboard. Counts over the whole library: `photoSummaryQueryOptions`.
  */
 export function photosQueryOptions() {

@@ -2,10 +2,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import type { UploadResponse } from '@contract/photos';
 import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
-import { toast } from '../../app/toast-store';
-import { announceReward } from '../rewards/announce';
-import { rewardsQueryOptions } from '../rewards/rewards-query';
-import { statsQueryOptions } from '../rewards/stats-query';
+import { toast } from '../../lib/toast';
+import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
 
 /** The server takes at most this many files per request; larger selections go in several uploads. */

@@ -1,4 +1,3 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import {
   Camera,
   CheckCircle2,
@@ -14,6 +13,8 @@ import {
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { Button } from '../../components/ui/button';
+import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
+import { ProgressBar } from '../../components/ui/progress-bar';
 import {
   completeOnboarding,
   scheduleFirstRunOnboarding,
@@ -21,7 +22,6 @@ import {
   STEP_TRANSITION_MS,
   useOnboarding,
 } from './onboarding-store';
-import { useReturnFocus } from '../../lib/use-return-focus';
 
 interface Step {
   id: string;
@@ -38,8 +38,8 @@ const FEATURES = [
 ];
 
 /**
- * The spec lists six steps (welcome, how-it-works, upload-photos, activation, test-detection,
- * complete) but counts seven; the seventh, 'rewards', explains points before the final step.
+ * Seven steps (welcome, how-it-works, upload-photos, activation, test-detection, rewards, complete):
+ * 'rewards' explains points before the final step.
  */
 export const ONBOARDING_STEPS: readonly Step[] = [
   {
@@ -99,10 +99,9 @@ export const ONBOARDING_STEPS: readonly Step[] = [
   },
 ];
 
-/** Spec "Onboarding modal". Mounted once for signed-in users; auto-opens 1 s after the first load. */
+/** The setup guide. Mounted once for signed-in users; auto-opens 1 s after the first load. */
 export function OnboardingModal() {
   const { open, step } = useOnboarding();
-  const returnFocus = useReturnFocus(open);
   const [, navigate] = useLocation();
   const [leaving, setLeaving] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -125,87 +124,67 @@ export function OnboardingModal() {
   };
 
   return (
-    <Dialog.Root open={open} onOpenChange={(o) => !o && completeOnboarding()}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-[80] bg-black/50" data-testid="onboarding-backdrop" />
-        <Dialog.Content
-          aria-describedby={undefined}
-          onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-[81] flex max-h-[90vh] w-[calc(100%-2rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-2xl bg-surface p-5 text-fg shadow-2xl"
-        >
-          <div className="flex items-center justify-between gap-2">
-            <Dialog.Title className="text-lg font-bold">Setup Guide</Dialog.Title>
-            <div className="flex items-center gap-2">
-              <span className="rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold text-primary">
-                {percent}%
-              </span>
-              <Dialog.Close
-                aria-label="Close"
-                className="grid size-11 place-items-center rounded-lg hover:bg-surface-2"
-              >
-                <X className="size-5" aria-hidden />
-              </Dialog.Close>
-            </div>
-          </div>
-          <div>
-            <p className="mb-1 text-sm text-muted">
-              Step {step + 1} of {total}
-            </p>
-            <div
-              role="progressbar"
-              aria-label="Setup progress"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={percent}
-              className="h-2 overflow-hidden rounded-full bg-surface-2"
-            >
-              <div className="h-full bg-primary transition-all duration-300" style={{ width: `${percent}%` }} />
-            </div>
-          </div>
-          <div
-            className={`flex flex-col items-center gap-3 text-center transition-opacity duration-300 ${leaving ? 'opacity-0' : 'opacity-100'}`}
-            data-step={current.id}
+    <Dialog
+      open={open}
+      onOpenChange={(o) => !o && completeOnboarding()}
+      layer="guide"
+      backdropTestId="onboarding-backdrop"
+      aria-describedby={undefined}
+    >
+      <div className="flex items-center justify-between gap-2">
+        <DialogTitle className="text-lg font-bold">Setup Guide</DialogTitle>
+        <div className="flex items-center gap-2">
+          <span className="rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold text-primary">
+            {percent}%
+          </span>
+          <DialogClose aria-label="Close" className="grid size-11 place-items-center rounded-lg hover:bg-surface-2">
+            <X className="size-5" aria-hidden />
+          </DialogClose>
+        </div>
+      </div>
+      <div>
+        <p className="mb-1 text-sm text-muted">
+          Step {step + 1} of {total}
+        </p>
+        <ProgressBar value={percent} label="Setup progress" />
+      </div>
+      <div
+        className={`flex flex-col items-center gap-3 text-center transition-opacity duration-300 ${leaving ? 'opacity-0' : 'opacity-100'}`}
+        data-step={current.id}
+      >
+        <span className="grid size-14 place-items-center rounded-full bg-primary-soft">
+          <current.icon className="size-7 text-primary" aria-hidden />
+        </span>
+        <h3 className="text-xl font-bold">{current.title}</h3>
+        <div className="text-sm text-muted">{current.body}</div>
+        {current.action === 'gallery' && (
+          <Button
+            variant="secondary"
+            onClick={() => {
+              completeOnboarding();
+              navigate('/gallery');
+            }}
           >
-            <span className="grid size-14 place-items-center rounded-full bg-primary-soft">
-              <current.icon className="size-7 text-primary" aria-hidden />
-            </span>
-            <h3 className="text-xl font-bold">{current.title}</h3>
-            <div className="text-sm text-muted">{current.body}</div>
-            {current.action === 'gallery' && (
-              <Button
-                variant="secondary"
-                onClick={() => {
-                  completeOnboarding();
-                  navigate('/gallery');
-                }}
-              >
-                <Images className="size-4" aria-hidden />
-                Go to Gallery
-              </Button>
-            )}
-          </div>
-          <div className="flex gap-2">
-            <Button
-              variant="outline"
-              className="flex-1"
-              disabled={step === 0 || leaving}
-              onClick={() => goTo(step - 1)}
-            >
-              Previous
-            </Button>
-            {last ? (
-              <Button className="flex-1" onClick={completeOnboarding}>
-                <CheckCircle2 className="size-4" aria-hidden />
-                Get Started
-              </Button>
-            ) : (
-              <Button className="flex-1" disabled={leaving} onClick={() => goTo(step + 1)}>
-                Next
-              </Button>
-            )}
-          </div>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+            <Images className="size-4" aria-hidden />
+            Go to Gallery
+          </Button>
+        )}
+      </div>
+      <div className="flex gap-2">
+        <Button variant="outline" className="flex-1" disabled={step === 0 || leaving} onClick={() => goTo(step - 1)}>
+          Previous
+        </Button>
+        {last ? (
+          <Button className="flex-1" onClick={completeOnboarding}>
+            <CheckCircle2 className="size-4" aria-hidden />
+            Get Started
+          </Button>
+        ) : (
+          <Button className="flex-1" disabled={leaving} onClick={() => goTo(step + 1)}>
+            Next
+          </Button>
+        )}
+      </div>
+    </Dialog>
   );
 }

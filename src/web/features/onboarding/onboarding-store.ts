@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 
-/** Spec section 3 "Local flags" and section 4 "Onboarding". */
+/** The guide's flags live in localStorage so it auto-opens once per browser, not once per visit. */
 export const ONBOARDING_COMPLETED_KEY = 'eyevu-onboarding-completed';
 export const ONBOARDING_SEEN_KEY = 'eyevu-onboarding-seen';
 export const ONBOARDING_DELAY_MS = 1000;

@@ -2,7 +2,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { getQueryFn } from '../../lib/api';
-import { dismissToast, useCurrentToast } from '../../app/toast-store';
+import { dismissToast, useToasts } from '../../lib/toast';
 import OrganizerPage from './organizer-page';
 
 function jsonResponse(body: unknown, status = 200) {
@@ -31,7 +31,7 @@ const photo = (i: number, over: Record<string, unknown> = {}) => ({
 });
 
 function ToastProbe() {
-  const t = useCurrentToast();
+  const t = useToasts().message;
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
 }
 

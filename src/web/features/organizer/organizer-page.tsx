@@ -5,18 +5,17 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { cn } from '../../lib/cn';
-import { photoSummaryQueryOptions, photosQueryOptions, type Photo, type PhotoSummary } from '../gallery/photos-query';
-import { PhotoImage } from '../gallery/photo-image';
+import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
+import type { Photo, PhotoSummary } from '@contract/photos';
+import type { CategoryResult } from '@domain/photo-analysis';
+import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
 
 const tabClass =
   'min-h-11 flex-1 rounded-lg px-3 text-sm font-semibold text-muted data-[state=active]:bg-surface data-[state=active]:text-fg data-[state=active]:shadow-sm';
-
-/** 'food_drink' → 'food drink' (the spec shows categories with spaces). */
-export const categoryLabel = (c: string) => c.replace(/_/g, ' ');
 
 export default function OrganizerPage() {
   const qc = useQueryClient();
@@ -268,16 +267,16 @@ function AlbumsTab() {
  * the newest photos, so it gives the thumbnails, and the counts until the summary has loaded).
  */
 function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSummary['categories'] }) {
-  const [expanded, setExpanded] = useState<string[]>([]);
+  const [expanded, setExpanded] = useState<CategoryResult[]>([]);
   const groups = useMemo(() => {
-    const m = new Map<string, Photo[]>();
+    const m = new Map<CategoryResult, Photo[]>();
     for (const p of photos) {
       if (!p.analyzed) continue;
-      const c = p.category || 'uncategorized';
+      const c = photoCategoryOf(p.category);
       m.set(c, [...(m.get(c) ?? []), p]);
     }
     const sizes = counts
-      ? counts.map((c) => [c.category, c.count] as const)
+      ? counts.map((c) => [photoCategoryOf(c.category), c.count] as const)
       : [...m.entries()].map(([c, items]) => [c, items.length] as const);
     return sizes
       .filter(([, n]) => n > 0)

@@ -1,9 +1,9 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import type { Photo } from '@contract/photos';
 import type { EditResponse, FilterOption, PreviewResponse } from '@contract/filters';
 import type { FilterId } from '@domain/filters';
 import { apiRequest, throwIfResNotOk } from '../../lib/api';
-import type { Photo } from '../gallery/photos-query';
-import { photosQueryOptions } from '../gallery/photos-query';
+import { photosQueryOptions } from '../gallery';
 
 /** The photo being edited (`GET /api/photos/:id`, 'demo' for the editor demo photo). Under '/api/photos'. */
 export function editorPhotoQueryOptions(photoId: string) {

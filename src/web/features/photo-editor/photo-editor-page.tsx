@@ -4,7 +4,7 @@ import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
@@ -29,7 +29,7 @@ function useSettled<T>(value: T, ms: number): T {
 }
 
 /**
- * Photo editor (spec: Photo editor): the editor demo photo by default, any of the user's photos
+ * The photo editor: the editor demo photo by default, any of the user's photos
  * with `?photoId=`. Pick one of six filters to preview it, tune the intensity, apply it as a new
  * version of the photo (the original is kept; 'Revert to original' brings it back).
  */

@@ -3,7 +3,7 @@ import type { Subscription } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, within } from '@testing-library/react';
 import PricingPage from './pricing-page';
-import { formatTrialDate } from './trial';
+import { formatTrialDate } from '../subscription';
 
 const TRIAL_END = '2026-03-17T12:00:00.000Z';
 

@@ -1,5 +1,6 @@
 import {
   formatPricePerCycle,
+  FREE_PHOTO_LIMIT_LABEL,
   MOST_POPULAR_TAG,
   PLANS,
   priceFor,
@@ -11,15 +12,14 @@ import {
 import { Check } from 'lucide-react';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { toast } from '../../app/toast-store';
+import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
-import { useAuth } from '../auth/use-auth';
-import { formatTrialDate } from './trial';
-import { useSubscriptionDetails } from './use-subscription-details';
+import { useAuth } from '../auth';
+import { formatTrialDate, useSubscriptionDetails } from '../subscription';
 import { useUpgrade } from './use-upgrade';
 
 const FAQ = [
@@ -29,7 +29,7 @@ const FAQ = [
   },
   {
     q: 'What does the free plan include?',
-    a: 'Up to 50 photos, mini-games during ad breaks, points and achievements, and basic statistics.',
+    a: `${FREE_PHOTO_LIMIT_LABEL}, mini-games during ad breaks, points and achievements, and basic statistics.`,
   },
   {
     q: 'How does yearly billing save money?',

@@ -39,7 +39,7 @@ export function useSetAppActive() {
   });
 }
 
-/** While active, refresh lastActivity every 30 s (spec section 4). */
+/** While active, refresh lastActivity every 30 s. */
 export function useAppStatusHeartbeat(active: boolean) {
   const qc = useQueryClient();
   useEffect(() => {

@@ -1,9 +1,6 @@
 import { NOTIFICATIONS_KEPT, type RewardType } from '@domain/rewards';
 import { useSyncExternalStore } from 'react';
-
-/** Spec section 3: Notification (local) and Reward. Timings from section 9. */
-export const REWARD_POPUP_MS = 2500;
-export const NOTIFICATION_TOAST_MS = 3000;
+import { dismissAllToasts, toast } from '../../lib/toast';
 
 export interface AppNotification {
   id: number;
@@ -13,73 +10,43 @@ export interface AppNotification {
 }
 
 export interface RewardPopupData {
-  id: number;
   type: RewardType;
   points: number;
   message: string;
 }
 
-interface State {
-  /** Newest first, at most NOTIFICATIONS_KEPT. */
-  notifications: AppNotification[];
-  /** The notification the toast shows now (one at a time), or null. */
-  current: AppNotification | null;
-  reward: RewardPopupData | null;
-}
-
-let state: State = { notifications: [], current: null, reward: null };
+/** Newest first, at most NOTIFICATIONS_KEPT: the notifications kept on this device. */
+let notifications: readonly AppNotification[] = [];
 let nextId = 1;
-let toastTimer: ReturnType<typeof setTimeout> | undefined;
-let rewardTimer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<() => void>();
-const set = (patch: Partial<State>) => {
-  state = { ...state, ...patch };
-  listeners.forEach((l) => l());
-};
 
-/** Adds a notification (keeping the latest 5) and shows it in the toast for 3 s. */
+/** Keeps a notification (the latest 5) and shows it in the toast's notification lane. */
 export function notify(type: AppNotification['type'], message: string): AppNotification {
   const n: AppNotification = { id: nextId++, type, message, timestamp: Date.now() };
-  clearTimeout(toastTimer);
-  set({ notifications: [n, ...state.notifications].slice(0, NOTIFICATIONS_KEPT), current: n });
-  toastTimer = setTimeout(() => dismissNotification(n.id), NOTIFICATION_TOAST_MS);
+  notifications = [n, ...notifications].slice(0, NOTIFICATIONS_KEPT);
+  listeners.forEach((l) => l());
+  toast({ lane: 'notification', title: message });
   return n;
 }
 
-export function dismissNotification(id?: number) {
-  if (!state.current || (id !== undefined && state.current.id !== id)) return;
-  clearTimeout(toastTimer);
-  set({ current: null });
-}
-
-/** Shows the reward popup for 2.5 s (a newer reward replaces the shown one). */
-export function showReward(reward: Omit<RewardPopupData, 'id'>) {
-  clearTimeout(rewardTimer);
-  const r = { ...reward, id: nextId++ };
-  set({ reward: r });
-  rewardTimer = setTimeout(() => {
-    if (state.reward?.id === r.id) set({ reward: null });
-  }, REWARD_POPUP_MS);
-}
-
-export function dismissReward() {
-  clearTimeout(rewardTimer);
-  set({ reward: null });
+/** Shows the reward popup ('+N pts' when it paid points, then its message). */
+export function showReward({ points, message }: RewardPopupData) {
+  toast({ lane: 'reward', title: points > 0 ? `+${points} pts` : undefined, description: message });
 }
 
 /** Test helper: forget everything. */
 export function resetNotifications() {
-  clearTimeout(toastTimer);
-  clearTimeout(rewardTimer);
-  set({ notifications: [], current: null, reward: null });
+  notifications = [];
+  listeners.forEach((l) => l());
+  dismissAllToasts();
 }
 
-export function useNotifications(): State {
+export function useNotifications(): readonly AppNotification[] {
   return useSyncExternalStore(
     (l) => {
       listeners.add(l);
       return () => listeners.delete(l);
     },
-    () => state,
+    () => notifications,
   );
 }

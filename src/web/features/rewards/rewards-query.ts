@@ -5,7 +5,7 @@ import { apiRequest } from '../../lib/api';
 import { announceReward } from './announce';
 import { statsQueryOptions } from './stats-query';
 
-/** Spec section 7: rewards are cached 5 minutes. */
+/** Rewards are cached 5 minutes. */
 export const rewardsQueryOptions = () =>
   queryOptions<RewardsSummary>({ queryKey: ['/api/rewards'], staleTime: 5 * 60 * 1000 });
 

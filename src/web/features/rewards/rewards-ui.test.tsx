@@ -1,8 +1,7 @@
 // @vitest-environment jsdom
 import { act, render, screen } from '@testing-library/react';
-import { NotificationToast } from './notification-toast';
+import { Toaster } from '../../components/ui/toaster';
 import { notify, resetNotifications, showReward, useNotifications } from './notifications-store';
-import { RewardPopup } from './reward-popup';
 
 const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
 
@@ -14,7 +13,7 @@ afterEach(() => vi.useRealTimers());
 
 describe('RewardPopup', () => {
   it('shows a reward for 2.5 s', () => {
-    render(<RewardPopup />);
+    render(<Toaster />);
     act(() => showReward({ type: 'activation', points: 15, message: 'App activated!' }));
     expect(screen.getByTestId('reward-popup')).toHaveTextContent('+15 pts');
     expect(screen.getByTestId('reward-popup')).toHaveTextContent('App activated!');
@@ -25,7 +24,7 @@ describe('RewardPopup', () => {
   });
 
   it('a newer reward replaces the shown one and gets its own 2.5 s', () => {
-    render(<RewardPopup />);
+    render(<Toaster />);
     act(() => showReward({ type: 'login', points: 10, message: 'Welcome back!' }));
     advance(2000);
     act(() => showReward({ type: 'points', points: 3, message: 'Ad skipped! +3 pts' }));
@@ -39,7 +38,7 @@ describe('RewardPopup', () => {
 
 describe('NotificationToast', () => {
   it('shows the latest notification, one at a time, for 3 s', () => {
-    render(<NotificationToast />);
+    render(<Toaster />);
     act(() => {
       notify('login', 'Welcome back!');
     });
@@ -65,7 +64,7 @@ describe('NotificationToast', () => {
     act(() => {
       for (let i = 1; i <= 7; i++) notify('points', `+${i} points earned!`);
     });
-    expect(latest!.notifications.map((n) => n.message)).toEqual([
+    expect(latest!.map((n) => n.message)).toEqual([
       '+7 points earned!',
       '+6 points earned!',
       '+5 points earned!',

@@ -1,17 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { OnboardingModal } from '../onboarding/onboarding-modal';
+import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
 import { useAppStatus, useAppStatusHeartbeat } from './app-status-query';
-import { NotificationToast } from './notification-toast';
-import { RewardPopup } from './reward-popup';
 import { postReward, rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
 
 /**
  * Everything a signed-in screen shares beyond the shell: the daily login reward (asked once per
- * app load; the server pays it at most once per local day), the app-status heartbeat, the reward
- * popup, the notification toast and the onboarding modal.
+ * app load; the server pays it at most once per local day), the app-status heartbeat and the
+ * onboarding modal.
  */
 export function SignedInOverlays() {
   const qc = useQueryClient();
@@ -33,11 +31,5 @@ export function SignedInOverlays() {
       .catch((err) => console.error('Failed to record reward', err));
   }, [qc]);
 
-  return (
-    <>
-      <RewardPopup />
-      <NotificationToast />
-      <OnboardingModal />
-    </>
-  );
+  return <OnboardingModal />;
 }

@@ -5,12 +5,11 @@ import { Link } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
-import { useLogout } from '../auth/use-auth';
-import { useSubscription } from '../billing/subscription-query';
-import { ActivityList } from '../dashboard/activity-list';
+import { useLogout } from '../auth';
+import { useSubscription } from '../subscription';
 import { useNow } from '../../lib/use-now';
-import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding/onboarding-store';
-import { useActivities } from '../rewards/activities-query';
+import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
+import { ActivityList, useActivities } from '../rewards';
 import { ThemeCustomizer } from './theme-customizer';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -58,7 +57,7 @@ function Toggle({
 const linkButton =
   'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary';
 
-/** Spec "Settings (/settings)". */
+/** Ad detection, gallery, notifications and theme preferences, the tutorial and the activity history. */
 export default function SettingsPage() {
   const logout = useLogout();
   const { isActive: subscribed } = useSubscription();

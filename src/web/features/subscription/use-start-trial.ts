@@ -2,7 +2,7 @@ import type { LegacySubscriptionBody, Subscription } from '@contract/subscriptio
 import { trialEndDate, upgradeModalPlan, type UpgradeModalPlanId } from '@domain/plans';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api';
-import { subscriptionQueryOptions } from '../billing/subscription-query';
+import { subscriptionQueryOptions } from './subscription-query';
 
 /** POST /api/subscription with the modal's older payload; the server decides the trial's end and price. */
 export function useStartTrial() {

@@ -2,7 +2,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
-import { Toaster } from '../../app/toaster';
+import { Toaster } from '../../components/ui/toaster';
 import { getQueryFn } from '../../lib/api';
 import { formatTrialDate } from './trial';
 import { UpgradeModal } from './upgrade-modal';

@@ -1,0 +1,1 @@
+export { useAdBreak } from './use-ad-break';

@@ -1,0 +1,1 @@
+export { default as NotFoundPage } from './not-found-page';

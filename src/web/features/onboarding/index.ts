@@ -1,0 +1,2 @@
+export { OnboardingModal } from './onboarding-modal';
+export { openOnboarding, resetOnboarding, useOnboarding } from './onboarding-store';

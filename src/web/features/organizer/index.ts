@@ -1,0 +1,3 @@
+import { lazy } from 'react';
+
+export const OrganizerPage = lazy(() => import('./organizer-page'));

@@ -1,0 +1,3 @@
+import { lazy } from 'react';
+
+export const PhotoEditorPage = lazy(() => import('./photo-editor-page'));

@@ -1,0 +1,3 @@
+import { lazy } from 'react';
+
+export const PricingPage = lazy(() => import('./pricing-page'));
