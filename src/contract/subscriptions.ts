@@ -8,9 +8,6 @@ import { BILLING_CYCLES, TIERS } from '../domain/plans';
  */
 export const tier = z.enum(TIERS);
 
-/** The 403 message of a paid-only feature (the ad overlay); the client opens the upgrade modal with it. */
-export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
-
 export const billingCycle = z.enum(BILLING_CYCLES);
 
 /** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
