@@ -18,6 +18,7 @@ import { photosRoutes } from './features/photos/photos.routes.js';
 import { filtersRoutes, type FiltersRouteOptions } from './features/filters/filters.routes.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
+import { findRoutes } from './features/find/index.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { activitiesRoutes } from './features/activities/activities.routes.js';
 import { appStatusRoutes } from './features/app-status/app-status.routes.js';
@@ -113,7 +114,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
-  await photosRoutes(app, ctx);
+  const photos = await photosRoutes(app, ctx);
+  await findRoutes(app, ctx, { present: (rows) => photos.present(rows) });
   await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);

@@ -167,6 +167,11 @@ export function createPhotosService(deps: {
       return (await withCurrentVersions(repo.db, await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
     },
 
+    /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
+    async present(rows: PhotoRow[]): Promise<Photo[]> {
+      return (await withCurrentVersions(repo.db, rows)).map(toPhoto);
+    },
+
     async summary(userId: string): Promise<PhotoSummary> {
       return repo.summary(userId);
     },
