@@ -53,6 +53,9 @@ export function monthLabel(iso: string): string {
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
+/** The UTC month of an ISO date as the API writes them ('2024-03-05T10:00:00.000Z' -> '2024-03'), without parsing. */
+const monthKey = (iso: string) => (iso.endsWith('Z') ? iso.slice(0, 7) : new Date(iso).toISOString().slice(0, 7));
+
 /** The gallery's virtual rows: a month header before each month's photos, then rows of `columns` tiles. */
 export type TimelineRow = { kind: 'header'; label: string } | { kind: 'tiles'; start: number; end: number };
 
@@ -64,16 +67,17 @@ export function timelineRows(dates: readonly string[], columns: number, placehol
   const rows: TimelineRow[] = [];
   let i = 0;
   while (i < dates.length) {
-    const label = monthLabel(dates[i]!);
-    rows.push({ kind: 'header', label });
-    let j = i;
-    while (j < dates.length && monthLabel(dates[j]!) === label) j++;
+    const key = monthKey(dates[i]!);
+    rows.push({ kind: 'header', label: monthLabel(dates[i]!) });
+    let j = i + 1;
+    while (j < dates.length && monthKey(dates[j]!) === key) j++;
     for (let s = i; s < j; s += columns) rows.push({ kind: 'tiles', start: s, end: Math.min(j, s + columns) });
     i = j;
   }
   const total = dates.length + placeholders;
-  for (let s = dates.length; s < total; s += columns)
+  for (let s = dates.length; s < total; s += columns) {
     rows.push({ kind: 'tiles', start: s, end: Math.min(total, s + columns) });
+  }
   return rows;
 }
 
