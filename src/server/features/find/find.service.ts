@@ -77,10 +77,11 @@ export function createFindService(deps: {
       const tsquery = searching ? toPrefixTsquery(searchWords(opts.q!)) : null;
       // Text without a letter or digit finds nothing (rather than everything).
       if (searching && !tsquery) return { items: [], nextCursor: null, total: cursor ? null : 0 };
-      const [page, total] = await Promise.all([
-        repo.page(userId, opts.limit, cursor, tsquery),
-        cursor ? Promise.resolve(null) : repo.count(userId, tsquery),
-      ]);
+      // The count first: a search that matches nothing (counted on the GIN index) then costs no
+      // page query, which for an absent word would walk the user's whole timeline index.
+      const total = cursor ? null : await repo.count(userId, tsquery);
+      if (total === 0) return { items: [], nextCursor: null, total };
+      const page = await repo.page(userId, opts.limit, cursor, tsquery);
       return {
         items: await present(page.items),
         nextCursor: page.next ? encodeTimelineCursor(page.next) : null,
