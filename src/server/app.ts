@@ -18,6 +18,7 @@ import { photosRoutes } from './features/photos/index.js';
 import { filtersRoutes, type FiltersRouteOptions } from './features/filters/index.js';
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
 import { albumsRoutes } from './features/albums/index.js';
+import { findRoutes } from './features/find/index.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { activitiesRoutes } from './features/activities/index.js';
 import { appStatusRoutes } from './features/app-status/index.js';
@@ -116,7 +117,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
-  await photosRoutes(app, ctx);
+  const photos = await photosRoutes(app, ctx);
+  await findRoutes(app, ctx, { present: (rows) => photos.present(rows) });
   await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);

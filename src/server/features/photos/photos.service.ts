@@ -193,6 +193,11 @@ export function createPhotosService(deps: {
       return (await repo.withCurrentVersions(await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
     },
 
+    /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
+    async present(rows: PhotoRow[]): Promise<Photo[]> {
+      return (await repo.withCurrentVersions(rows)).map(toPhoto);
+    },
+
     async summary(userId: string): Promise<PhotoSummary> {
       const { categories, ...counts } = await repo.summary(userId);
       return {

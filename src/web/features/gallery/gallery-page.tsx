@@ -1,13 +1,16 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { ImagePlus, Images, Upload } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './photo-viewer';
-import { photoPagesQueryOptions } from './photos-query';
+import { DuplicatesView } from './duplicates-view';
+import { timelinePagesQueryOptions } from './photos-query';
+import { SearchField } from './search-field';
 import { useUploadPhotos } from './upload-photos';
 
 function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
@@ -28,7 +31,11 @@ function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['
 }
 
 export default function GalleryPage() {
-  const query = useInfiniteQuery(photoPagesQueryOptions());
+  const [q, setQ] = useState('');
+  const duplicatesAlbum = new URLSearchParams(useSearch()).get('album') === 'duplicates';
+  const library = useInfiniteQuery(timelinePagesQueryOptions());
+  const results = useInfiniteQuery({ ...timelinePagesQueryOptions(q), enabled: q !== '' });
+  const query = q ? results : library;
   const { uploads, upload } = useUploadPhotos();
   const fileInput = useRef<HTMLInputElement>(null);
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
@@ -36,6 +43,7 @@ export default function GalleryPage() {
 
   const photos = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const total = query.data?.pages[0]?.total ?? 0;
+  const libraryTotal = library.data?.pages[0]?.total ?? 0;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -70,7 +78,7 @@ export default function GalleryPage() {
     >
       <PageHeader
         title="Photo Gallery"
-        subtitle={query.isPending ? ' ' : `${total} photos available`}
+        subtitle={library.isPending ? ' ' : `${libraryTotal} photos available`}
         action={
           <>
             <input
@@ -108,7 +116,20 @@ export default function GalleryPage() {
 
       <UploadBars uploads={uploads} />
 
-      {query.isPending ? (
+      {duplicatesAlbum ? (
+        <DuplicatesView />
+      ) : (
+        <>
+          <SearchField onSearch={setQ} />
+          {q && query.isSuccess && (
+            <p role="status" className="text-sm text-muted">
+              {total === 1 ? '1 photo found' : `${total} photos found`} for “{q}”
+            </p>
+          )}
+        </>
+      )}
+
+      {duplicatesAlbum ? null : query.isPending ? (
         <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label="Loading photos">
           {Array.from({ length: 6 }, (_, i) => (
             <SkeletonTile key={i} />
@@ -118,6 +139,8 @@ export default function GalleryPage() {
         <p role="alert" className="text-danger">
           {errorMessage(query.error, 'Could not load your photos.')}
         </p>
+      ) : photos.length === 0 && q ? (
+        <p className="py-8 text-center text-sm text-muted">No photos match your search</p>
       ) : photos.length === 0 ? (
         <div className="flex flex-col items-center gap-2 py-12 text-center">
           <ImagePlus className="size-12 text-muted" aria-hidden />
@@ -125,7 +148,14 @@ export default function GalleryPage() {
           <p className="text-sm text-muted">Your uploaded photos will appear here</p>
         </div>
       ) : (
-        <PhotoGrid photos={photos} total={total} hasMore={!!hasNextPage} loadMore={loadMore} onOpen={setViewerIndex} />
+        <PhotoGrid
+          photos={photos}
+          total={total}
+          hasMore={!!hasNextPage}
+          loadMore={loadMore}
+          onOpen={setViewerIndex}
+          months
+        />
       )}
 
       <PhotoViewer
@@ -134,6 +164,7 @@ export default function GalleryPage() {
         initialIndex={viewerIndex ?? 0}
         onOpenChange={(o) => !o && setViewerIndex(null)}
         showEdit
+        showSimilar
       />
     </main>
   );

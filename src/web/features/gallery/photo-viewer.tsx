@@ -6,6 +6,7 @@ import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
 import { cn } from '../../lib/cn';
 import { clampView, IDENTITY, panView, pinchView, viewTransform, type Point, type ZoomView } from './pinch-zoom';
 import { PhotoImage } from './photo-image';
+import { SimilarPhotos } from './similar-photos';
 import type { Photo } from '@contract/photos';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 
@@ -29,6 +30,8 @@ export interface PhotoViewerProps {
   onPlayGame?: () => void;
   /** Shows an 'Edit' link to the photo editor for the current photo (the gallery; not the ad overlay). */
   showEdit?: boolean;
+  /** Shows 'Similar photos' for the current photo (the gallery). */
+  showSimilar?: boolean;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
@@ -48,8 +51,11 @@ export function PhotoViewer({
   countdownFrom,
   onPlayGame,
   showEdit = false,
+  showSimilar = false,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
+  // A similar photo chosen in 'Similar photos' (it may not be in `photos`), shown until the user moves on.
+  const [similarShown, setSimilarShown] = useState<Photo | null>(null);
   // Tap (or Enter) toggles 1.5x; two fingers pinch about their midpoint; one finger pans while zoomed.
   const [view, setView] = useState<ZoomView>(IDENTITY);
   const zoomed = view.scale > 1;
@@ -69,14 +75,16 @@ export function PhotoViewer({
   useEffect(() => {
     if (open) {
       setIndex(wrap(initialIndex, n));
+      setSimilarShown(null);
       setZoomed(false);
     }
     // Only when (re)opened: later list changes must not move the user.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialIndex]);
 
-  const current = n ? photos[wrap(index, n)] : undefined;
+  const current = similarShown ?? (n ? photos[wrap(index, n)] : undefined);
   const go = (delta: number) => {
+    setSimilarShown(null);
     setIndex((i) => wrap(i + delta, n));
     setZoomed(false);
   };
@@ -282,6 +290,16 @@ export function PhotoViewer({
         </div>
       )}
 
+      {showSimilar && current && (
+        <SimilarPhotos
+          photoId={current.id}
+          onShow={(p) => {
+            setSimilarShown(p);
+            setZoomed(false);
+          }}
+        />
+      )}
+
       {onPlayGame && (
         <div className="px-4 pt-3">
           <button
@@ -303,6 +321,7 @@ export function PhotoViewer({
               <button
                 type="button"
                 onClick={() => {
+                  setSimilarShown(null);
                   setIndex(i);
                   setZoomed(false);
                 }}

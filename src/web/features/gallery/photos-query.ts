@@ -1,4 +1,5 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import type { Duplicates, TimelinePage } from '@contract/find';
 import type { Photo, PhotoPage, PhotoSummary } from '@contract/photos';
 import { throwIfResNotOk } from '../../lib/api';
 
@@ -34,4 +35,29 @@ export function photoPagesQueryOptions(pageSize = GALLERY_PAGE_SIZE) {
     },
     getNextPageParam: (last) => last.nextCursor,
   });
+}
+
+/**
+ * The gallery's timeline (`GET /api/photos/timeline`), newest taken first; with `q`, the search
+ * results. Its key starts with '/api/photos' so uploads and deletes refresh it too.
+ */
+export function timelinePagesQueryOptions(q = '', pageSize = GALLERY_PAGE_SIZE) {
+  return infiniteQueryOptions({
+    queryKey: ['/api/photos', 'timeline', q, pageSize],
+    initialPageParam: null as string | null,
+    queryFn: async ({ pageParam, signal }): Promise<TimelinePage> => {
+      const qs = new URLSearchParams({ limit: String(pageSize) });
+      if (q) qs.set('q', q);
+      if (pageParam) qs.set('cursor', pageParam);
+      const res = await fetch(`/api/photos/timeline?${qs}`, { credentials: 'include', signal });
+      await throwIfResNotOk(res);
+      return (await res.json()) as TimelinePage;
+    },
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
+
+/** The "Possible duplicates" smart album (`GET /api/photos/duplicates`). */
+export function duplicatesQueryOptions() {
+  return queryOptions<Duplicates>({ queryKey: ['/api/photos', 'duplicates'] });
 }

@@ -12,6 +12,7 @@ import type { Photo, PhotoSummary } from '@contract/photos';
 import type { CategoryResult } from '@domain/photo-analysis';
 import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
+import { DuplicatesAlbumItem, useDuplicatesAlbum } from './duplicates-album';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
 
 const tabClass =
@@ -238,11 +239,13 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
 
 function AlbumsTab() {
   const albums = useAlbums();
+  const duplicates = useDuplicatesAlbum();
   if (albums.isLoading) return <Spinner />;
   const list = albums.data ?? [];
-  if (list.length === 0) return <p className="py-8 text-center text-sm text-muted">No albums yet</p>;
+  if (list.length === 0 && !duplicates) return <p className="py-8 text-center text-sm text-muted">No albums yet</p>;
   return (
     <ul className="flex flex-col gap-2" aria-label="Albums">
+      {duplicates && <DuplicatesAlbumItem album={duplicates} />}
       {list.map((a) => (
         <li key={a.id}>
           <Card className="flex items-start justify-between gap-2">

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cosine,
+  duplicateGroups,
+  hashBands,
+  monthLabel,
+  nearest,
+  searchWords,
+  SEARCH_WORDS_MAX,
+  timelineRows,
+  toPrefixTsquery,
+} from './find';
+
+describe('search words', () => {
+  it('keeps runs of letters and digits, lowercased, without repeats', () => {
+    expect(searchWords('iPhone 12')).toEqual(['iphone', '12']);
+    expect(searchWords("food_drink & dog's!")).toEqual(['food', 'drink', 'dog', 's']);
+    expect(searchWords('Café café')).toEqual(['café']);
+    expect(searchWords('  !!! ')).toEqual([]);
+    expect(searchWords('a b c d e f g h i j')).toHaveLength(SEARCH_WORDS_MAX);
+  });
+  it('makes an AND of prefix terms, or nothing', () => {
+    expect(toPrefixTsquery(['march', '2024'])).toBe('march:* & 2024:*');
+    expect(toPrefixTsquery([])).toBeNull();
+  });
+});
+
+describe('timeline rows', () => {
+  it('opens each month with a header and fills rows per month', () => {
+    const dates = [
+      '2024-03-20T10:00:00.000Z',
+      '2024-03-01T00:00:00.000Z',
+      '2024-03-01T00:00:00.000Z',
+      '2023-12-31T23:59:59.000Z',
+    ];
+    expect(timelineRows(dates, 2, 3)).toEqual([
+      { kind: 'header', label: 'March 2024' },
+      { kind: 'tiles', start: 0, end: 2 },
+      { kind: 'tiles', start: 2, end: 3 },
+      { kind: 'header', label: 'December 2023' },
+      { kind: 'tiles', start: 3, end: 4 },
+      { kind: 'tiles', start: 4, end: 6 },
+      { kind: 'tiles', start: 6, end: 7 },
+    ]);
+    expect(monthLabel('2024-03-05T10:00:00+02:00')).toBe('March 2024');
+    expect(timelineRows([], 2)).toEqual([]);
+  });
+});
+
+describe('similarity', () => {
+  it('cosine, nearest and duplicate groups', () => {
+    expect(cosine([1, 0], [1, 0])).toBe(1);
+    expect(cosine([1, 0], [0, 1])).toBe(0);
+    expect(cosine([0, 0], [1, 1])).toBe(0);
+    const c = [
+      { id: 'b', vector: [1, 0.1] },
+      { id: 'a', vector: [0, 1] },
+      { id: 'c', vector: [1, 0.2] },
+    ];
+    expect(nearest([1, 0], c, 2).map((x) => x.id)).toEqual(['b', 'c']);
+    expect(nearest([1, 0], c, 5, 0.5).map((x) => x.id)).toEqual(['b', 'c']);
+    const v = new Map<string, number[]>([
+      ['p1', [1, 0]],
+      ['p2', [1, 0.01]],
+      ['p3', [1, 0.02]],
+      ['p4', [0, 1]],
+    ]);
+    // p1~p2 in one bucket and p2~p3 in another join one group; p4 is not alike.
+    expect(
+      duplicateGroups(
+        [
+          ['p1', 'p2', 'p4'],
+          ['p2', 'p3'],
+        ],
+        v,
+        0.99,
+      ),
+    ).toEqual([['p1', 'p2', 'p3']]);
+    expect(duplicateGroups([['p1', 'p4']], v, 0.99)).toEqual([]);
+  });
+  it('splits a 64-bit hash into four bands', () => {
+    expect(hashBands('0001ffff8000abcd')).toEqual([1, 65535, 32768, 43981]);
+    expect(() => hashBands('xyz')).toThrow();
+  });
+});

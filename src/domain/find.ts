@@ -1,0 +1,160 @@
+/**
+ * Pure rules of finding photos: the search words a query is reduced to, the gallery's month
+ * sections, and the vector arithmetic behind "Similar photos" and "Possible duplicates".
+ */
+
+/** Longest search text the server accepts (characters); longer is a 400. */
+export const SEARCH_QUERY_MAX = 100;
+/** Words of a query that are used; the rest are ignored (each is one more index probe). */
+export const SEARCH_WORDS_MAX = 8;
+
+/**
+ * The words of a search, lowercased: runs of letters and digits ("iPhone 12" -> iphone, 12;
+ * "food_drink" -> food, drink). Each is matched as a word prefix, all must match.
+ */
+export function searchWords(q: string): string[] {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, SEARCH_WORDS_MAX);
+}
+
+/** A PostgreSQL tsquery of prefix terms joined by AND; null when the query has no words. */
+export function toPrefixTsquery(words: string[]): string | null {
+  if (words.length === 0) return null;
+  // Only letters and digits reach here, so no tsquery operator can be injected.
+  return words.map((w) => `${w}:*`).join(' & ');
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
+/**
+ * When a photo was taken for the timeline: the EXIF date taken, otherwise the upload time. Month
+ * sections and month search both use UTC (EXIF dates carry no zone and are stored as read).
+ */
+export function timelineDate(p: { takenAt: string | null; uploadedAt: string }): string {
+  return p.takenAt ?? p.uploadedAt;
+}
+
+/** 'March 2024' for an ISO date (UTC). */
+export function monthLabel(iso: string): string {
+  const d = new Date(iso);
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** The UTC month of an ISO date as the API writes them ('2024-03-05T10:00:00.000Z' -> '2024-03'), without parsing. */
+const monthKey = (iso: string) => (iso.endsWith('Z') ? iso.slice(0, 7) : new Date(iso).toISOString().slice(0, 7));
+
+/** The gallery's virtual rows: a month header before each month's photos, then rows of `columns` tiles. */
+export type TimelineRow = { kind: 'header'; label: string } | { kind: 'tiles'; start: number; end: number };
+
+/**
+ * Lays `dates` (timeline order, newest first) out as rows. `placeholders` more photos not yet
+ * loaded follow in tile rows without headers (their months are not known yet).
+ */
+export function timelineRows(dates: readonly string[], columns: number, placeholders = 0): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  let i = 0;
+  while (i < dates.length) {
+    const key = monthKey(dates[i]!);
+    rows.push({ kind: 'header', label: monthLabel(dates[i]!) });
+    let j = i + 1;
+    while (j < dates.length && monthKey(dates[j]!) === key) j++;
+    for (let s = i; s < j; s += columns) rows.push({ kind: 'tiles', start: s, end: Math.min(j, s + columns) });
+    i = j;
+  }
+  const total = dates.length + placeholders;
+  for (let s = dates.length; s < total; s += columns) {
+    rows.push({ kind: 'tiles', start: s, end: Math.min(total, s + columns) });
+  }
+  return rows;
+}
+
+/** Cosine similarity of two vectors of the same length (0 when either is all zeros). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error('cosine: vectors of different lengths');
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** The `k` most similar of `candidates` to `target` at or above `min`, best first (ties by id). */
+export function nearest<T extends { id: string; vector: ArrayLike<number> }>(
+  target: ArrayLike<number>,
+  candidates: readonly T[],
+  k: number,
+  min = -1,
+): Array<T & { similarity: number }> {
+  return candidates
+    .map((c) => ({ ...c, similarity: cosine(target, c.vector) }))
+    .filter((c) => c.similarity >= min)
+    .sort((x, y) => y.similarity - x.similarity || (x.id < y.id ? -1 : 1))
+    .slice(0, k);
+}
+
+/**
+ * Groups near-identical photos: every pair within a bucket whose cosine is at least `threshold`
+ * joins one group (union-find). Groups of two or more, each sorted by id, largest first then by first id.
+ */
+export function duplicateGroups(
+  buckets: ReadonlyArray<readonly string[]>,
+  vectors: ReadonlyMap<string, ArrayLike<number>>,
+  threshold: number,
+): string[][] {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let r = x;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(x, r);
+    return r;
+  };
+  const union = (a: string, b: string) => {
+    parent.set(a, parent.get(a) ?? a);
+    parent.set(b, parent.get(b) ?? b);
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
+  };
+  for (const bucket of buckets) {
+    for (let i = 0; i < bucket.length; i++) {
+      const va = vectors.get(bucket[i]!);
+      if (!va) continue;
+      for (let j = i + 1; j < bucket.length; j++) {
+        const vb = vectors.get(bucket[j]!);
+        if (vb && cosine(va, vb) >= threshold) union(bucket[i]!, bucket[j]!);
+      }
+    }
+  }
+  const groups = new Map<string, string[]>();
+  for (const id of parent.keys()) {
+    const r = find(id);
+    groups.set(r, [...(groups.get(r) ?? []), id]);
+  }
+  return [...groups.values()]
+    .filter((g) => g.length > 1)
+    .map((g) => g.sort())
+    .sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
+}
+
+/** Splits a 64-bit difference hash (16 hex digits) into four 16-bit bands for bucketing. */
+export function hashBands(hex: string): [number, number, number, number] {
+  if (!/^[0-9a-f]{16}$/.test(hex)) throw new Error('hashBands: expected 16 hex digits');
+  return [0, 4, 8, 12].map((i) => parseInt(hex.slice(i, i + 4), 16)) as [number, number, number, number];
+}

@@ -1,0 +1,226 @@
+import { sql } from 'drizzle-orm';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_QUERY_MAX } from '@domain/find';
+import { fromRoot } from '../../lib/paths.js';
+import { createTestApp, signUp, type TestApp } from '../../test/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+interface P {
+  id: string;
+  name: string;
+  takenAt: string | null;
+  uploadedAt: string;
+}
+interface Page {
+  items: P[];
+  nextCursor: string | null;
+  total: number | null;
+}
+
+function multipart(files: Array<{ name: string; bytes: Buffer }>) {
+  const boundary = '----eyevufind' + Math.random().toString(16).slice(2);
+  const chunks: Buffer[] = [];
+  for (const f of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${f.name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+async function upload(cookie: string, name: string, bytes: Buffer): Promise<string> {
+  const { payload, headers } = multipart([{ name, bytes }]);
+  const res = await t.app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload });
+  expect(res.statusCode, res.body).toBe(201);
+  return (res.json() as { results: Array<{ photo: { id: string } }> }).results[0]!.photo.id;
+}
+
+/** A small JPEG in one colour, with the EXIF date taken and camera given. */
+const jpeg = (colour: string, exif?: { taken?: string; make?: string; model?: string }) => {
+  const img = sharp({ create: { width: 96, height: 64, channels: 3, background: colour } }).jpeg();
+  if (!exif) return img.toBuffer();
+  return img
+    .withExif({
+      IFD0: { ...(exif.make ? { Make: exif.make } : {}), ...(exif.model ? { Model: exif.model } : {}) },
+      ...(exif.taken ? { IFD2: { DateTimeOriginal: exif.taken } } : {}),
+    })
+    .toBuffer();
+};
+
+const get = (cookie: string, url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+const timeline = async (cookie: string, qs: string): Promise<Page> => {
+  const res = await get(cookie, `/api/photos/timeline?${qs}`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as Page;
+};
+const names = (p: Page) => p.items.map((i) => i.name);
+const search = async (cookie: string, q: string) =>
+  names(await timeline(cookie, `limit=50&q=${encodeURIComponent(q)}`));
+
+describe('timeline by date taken', () => {
+  it('orders by EXIF date taken, falling back to upload time, and pages by (taken_at, id)', async () => {
+    const { cookie } = await signUp(t.app);
+    await upload(cookie, 'beach.jpg', await jpeg('#2a7ab0', { taken: '2019:03:15 10:20:30' }));
+    await upload(cookie, 'party.jpg', await jpeg('#b02a7a', { taken: '2021:07:04 21:00:00' }));
+    await upload(cookie, 'screenshot.jpg', await jpeg('#7ab02a'));
+    const all: P[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: Page = await timeline(cookie, `limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+      // The count is made once, for the first page.
+      expect(page.total).toBe(pages === 0 ? 13 : null);
+      all.push(...page.items);
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(all).toHaveLength(13);
+    expect(new Set(all.map((p) => p.id)).size).toBe(13);
+    // Newest taken first: the photo without EXIF (uploaded last), the demo library (uploaded at
+    // sign-up, no EXIF date), then the two by their EXIF date even though they were uploaded later.
+    expect(all[0]!.name).toBe('screenshot');
+    expect(all.slice(-2).map((p) => p.name)).toEqual(['party', 'beach']);
+    expect(all.at(-1)!.takenAt).toBe('2019-03-15T10:20:30.000Z');
+    const at = all.map((p) => Date.parse(p.takenAt ?? p.uploadedAt));
+    expect(at).toEqual([...at].sort((a, b) => b - a));
+  });
+
+  it('refuses a cursor it did not give out', async () => {
+    const { cookie } = await signUp(t.app);
+    const res = await get(cookie, '/api/photos/timeline?limit=5&cursor=bm90LWEtY3Vyc29y');
+    expect(res.statusCode).toBe(400);
+  });
+});
+
+describe('search', () => {
+  it('finds by name, category, tags, description, camera, year and month, every word as a prefix', async () => {
+    const { cookie } = await signUp(t.app);
+    const beach = await upload(
+      cookie,
+      'beach-day.jpg',
+      await jpeg('#2a7ab0', { taken: '2019:03:15 10:20:30', make: 'Apple', model: 'iPhone 12 Pro' }),
+    );
+    const lunch = await upload(
+      cookie,
+      'lunch.jpg',
+      await jpeg('#b0a02a', { taken: '2024:06:01 12:00:00', make: 'Canon' }),
+    );
+    // What the analysis stores for a photo.
+    await t.database.db.execute(
+      sql`update photos set category = 'animals', tags = '["dog","grass"]'::jsonb, description = 'A dog running on the beach' where id = ${beach}`,
+    );
+    await t.database.db.execute(
+      sql`update photos set category = 'food_drink', tags = '["burger"]'::jsonb, description = 'Lunch outside' where id = ${lunch}`,
+    );
+    expect(await search(cookie, 'dog')).toEqual(['beach-day']);
+    expect(await search(cookie, 'iPhone')).toEqual(['beach-day']);
+    expect(await search(cookie, 'iph')).toEqual(['beach-day']);
+    expect(await search(cookie, 'food')).toEqual(['lunch']);
+    expect(await search(cookie, 'BURGER')).toEqual(['lunch']);
+    expect(await search(cookie, 'canon')).toEqual(['lunch']);
+    expect(await search(cookie, '2024')).toEqual(['lunch']);
+    expect(await search(cookie, 'March 2019')).toEqual(['beach-day']);
+    expect(await search(cookie, 'running')).toEqual(['beach-day']);
+    expect(await search(cookie, 'beach')).toEqual(['beach-day']);
+    expect(await search(cookie, 'iphone 2024')).toEqual([]);
+    expect(await search(cookie, '!!!')).toEqual([]);
+    // The demo library's names are searchable too.
+    expect((await search(cookie, 'coffee')).length).toBe(1);
+    const page = await timeline(cookie, 'limit=50&q=dog');
+    expect(page.total).toBe(1);
+  });
+
+  it('pages through matches and shows only the owner’s photos', async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    for (const [i, c] of ['#111111', '#222222', '#333333'].entries()) {
+      await upload(a.cookie, `zebra-${i}.jpg`, await jpeg(c));
+    }
+    await upload(b.cookie, 'zebra-of-b.jpg', await jpeg('#444444'));
+    const first = await timeline(a.cookie, 'limit=2&q=zebra');
+    expect(first.total).toBe(3);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await timeline(a.cookie, `limit=2&q=zebra&cursor=${first.nextCursor}`);
+    expect([...names(first), ...names(second)].sort()).toEqual(['zebra-0', 'zebra-1', 'zebra-2']);
+    expect(second.nextCursor).toBeNull();
+    expect(await search(b.cookie, 'zebra')).toEqual(['zebra-of-b']);
+  });
+
+  it('bounds the query length with a clear 400', async () => {
+    const { cookie } = await signUp(t.app);
+    const res = await get(cookie, `/api/photos/timeline?q=${'a'.repeat(SEARCH_QUERY_MAX + 1)}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain(`limited to ${SEARCH_QUERY_MAX} characters`);
+    expect((await get(cookie, `/api/photos/timeline?q=${'a'.repeat(SEARCH_QUERY_MAX)}`)).statusCode).toBe(200);
+  });
+
+  it('needs a session', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/photos/timeline?q=dog' });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('similar photos and possible duplicates', () => {
+  const fig = () => sharp(fromRoot('assets/demo-photos/fig-in-red-bowl.jpg'));
+
+  it('lists a re-encoded copy of a photo as most similar and both as possible duplicates, owner-only', async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    // The demo library holds the fig photo; a smaller, re-encoded and brightened copy of it is uploaded.
+    const copy = await fig().resize(700).modulate({ brightness: 1.08 }).jpeg({ quality: 60 }).toBuffer();
+    const copyId = await upload(a.cookie, 'fig-copy.jpg', copy);
+    await upload(b.cookie, 'fig-of-b.jpg', copy);
+
+    const sim = await get(a.cookie, `/api/photos/${copyId}/similar`);
+    expect(sim.statusCode, sim.body).toBe(200);
+    const items = (sim.json() as { items: Array<P & { similarity: number }> }).items;
+    expect(items[0]!.name).toBe('Fig in a Red Bowl');
+    expect(items[0]!.similarity).toBeGreaterThanOrEqual(0.95);
+    expect(items.length).toBeGreaterThan(1);
+    expect(items.length).toBeLessThanOrEqual(12);
+    expect(items.map((i) => i.name)).not.toContain('fig-of-b');
+    expect(items.map((i) => i.id)).not.toContain(copyId);
+    const s = items.map((i) => i.similarity);
+    expect(s).toEqual([...s].sort((x, y) => y - x));
+
+    const dup = await get(a.cookie, '/api/photos/duplicates');
+    expect(dup.statusCode).toBe(200);
+    const body = dup.json() as { name: string; groups: P[][]; photoCount: number };
+    expect(body.name).toBe('Possible duplicates');
+    expect(body.groups.map((g) => g.map((p) => p.name).sort())).toEqual([['Fig in a Red Bowl', 'fig-copy']]);
+    expect(body.photoCount).toBe(2);
+
+    // Someone else's photo is not found, as is an unknown id.
+    expect((await get(b.cookie, `/api/photos/${copyId}/similar`)).statusCode).toBe(404);
+    expect((await get(a.cookie, '/api/photos/00000000-0000-4000-8000-000000000000/similar')).statusCode).toBe(404);
+    expect((await get(a.cookie, '/api/photos/not-a-uuid/similar')).statusCode).toBe(404);
+
+    // Deleting the copy empties the album.
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/photos/${copyId}`, headers: { cookie: a.cookie } }))
+        .statusCode,
+    ).toBe(200);
+    const after = (await get(a.cookie, '/api/photos/duplicates')).json() as { groups: P[][] };
+    expect(after.groups).toEqual([]);
+  });
+
+  it('does not call the ten different demo photos duplicates', async () => {
+    const { cookie } = await signUp(t.app);
+    const body = (await get(cookie, '/api/photos/duplicates')).json() as { groups: P[][]; photoCount: number };
+    expect(body).toMatchObject({ groups: [], photoCount: 0 });
+  });
+});

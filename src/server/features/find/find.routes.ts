@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { duplicates, similarPhotos, timelinePage, timelineQuery } from '../../../contract/find.js';
+import { photoIdParams, type Photo } from '../../../contract/photos.js';
+import type { AppContext } from '../../context.js';
+import { userOf } from '../../http/session.js';
+import { createFindRepository, type PhotoRow } from './find.repository.js';
+import { createFindService, type FindService } from './find.service.js';
+
+export interface FindRoutesOptions {
+  /** Rows to the API's Photo, as the photos feature shows them (applied filter versions included). */
+  present: (rows: PhotoRow[]) => Promise<Photo[]>;
+}
+
+/**
+ * Finding photos: the timeline by date taken with search, "Similar photos" and the "Possible
+ * duplicates" smart album. Every answer is the signed-in user's own photos only.
+ */
+export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: FindRoutesOptions): Promise<FindService> {
+  const service = createFindService({ repo: createFindRepository(ctx.db), blobs: ctx.blobs, present: opts.present });
+  // A new photo's fingerprint is made in the background: uploads do not wait for it, and the
+  // endpoints below fill in any that are missing.
+  ctx.onPhotoIngested?.push(async (p) => {
+    service.fingerprintPhoto(p.userId, p.id).catch((err) => app.log.error({ err }, 'photo fingerprint failed'));
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/api/photos/timeline',
+    { schema: { querystring: timelineQuery, response: { 200: timelinePage } } },
+    async (request) => service.timeline(userOf(request).id, request.query),
+  );
+
+  r.get('/api/photos/duplicates', { schema: { response: { 200: duplicates } } }, async (request) =>
+    service.duplicates(userOf(request).id),
+  );
+
+  r.get(
+    '/api/photos/:id/similar',
+    { schema: { params: photoIdParams, response: { 200: similarPhotos } } },
+    async (request) => service.similar(userOf(request).id, request.params.id),
+  );
+  return service;
+}

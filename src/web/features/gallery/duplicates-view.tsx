@@ -1,0 +1,66 @@
+import { useQuery } from '@tanstack/react-query';
+import { ArrowLeft } from 'lucide-react';
+import { useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { errorMessage } from '../../lib/api';
+import { PhotoGrid, SkeletonTile } from './photo-grid';
+import { PhotoViewer } from './photo-viewer';
+import { duplicatesQueryOptions } from './photos-query';
+
+const noop = () => undefined;
+
+/**
+ * The "Possible duplicates" smart album in the gallery grid (`/gallery?album=duplicates`): each
+ * group of near-identical photos side by side, largest group first.
+ */
+export function DuplicatesView() {
+  const query = useQuery(duplicatesQueryOptions());
+  const [viewerIndex, setViewerIndex] = useState<number | null>(null);
+  const photos = useMemo(() => query.data?.groups.flat() ?? [], [query.data]);
+  const groups = query.data?.groups.length ?? 0;
+  return (
+    <section className="flex flex-col gap-3" aria-labelledby="duplicates-title">
+      <div className="flex items-center justify-between gap-2">
+        <div>
+          <h2 id="duplicates-title" className="text-lg font-semibold">
+            Possible duplicates
+          </h2>
+          {query.data && (
+            <p className="text-sm text-muted" role="status">
+              {groups === 0
+                ? 'No near-identical photos found'
+                : `${photos.length} photos in ${groups} ${groups === 1 ? 'group' : 'groups'}`}
+            </p>
+          )}
+        </div>
+        <Link href="/gallery" className="inline-flex min-h-11 items-center gap-1 text-sm font-semibold text-primary">
+          <ArrowLeft className="size-4" aria-hidden />
+          All photos
+        </Link>
+      </div>
+      {query.isPending ? (
+        <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label="Loading photos">
+          {Array.from({ length: 4 }, (_, i) => (
+            <SkeletonTile key={i} />
+          ))}
+        </div>
+      ) : query.isError ? (
+        <p role="alert" className="text-danger">
+          {errorMessage(query.error, 'Could not look for duplicates.')}
+        </p>
+      ) : (
+        photos.length > 0 && (
+          <PhotoGrid photos={photos} total={photos.length} hasMore={false} loadMore={noop} onOpen={setViewerIndex} />
+        )
+      )}
+      <PhotoViewer
+        photos={photos}
+        open={viewerIndex !== null}
+        initialIndex={viewerIndex ?? 0}
+        onOpenChange={(o) => !o && setViewerIndex(null)}
+        showEdit
+        showSimilar
+      />
+    </section>
+  );
+}
