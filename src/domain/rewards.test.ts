@@ -89,8 +89,16 @@ describe('achievements', () => {
 });
 
 describe('nextLoginStreak', () => {
-  it('starts at 1 on first login without a message', () => {
+  it("starts at 1 on the first login ever, greeted 'Welcome!' (not 'Welcome back!')", () => {
     expect(nextLoginStreak({ lastLoginDay: null, currentStreak: 0 }, '2024-05-10')).toEqual({
+      currentStreak: 1,
+      isNewDay: true,
+      message: 'Welcome!',
+    });
+  });
+
+  it('restarts at 1 after a gap, a return without a streak message', () => {
+    expect(nextLoginStreak({ lastLoginDay: '2024-05-01', currentStreak: 3 }, '2024-05-10')).toEqual({
       currentStreak: 1,
       isNewDay: true,
     });

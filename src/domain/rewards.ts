@@ -148,7 +148,7 @@ export interface LoginStreakResult {
   currentStreak: number;
   /** True when this login is on a later day than the last one: award the login reward once per day on this. */
   isNewDay: boolean;
-  /** 'Welcome back! N day streak!' on a new day when the new streak is above 1. */
+  /** 'Welcome!' on the first login ever; 'Welcome back! N day streak!' on a new day when the new streak is above 1. */
   message?: string;
 }
 
@@ -162,7 +162,7 @@ export function nextLoginStreak(state: LoginStreakState, today: CalendarDay): Lo
   if (!isCalendarDay(today)) throw new RangeError(`nextLoginStreak: bad day ${today}`);
   const previous = count(state.currentStreak);
   if (state.lastLoginDay === null || !isCalendarDay(state.lastLoginDay)) {
-    return { currentStreak: 1, isNewDay: true };
+    return { currentStreak: 1, isNewDay: true, message: WELCOME_MESSAGE };
   }
   const gap = daysBetween(state.lastLoginDay, today);
   if (gap <= 0) return { currentStreak: Math.max(previous, 1), isNewDay: false };
@@ -182,6 +182,8 @@ export const STREAK_BONUS_MESSAGE = 'Streak bonus!';
 export const ACHIEVEMENT_UNLOCKED_MESSAGE = 'Achievement unlocked!';
 export const PHOTO_UPLOADED_MESSAGE = 'Photo uploaded successfully!';
 export const WELCOME_BACK_MESSAGE = 'Welcome back!';
+/** A first login is not a return: it is greeted without the 'back'. */
+export const WELCOME_MESSAGE = 'Welcome!';
 export const APP_ACTIVATED_MESSAGE = 'App activated!';
 export const READY_TO_SAVE_TIME_MESSAGE = 'Ready to save time!';
 

@@ -32,25 +32,67 @@ const show = (lane: ToastLane, t: Toast | null) => {
   listeners.forEach((l) => l());
 };
 
-/** Shows a toast (in the message lane unless told otherwise) and answers its id. */
-export function toast({ lane = 'message', ...t }: Omit<Toast, 'id' | 'lane'> & { lane?: ToastLane }): number {
-  clearTimeout(timers[lane]);
-  const id = nextId++;
-  show(lane, { ...t, id, lane });
-  timers[lane] = setTimeout(() => dismissToast(id, lane), t.duration ?? TOAST_LANE_MS[lane]);
-  return id;
+/*
+ * While something holds the toasts (the first-run Setup Guide), new toasts wait in `held`, and the
+ * ones on screen go back to its front. After the last hold they play one after another, each when
+ * the screen has no toast, so a new account meets one thing at a time: the guide, its welcome, then
+ * the reward. A toast raised by what the user does next still shows at once.
+ */
+let holds = 0;
+let held: Toast[] = [];
+
+function display(t: Toast) {
+  clearTimeout(timers[t.lane]);
+  show(t.lane, t);
+  timers[t.lane] = setTimeout(() => dismissToast(t.id, t.lane), t.duration ?? TOAST_LANE_MS[t.lane]);
 }
 
-/** Hides the lane's toast: any, or only the one with this id. */
+function playHeld() {
+  if (holds > 0 || Object.values(shown).some(Boolean)) return;
+  const next = held.shift();
+  if (next) display(next);
+}
+
+/** Shows a toast (in the message lane unless told otherwise) and answers its id. */
+export function toast({ lane = 'message', ...t }: Omit<Toast, 'id' | 'lane'> & { lane?: ToastLane }): number {
+  const next: Toast = { ...t, id: nextId++, lane };
+  if (holds > 0) held.push(next);
+  else display(next);
+  return next.id;
+}
+
+/** Hides the lane's toast: any, or only the one with this id (also when it is still waiting). */
 export function dismissToast(id?: number, lane: ToastLane = 'message') {
+  if (id !== undefined) held = held.filter((t) => t.id !== id);
   const current = shown[lane];
   if (!current || (id !== undefined && current.id !== id)) return;
   clearTimeout(timers[lane]);
   show(lane, null);
+  playHeld();
 }
 
-/** Test helper: every lane empty. */
+/** Holds every toast until the returned release is called (each release counts once). */
+export function holdToasts(): () => void {
+  if (holds++ === 0) {
+    const onScreen = (Object.keys(TOAST_LANE_MS) as ToastLane[]).flatMap((lane) => (shown[lane] ? [shown[lane]] : []));
+    for (const t of onScreen) {
+      clearTimeout(timers[t.lane]);
+      show(t.lane, null);
+    }
+    held = [...onScreen, ...held];
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds--;
+    playHeld();
+  };
+}
+
+/** Test helper: every lane empty, nothing waiting. */
 export function dismissAllToasts() {
+  held = [];
   for (const lane of Object.keys(TOAST_LANE_MS) as ToastLane[]) dismissToast(undefined, lane);
 }
 

@@ -131,6 +131,14 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(await get(cookie, '/api/stats')).toMatchObject({ totalPoints: 10 + 1 + 2, adsSkipped: 1 });
   });
 
+  it("greets a first login 'Welcome!' and a later day's login 'Welcome back!'", async () => {
+    const a = await signUp(t.app);
+    const first = (await record(a.cookie, { type: 'login' })).json();
+    expect(first).toMatchObject({ points: 10, currentStreak: 1, message: 'Welcome!' });
+    // Same day again: nothing paid, and it is a return.
+    expect((await record(a.cookie, { type: 'login' })).json()).toMatchObject({ points: 0, message: 'Welcome back!' });
+  });
+
   it('grows a streak across consecutive days, pays the streak bonus, and a gap resets it', async () => {
     const a = await signUp(t.app);
     const today = (await record(a.cookie, { type: 'login' })).json().day as string;

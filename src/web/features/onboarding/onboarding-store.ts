@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { holdToasts } from '../../lib/toast';
 
 /** The guide's flags live in localStorage so it auto-opens once per browser, not once per visit. */
 export const ONBOARDING_COMPLETED_KEY = 'eyevu-onboarding-completed';
@@ -34,8 +35,20 @@ let state: State = {
   completed: typeof window === 'undefined' ? false : read(ONBOARDING_COMPLETED_KEY),
 };
 const listeners = new Set<() => void>();
+
+// Toasts wait while the guide is open (and during its first-run delay), so it is the one thing shown.
+let releaseToasts: (() => void) | null = null;
+function holdToastsWhile(guiding: boolean) {
+  if (guiding && !releaseToasts) releaseToasts = holdToasts();
+  if (!guiding && releaseToasts) {
+    releaseToasts();
+    releaseToasts = null;
+  }
+}
+
 const set = (patch: Partial<State>) => {
   state = { ...state, ...patch };
+  holdToastsWhile(state.open);
   listeners.forEach((l) => l());
 };
 
@@ -64,8 +77,12 @@ export function resetOnboarding() {
 export function scheduleFirstRunOnboarding(): () => void {
   if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) return () => {};
   write(ONBOARDING_SEEN_KEY, true);
+  holdToastsWhile(true);
   const id = setTimeout(() => openOnboarding(0), ONBOARDING_DELAY_MS);
-  return () => clearTimeout(id);
+  return () => {
+    clearTimeout(id);
+    holdToastsWhile(state.open);
+  };
 }
 
 /** Test helper: re-read flags and close. */

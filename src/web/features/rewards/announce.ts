@@ -5,6 +5,7 @@ import {
   pointsEarnedMessage,
   streakBonusDaysMessage,
   WELCOME_BACK_MESSAGE,
+  WELCOME_MESSAGE,
   type RewardType,
 } from '@domain/rewards';
 import { notify, showReward } from './notifications-store';
@@ -28,14 +29,14 @@ export function announceReward(
   const own = r.points - achievementPoints;
   if (own > 0) {
     showReward({ type: r.type, points: own, message: r.message });
-    notify(r.type, notificationText(r.type, own, r.currentStreak));
+    notify(r.type, notificationText(r.type, own, r.message));
     if (r.type === 'login' && r.currentStreak > 1) notify('streak', streakBonusDaysMessage(r.currentStreak));
   }
   announceAchievements(r.newAchievements);
 }
 
-function notificationText(type: RewardType, points: number, _streak: number): string {
-  if (type === 'login') return WELCOME_BACK_MESSAGE;
+function notificationText(type: RewardType, points: number, message: string): string {
+  if (type === 'login') return message === WELCOME_MESSAGE ? WELCOME_MESSAGE : WELCOME_BACK_MESSAGE;
   if (type === 'activation') return APP_ACTIVATED_MESSAGE;
   return pointsEarnedMessage(points);
 }
