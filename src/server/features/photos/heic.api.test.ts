@@ -110,6 +110,23 @@ describe(`HEIC uploads (${testDbKind})`, () => {
     expect((await sharp(res.rawPayload).metadata()).format).toBe('jpeg');
   });
 
+  it('applies a photo-editor filter to a HEIC (the edit is a JPEG, shown as it is)', async () => {
+    const { cookie } = await signUp(t.app);
+    const p = (await upload(cookie, 'edit.heic', HEIC)).json().results[0].photo;
+    const applied = await t.app.inject({
+      method: 'POST',
+      url: '/api/photo-filters/apply',
+      headers: { cookie, 'content-type': 'application/json' },
+      payload: { photoId: p.id, filterName: 'black_white', intensity: 100 },
+    });
+    expect(applied.statusCode).toBe(200);
+    const edited = applied.json().photo;
+    expect(edited.displayUrl).toBe(edited.url);
+    const full = await get(cookie, edited.url);
+    expect(full.headers['content-type']).toBe('image/jpeg');
+    expect((await sharp(full.rawPayload).metadata()).width).toBe(96);
+  });
+
   it('refuses a HEIC over the pixel limit from its header, before decoding', async () => {
     await expect(makeDerivatives(HEIC, { maxPixels: 96 * 64 - 1 })).rejects.toMatchObject({
       status: 422,
