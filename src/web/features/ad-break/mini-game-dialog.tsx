@@ -11,6 +11,7 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { Brain, HelpCircle, Star, Target, X } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../../components/ui/button';
+import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
 import { MemoryGame } from './memory-game';
 import { ReactionGame } from './reaction-game';
@@ -171,7 +172,7 @@ function GameResult({ score, onContinue }: { score: number; onContinue: () => vo
   return (
     <div className="flex flex-col items-center gap-3 text-center">
       <span className="text-5xl" aria-hidden>
-        🏆
+        <Emoji emoji="🏆" />
       </span>
       <h3 className="text-xl font-bold">Game Complete!</h3>
       <p className="text-3xl font-bold text-primary">
