@@ -16,7 +16,9 @@ test('a new account meets one thing at a time: the Setup Guide, then its welcome
   page,
 }) => {
   await page.clock.install();
-  const loginReward = page.waitForResponse((r) => r.url().endsWith('/api/rewards/record') && r.request().method() === 'POST');
+  const loginReward = page.waitForResponse(
+    (r) => r.url().endsWith('/api/rewards/record') && r.request().method() === 'POST',
+  );
   await register(page);
   const guide = page.getByRole('dialog', { name: 'Setup Guide' });
   await expect(guide).toBeVisible({ timeout: 4000 });

@@ -18,6 +18,11 @@ export const photo = z.object({
   url: z.string(),
   thumbnailUrl: z.string(),
   previewUrl: z.string(),
+  /**
+   * The full photo in a format every browser shows (the viewer's zoom): the same as `url` when the
+   * original already is one, otherwise a JPEG rendition of it (HEIC, TIFF).
+   */
+  displayUrl: z.string().optional(),
   uploadedAt: z.string(),
   takenAt: z.string().nullable(),
   size: z.number().int(),
@@ -75,7 +80,7 @@ export const photoSummary = z.object({
 export type PhotoSummary = z.infer<typeof photoSummary>;
 
 export const photoIdParams = z.object({ id: z.string().max(64) });
-export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail'] as const;
+export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail', 'display'] as const;
 export type PhotoVariant = (typeof PHOTO_VARIANTS)[number];
 export const photoFileParams = z.object({ id: z.string().max(64), variant: z.enum(PHOTO_VARIANTS) });
 export const photoFileQuery = z.object({ v: z.string().max(128).optional() });

@@ -20,6 +20,7 @@
  * than WebP, which is what keeps a full apply within budget.
  */
 import sharp, { type Sharp } from 'sharp';
+import { decodeHeic, isMissingCodecError, sharpFromHeic } from '../../lib/heic.js';
 import { FILTERS, FILTER_IDS, INTENSITY, isFilterId, type FilterId, type FilterInfo } from '@domain/filters';
 
 export { FILTER_IDS };
@@ -240,6 +241,9 @@ export async function applyFilter(
   return filtered.jpeg({ quality: FILTER_OUTPUT.quality, chromaSubsampling: '4:2:0' }).toBuffer();
 }
 
+/** sharp's own default `limitInputPixels`, for the HEIC decoder when the caller gives none. */
+const SHARP_DEFAULT_PIXEL_LIMIT = 0x3fff * 0x3fff;
+
 /** Decoded, oriented sRGB pixels (3 channels): what `decodeForFilters` returns, reusable across renders. */
 export interface RawRgb {
   data: Buffer;
@@ -252,15 +256,24 @@ export interface RawRgb {
  * (the editor's previews at other filters and intensities) skip the decode.
  */
 export async function decodeForFilters(input: Buffer, opts: ApplyFilterOptions = {}): Promise<RawRgb> {
-  let decode = sharp(input, opts.limitInputPixels ? { limitInputPixels: opts.limitInputPixels } : {}).autoOrient();
-  if (opts.maxSize !== undefined) {
-    decode = decode.resize({ width: opts.maxSize, height: opts.maxSize, fit: 'inside', withoutEnlargement: true });
-  }
-  const { data, info } = await decode
-    .flatten({ background: '#ffffff' })
-    .toColourspace('srgb')
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
+  const run = (source: Sharp) => {
+    let decode = source;
+    if (opts.maxSize !== undefined) {
+      decode = decode.resize({ width: opts.maxSize, height: opts.maxSize, fit: 'inside', withoutEnlargement: true });
+    }
+    return decode
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+  };
+  const { data, info } = await run(
+    sharp(input, opts.limitInputPixels ? { limitInputPixels: opts.limitInputPixels } : {}).autoOrient(),
+  ).catch(async (err: unknown) => {
+    // A HEIC original that this sharp cannot decode (no HEVC): the WASM decoder's pixels instead.
+    if (!isMissingCodecError(err)) throw err;
+    return run(sharpFromHeic(await decodeHeic(input, opts.limitInputPixels || SHARP_DEFAULT_PIXEL_LIMIT)));
+  });
   if (info.channels !== 3) throw new Error(`Expected 3 channels after decode, got ${info.channels}`);
   return { data, width: info.width, height: info.height };
 }

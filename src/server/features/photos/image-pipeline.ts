@@ -1,6 +1,7 @@
 import exifr from 'exifr';
-import sharp, { type Metadata } from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
+import { decodeHeic, HeicDecodeError, isMissingCodecError, sharpFromHeic } from '../../lib/heic.js';
 
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;
@@ -76,8 +77,6 @@ function readableError(err: unknown): string {
   if (/pixel limit/i.test(m)) return 'This image has too many pixels to process.';
   if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m))
     return 'This image is damaged or incomplete and cannot be read.';
-  if (/heif|hevc|compression format has not been built in/i.test(m))
-    return 'HEIC photos from this camera cannot be read here. Please export the photo as JPEG and try again.';
   return 'This image could not be read.';
 }
 
@@ -93,10 +92,21 @@ const EXIF_PICK = [
   'FocalLength',
 ];
 
-async function readExif(bytes: Buffer): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {
+/**
+ * The EXIF fields the gallery shows. `container` is the EXIF block sharp found in the file's
+ * container, read when exifr cannot find the block in the file itself (some HEIF layouts).
+ */
+async function readExif(
+  bytes: Buffer,
+  container?: Buffer,
+): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {
   try {
-    const data = (await exifr.parse(bytes, { pick: EXIF_PICK, reviveValues: true })) as
-      Record<string, unknown> | undefined;
+    const parse = async (b: Buffer) => {
+      const d = (await exifr.parse(b, { pick: EXIF_PICK, reviveValues: true }).catch(() => undefined)) as
+        Record<string, unknown> | undefined;
+      return d && EXIF_PICK.some((k) => d[k] !== undefined) ? d : undefined;
+    };
+    const data = (await parse(bytes)) ?? (container ? await parse(container) : undefined);
     if (!data) return { takenAt: null, exif: null };
     const raw = data.DateTimeOriginal ?? data.CreateDate;
     const takenAt = raw instanceof Date && !Number.isNaN(raw.getTime()) ? raw : null;
@@ -108,6 +118,74 @@ async function readExif(bytes: Buffer): Promise<{ takenAt: Date | null; exif: Re
     return { takenAt, exif: Object.keys(exif).length ? exif : null };
   } catch {
     return { takenAt: null, exif: null };
+  }
+}
+
+/** Set once sharp has failed on HEVC: later HEIC uploads go straight to the WASM decoder. */
+let sharpDecodesHevc = true;
+
+/**
+ * Runs `use` on the image's pixels: from sharp, or for a HEIC that this sharp cannot decode (no
+ * HEVC decoder in its libheif) from the WASM decoder, which checks the size before decoding.
+ * `decoded` (displayed size) is set when the WASM decoder was used.
+ */
+async function decodeWith<T>(
+  mime: ImageMime,
+  input: () => Sharp,
+  bytes: Buffer,
+  maxPixels: number,
+  use: (s: Sharp, decoded?: { width: number; height: number }) => Promise<T>,
+): Promise<T> {
+  const viaWasm = async () => {
+    const decoded = await decodeHeic(bytes, maxPixels).catch((err: unknown) => {
+      if (err instanceof HeicDecodeError && err.tooLarge) throw new Error('pixel limit exceeded');
+      throw err;
+    });
+    return use(sharpFromHeic(decoded), decoded);
+  };
+  if (mime === 'image/heic' && !sharpDecodesHevc) return viaWasm();
+  try {
+    return await use(input());
+  } catch (err) {
+    if (mime !== 'image/heic' || !isMissingCodecError(err)) throw err;
+    sharpDecodesHevc = false;
+    return viaWasm();
+  }
+}
+
+/** Long side of the display rendition (see `makeDisplayRendition`). */
+export const DISPLAY_SIZE = 4096;
+
+/** Types every browser shows in an <img>; the others (TIFF, HEIC) get a display rendition. */
+export const BROWSER_IMAGE_MIMES: ReadonlySet<string> = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/avif',
+  'image/gif',
+]);
+
+/**
+ * The full photo as a JPEG any browser can show, for originals browsers cannot (HEIC, TIFF):
+ * EXIF-rotated, long side at most DISPLAY_SIZE (the viewer's zoom never needs more), made on
+ * demand from the stored original, which already passed the upload's checks.
+ */
+export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: number } = {}): Promise<Buffer> {
+  const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const mime = sniffImageType(bytes);
+  if (!mime) throw new ImageRejected(415, UNSUPPORTED);
+  const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
+  try {
+    return await decodeWith(mime, input, bytes, maxPixels, (s) =>
+      s
+        .resize(DISPLAY_SIZE, DISPLAY_SIZE, { fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .toColourspace('srgb')
+        .jpeg({ quality: 85, mozjpeg: false })
+        .toBuffer(),
+    );
+  } catch (err) {
+    throw new ImageRejected(422, readableError(err));
   }
 }
 
@@ -138,18 +216,21 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
       `This image is too large (${meta.width} x ${meta.height} pixels). The limit is ${Math.round(maxPixels / 1e6)} megapixels.`,
     );
   }
-  const width = meta.autoOrient?.width ?? meta.width;
-  const height = meta.autoOrient?.height ?? meta.height;
+  let width = meta.autoOrient?.width ?? meta.width;
+  let height = meta.autoOrient?.height ?? meta.height;
 
   try {
     const [previewRaw, exifInfo] = await Promise.all([
-      input()
-        .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: 'inside', withoutEnlargement: true })
-        .toColourspace('srgb')
-        .removeAlpha()
-        .raw()
-        .toBuffer({ resolveWithObject: true }),
-      readExif(bytes),
+      decodeWith(mime, input, bytes, maxPixels, (s, decoded) => {
+        if (decoded) ({ width, height } = decoded);
+        return s
+          .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: 'inside', withoutEnlargement: true })
+          .toColourspace('srgb')
+          .removeAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+      }),
+      readExif(bytes, meta.exif),
     ]);
     const raw = { width: previewRaw.info.width, height: previewRaw.info.height, channels: 3 as const };
     const fromRaw = () => sharp(previewRaw.data, { raw });

@@ -153,7 +153,12 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
           return reply.status(304).send();
         }
         reply.type(f.mime);
-        if (request.params.variant !== 'original') {
+        if (f.rendition) {
+          // Made from the original on demand; cached like the derivatives (keyed apart from them).
+          const { bytes } = await derivatives.get(`${f.key}:display`, () => service.renderDisplay(f.key));
+          return reply.send(bytes);
+        }
+        if (request.params.variant === 'preview' || request.params.variant === 'thumbnail') {
           // Thumbnails and previews from memory: one write, no file system call.
           const { bytes } = await derivatives.get(f.key, () => service.readFile(f.key));
           return reply.send(bytes);

@@ -15,7 +15,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
-import { ImageRejected, makeDerivatives } from './image-pipeline.js';
+import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline.js';
 import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository.js';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
@@ -77,6 +77,9 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
     url: `${base}/original?v=${v(row.originalKey)}`,
     thumbnailUrl: `${base}/thumbnail?v=${v(row.thumbnailKey)}`,
     previewUrl: `${base}/preview?v=${v(row.previewKey)}`,
+    displayUrl: BROWSER_IMAGE_MIMES.has(row.mime)
+      ? `${base}/original?v=${v(row.originalKey)}`
+      : `${base}/display?v=${v(row.originalKey)}`,
     uploadedAt: row.uploadedAt.toISOString(),
     takenAt: row.takenAt ? row.takenAt.toISOString() : null,
     size: row.size,
@@ -227,9 +230,24 @@ export function createPhotosService(deps: {
      */
     async file(userId: string, id: string, variant: PhotoVariant) {
       const row = await resolve(userId, id);
+      if (variant === 'display') {
+        const key = row.originalKey;
+        // A browser shows the original as it is; anything else gets a JPEG rendition of it.
+        const rendition = !BROWSER_IMAGE_MIMES.has(row.mime);
+        const mime = rendition ? 'image/jpeg' : row.mime;
+        return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition };
+      }
       const key = variant === 'original' ? row.originalKey : variant === 'preview' ? row.previewKey : row.thumbnailKey;
       const mime = variant === 'original' ? row.mime : 'image/webp';
-      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name };
+      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false };
+    },
+
+    /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing. */
+    async renderDisplay(key: string): Promise<Buffer> {
+      const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
+      });
+      return makeDisplayRendition(bytes);
     },
 
     /** The blob's size, or 404 when its file is missing. */

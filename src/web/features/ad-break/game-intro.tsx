@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Button } from '../../components/ui/button';
+import { Emoji } from '../../components/ui/emoji';
 
 /** The intro step every game shows before play: what to do, then Start. */
 export function GameIntro({
@@ -16,7 +17,7 @@ export function GameIntro({
   return (
     <div className="flex flex-col items-center gap-4 py-2 text-center">
       <span className="text-5xl" aria-hidden>
-        {icon}
+        <Emoji emoji={icon} />
       </span>
       <h3 className="text-lg font-bold">{title}</h3>
       <div className="text-sm text-muted">{children}</div>

@@ -9,6 +9,7 @@ import {
 } from '@domain/games/memory';
 import type { GameOutcome } from '@domain/games/game-outcome';
 import { useReducer } from 'react';
+import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
 import { useDeadline, useReportOnce } from './use-game-clock';
@@ -91,7 +92,7 @@ export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
                       : 'bg-primary text-primary-fg hover:opacity-90',
                 )}
               >
-                <span aria-hidden>{faceUp ? card.emoji : '?'}</span>
+                {faceUp ? <Emoji emoji={card.emoji} className="size-9" /> : <span aria-hidden>?</span>}
               </button>
             </li>
           );

@@ -11,6 +11,7 @@ import { Brain, HelpCircle, Star, Target, X } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
+import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
 import { MemoryGame } from './memory-game';
 import { ReactionGame } from './reaction-game';
@@ -165,7 +166,7 @@ function GameResult({ score, onContinue }: { score: number; onContinue: () => vo
   return (
     <div className="flex flex-col items-center gap-3 text-center">
       <span className="text-5xl" aria-hidden>
-        🏆
+        <Emoji emoji="🏆" />
       </span>
       <h3 className="text-xl font-bold">Game Complete!</h3>
       <p className="text-3xl font-bold text-primary">

@@ -38,7 +38,7 @@ const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
 
 /**
  * The full-screen photo viewer (spec: Photo viewer overlay): title, close, optional countdown,
- * click-to-zoom 1.5x (the original loads on zoom; the ~1440 px preview before), arrows that wrap,
+ * click-to-zoom 1.5x (the full photo loads on zoom, as a JPEG rendition when browsers cannot show the original; the ~1440 px preview before), arrows that wrap,
  * caption, thumbnail strip, optional Play Game, and share/favorite/info. Keyboard arrows and
  * swipes move between photos; Escape closes.
  */
@@ -211,7 +211,7 @@ export function PhotoViewer({
           >
             <PhotoImage
               key={current.id}
-              src={zoomed ? current.url : current.previewUrl}
+              src={zoomed ? (current.displayUrl ?? current.url) : current.previewUrl}
               alt={current.name}
               thumbhash={current.thumbhash}
               draggable={false}
