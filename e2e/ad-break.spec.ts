@@ -31,6 +31,9 @@ test('an Instagram ad break the server started counts down, records one activity
   await expect(statValue(page, 'Ads Skipped')).toHaveText('0');
 
   const started = page.waitForResponse((r) => r.url().endsWith('/api/ad-breaks') && r.request().method() === 'POST');
+  // The page clock stands still while the overlay opens, so a slow machine cannot tick the countdown
+  // before it is read; it flows again (with real time) once the first second has been checked.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 50);
   await page.getByRole('button', { name: 'Instagram (15s)' }).click();
   const adBreak = (await (await started).json()) as { id: string };
   const gallery = page.getByRole('dialog', { name: 'Your Photos' });
@@ -40,6 +43,7 @@ test('an Instagram ad break the server started counts down, records one activity
   await expect(gallery.getByTestId('viewer-countdown')).toHaveText('0:15');
   await page.clock.runFor(1000);
   await expect(gallery.getByTestId('viewer-countdown')).toHaveText('0:14');
+  await page.clock.resume();
 
   // The server times the ad break and counts it only once its 15 s have passed on the server's
   // clock, so this one ad really plays: the installed page clock flows with real time (jumping it
