@@ -9,10 +9,14 @@
  *   npx tsx bench/photos.bench.ts [runs=6]
  */
 import sharp from 'sharp';
+import { DEFAULT_IMAGE_THREADS } from '../src/server/config.js';
 import { makeDerivatives } from '../src/server/features/photos/image-pipeline.js';
 import { getJson, register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { fmtRatio, isMain, median, ms, printTable, type Row } from './lib/report.js';
 import { withServer, type RunningServer } from './lib/server.js';
+
+// The server sets sharp's threads from config at start; this process makes derivatives itself.
+sharp.concurrency(DEFAULT_IMAGE_THREADS);
 
 const TARGET = 1.3;
 

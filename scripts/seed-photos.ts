@@ -20,6 +20,7 @@ async function main() {
   if (!email) throw new Error('usage: npx tsx scripts/seed-photos.ts <email> [count]');
   const count = Number(countArg ?? 100_000);
   const config = loadConfig();
+  sharp.concurrency(config.imageThreads);
   const database = await openDatabase(config);
   const blobs = new LocalBlobStore(config.blobDir);
   try {
