@@ -12,16 +12,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { createVisionEngine } from '../src/server/features/analysis/vision/engine';
-import { createVisionPool } from '../src/server/features/analysis/vision/pool';
 import {
+  createVisionEngine,
+  createVisionPool,
   demoPhotos,
   figures,
   labelledPhotos,
   report,
   type Scored,
-} from '../src/server/features/analysis/vision/labelled-photos';
-import type { VisionResult } from '../src/server/features/analysis/vision/engine';
+  type VisionResult,
+} from '../src/server/features/analysis/index';
 
 const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv[2]) : Infinity;
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);

@@ -2,7 +2,7 @@
  * Trains the category model and writes assets/reference-embeddings.json.
  * Run: npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts
  *
- * Uses the TUNING part of assets/reference-photos only (src/domain/photo-analysis-split.ts); the
+ * Uses the TUNING part of assets/reference-photos only (src/server/features/analysis/classifier/split.ts); the
  * test part is never read here. Every choice is made by 5-fold cross-validation inside the tuning
  * part, folds by the same group key as the split (near-copies stay in one fold):
  *   1. which InceptionV3 blocks and whether augmented views (mirror, crops) are added, then the L2
@@ -16,17 +16,21 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
-import { EMBEDDING_INPUT } from '../src/server/features/analysis/vision/embedder';
-import { PHOTO_CATEGORIES, analyzePhoto, type CategoryResult } from '../src/domain/photo-analysis';
-import { fnv1a, splitGroupKey } from '../src/domain/photo-analysis-split';
+import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
 import {
+  EMBEDDING_INPUT,
+  analyzePhoto,
   categoryIndex,
+  decideFromProbabilities,
+  detectionFeatures,
+  fnv1a,
   predictProbe,
+  splitGroupKey,
+  stackInputs,
   trainProbe,
   type ProbeModel,
   type TrainingRow,
-} from '../src/domain/photo-analysis-probe';
-import { decideFromProbabilities, detectionFeatures, stackInputs } from '../src/domain/photo-analysis-stack';
+} from '../src/server/features/analysis/index';
 import { VIEWS, type FeatureIndex } from './vision-features';
 
 const FOLDS = 5;

@@ -16,7 +16,7 @@ import { authRoutes } from './features/auth/auth.routes.js';
 import type { Mailer } from './features/auth/mailer.js';
 import { photosRoutes } from './features/photos/photos.routes.js';
 import { filtersRoutes, type FiltersRouteOptions } from './features/filters/filters.routes.js';
-import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
+import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index.js';
 import { albumsRoutes } from './features/albums/albums.routes.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { activitiesRoutes } from './features/activities/activities.routes.js';

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../../../lib/paths.js';
-import type { CategoryResult, PhotoCategory } from '../../../../domain/photo-analysis';
+import type { CategoryResult, PhotoCategory } from '../../../../domain/photo-categories';
 import { createVisionEngine } from './engine';
 import { demoPhotos, figures, labelledPhotos, report, type LabelledPhoto } from './labelled-photos';
 
 /**
  * The whole engine (embedding, detectors, learned category model, abstain threshold) on the TEST
  * part of the labelled photos: the part scripts/build-reference-embeddings.ts never reads (the
- * split is fixed by file name, src/domain/photo-analysis-split.ts). Then the demo library.
+ * split is fixed by file name, src/server/features/analysis/classifier/split.ts). Then the demo library.
  */
 describe('vision engine on photos it was not tuned on (real models)', () => {
   const engine = createVisionEngine();

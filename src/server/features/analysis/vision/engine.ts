@@ -1,27 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { fromRoot } from '../../../lib/paths.js';
-import {
-  PHOTO_CATEGORIES,
-  analyzePhoto,
-  looksLikePeople,
-  summarizeColours,
-  type Classification,
-  type PhotoAnalysis,
-} from '../../../../domain/photo-analysis';
-import type { ProbeModel } from '../../../../domain/photo-analysis-probe';
-import {
-  decideFromProbabilities,
-  detectionFeatures,
-  stackInputs,
-  type CategoryModel,
-} from '../../../../domain/photo-analysis-stack';
-import { predictProbe } from '../../../../domain/photo-analysis-probe';
+import { PHOTO_CATEGORIES } from '../../../../domain/photo-categories';
+import { analyzePhoto, looksLikePeople, type PhotoAnalysis } from '../classifier/category-rules';
+import { summarizeColours } from '../classifier/colours';
+import type { Classification } from '../classifier/nearest-centroid';
+import { predictProbe, type ProbeModel } from '../classifier/probe';
+import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
 import { ensureTfWasm } from './runtime';
 import { EMBEDDING_INPUT, EMBEDDING_LAYERS, loadEmbedder, type Embedder, type RgbImage } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
-export { cosineSimilarity, normalize, centroidOf } from '../../../../domain/photo-analysis';
+export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
 
 /** Longest side fed to the detectors; CenterNet/BlazeFace resize internally anyway. */
 const DETECTOR_MAX_SIDE = 512;
@@ -127,7 +117,10 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
 }
 
 /** Decodes once, then derives each model's input; EXIF rotation applied so faces are upright. */
-export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage; detect: RgbImage; thumb: RgbImage }> {
+export async function decodeForModels(
+  image: Buffer,
+  embedSize: number = EMBEDDING_INPUT,
+): Promise<{ embed: RgbImage; detect: RgbImage; thumb: RgbImage }> {
   const base = sharp(image, { failOn: 'error' }).rotate();
   const { data, info } = await base
     .resize(DETECTOR_MAX_SIDE, DETECTOR_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
@@ -143,11 +136,11 @@ export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage;
   };
   const fromDetect = sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } });
   // Squash (no crop) to the square input: the whole scene matters for the category.
-  const e = await fromDetect.clone().resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
+  const e = await fromDetect.clone().resize(embedSize, embedSize, { fit: 'fill' }).raw().toBuffer();
   const t = await fromDetect.clone().resize(32, 32, { fit: 'fill' }).raw().toBuffer();
   return {
     detect,
-    embed: { data: new Uint8Array(e.buffer, e.byteOffset, e.length), width: EMBEDDING_INPUT, height: EMBEDDING_INPUT },
+    embed: { data: new Uint8Array(e.buffer, e.byteOffset, e.length), width: embedSize, height: embedSize },
     thumb: { data: new Uint8Array(t.buffer, t.byteOffset, t.length), width: 32, height: 32 },
   };
 }

@@ -11,8 +11,8 @@ import {
   isPhotoCategory,
   type CategoryResult,
   type PhotoCategory,
-} from '../../../../domain/photo-analysis';
-import { splitPart, type SplitPart } from '../../../../domain/photo-analysis-split';
+} from '../../../../domain/photo-categories';
+import { splitPart, type SplitPart } from '../classifier/split';
 
 export interface LabelledPhoto {
   /** Absolute path. */
