@@ -18,7 +18,7 @@ export {
   type LabelledPhoto,
   type Scored,
 } from './vision/labelled-photos.js';
-export { analyzePhoto } from './classifier/category-rules.js';
+export { analyzePhoto, looksLikePeople } from './classifier/category-rules.js';
 export { fnv1a, splitGroupKey, splitPart } from './classifier/split.js';
 export { categoryIndex, predictProbe, trainProbe, type ProbeModel, type TrainingRow } from './classifier/probe.js';
 export { decideFromProbabilities, detectionFeatures, stackInputs } from './classifier/stack.js';
