@@ -3,7 +3,9 @@
  * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2]
  *
  * Photos: the TEST part of assets/reference-photos (fixed by file name before tuning; see
- * bench/README.md) and then the demo library. For each thread count: model load, photos/s for the
+ * bench/README.md) and then the demo library. The FRESH test part (test-part photos listed in
+ * round2.txt, added after the rule was frozen and never looked at while choosing) is reported on
+ * its own first. For each thread count: model load, photos/s for the
  * full analysis (decode + embedding + detectors + category model), in this thread (1) or through
  * the vision thread pool the server uses (> 1, one tfjs WASM runtime per thread). Accuracy, per
  * category, the confusion matrix, the share left uncategorized and the precision of the categories
@@ -12,16 +14,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { createVisionEngine } from '../src/server/features/analysis/vision/engine';
-import { createVisionPool } from '../src/server/features/analysis/vision/pool';
 import {
+  createVisionEngine,
+  createVisionPool,
   demoPhotos,
   figures,
   labelledPhotos,
   report,
   type Scored,
-} from '../src/server/features/analysis/vision/labelled-photos';
-import type { VisionResult } from '../src/server/features/analysis/vision/engine';
+  type VisionResult,
+} from '../src/server/features/analysis/index';
 
 const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv[2]) : Infinity;
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);
@@ -73,15 +75,25 @@ for (const threads of threadCounts) {
 }
 
 if (results.length === photos.length) {
-  const rows: (Scored & { part: 'test' | 'demo' })[] = photos.map((p, i) => ({
+  const rows: (Scored & { part: 'test' | 'demo'; fresh: boolean })[] = photos.map((p, i) => ({
     expected: p.expected,
     got: results[i]!.category,
     part: i < test.length ? 'test' : 'demo',
+    fresh: i < test.length && p.fresh === true,
   }));
   const testRows = rows.filter((r) => r.part === 'test');
   const demoRows = rows.filter((r) => r.part === 'demo');
-  console.log(`\n${report('TEST part (never used for tuning)', testRows)}\n`);
+  const freshRows = rows.filter((r) => r.fresh);
+  console.log(`\n${report('FRESH test part (round 2, never looked at while choosing)', freshRows)}\n`);
+  const ff = figures(freshRows);
+  console.log(
+    `fresh test-part accuracy ${(ff.accuracy * 100).toFixed(1)} %, uncategorized ${(ff.abstained * 100).toFixed(1)} %, ` +
+      `precision ${(ff.precision * 100).toFixed(1)} %`,
+  );
+  console.log(`\n${report('whole TEST part (round 1 + round 2)', testRows)}\n`);
   const f = figures(testRows);
+  const skipped = results.filter((r) => !r.detectorsRun).length;
+  console.log(`detectors skipped (confident probe, not people): ${skipped}/${results.length}`);
   const demoRight = demoRows.filter((r) => r.got === r.expected).length;
   console.log(
     `test-part accuracy ${(f.accuracy * 100).toFixed(1)} %, uncategorized ${(f.abstained * 100).toFixed(1)} %, ` +
@@ -89,7 +101,9 @@ if (results.length === photos.length) {
   );
   for (const [i, r] of rows.entries()) {
     if (r.got !== r.expected)
-      console.log(`  ${r.part} ${photos[i]!.file.split('/').slice(-2).join('/')}: ${r.expected} -> ${r.got}`);
+      console.log(
+        `  ${r.fresh ? 'fresh ' : ''}${r.part} ${photos[i]!.file.split('/').slice(-2).join('/')}: ${r.expected} -> ${r.got}`,
+      );
   }
 }
 console.log(`load average at the end ${load()}`);

@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { labelledPhotos } from '../src/server/features/analysis/vision/labelled-photos.js';
+import { labelledPhotos } from '../src/server/features/analysis/index.js';
 import { getJson, register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { failedRow, isMain, printTable, type Row } from './lib/report.js';
 import { ROOT, withServer, type RunningServer } from './lib/server.js';

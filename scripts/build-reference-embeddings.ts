@@ -2,7 +2,7 @@
  * Trains the category model and writes assets/reference-embeddings.json.
  * Run: npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts
  *
- * Uses the TUNING part of assets/reference-photos only (src/domain/photo-analysis-split.ts); the
+ * Uses the TUNING part of assets/reference-photos only (src/server/features/analysis/classifier/split.ts); the
  * test part is never read here. Every choice is made by 5-fold cross-validation inside the tuning
  * part, folds by the same group key as the split (near-copies stay in one fold):
  *   1. which InceptionV3 blocks and whether augmented views (mirror, crops) are added, then the L2
@@ -11,33 +11,43 @@
  *      the hand-written rules of analyzePhoto on the probe's answer, or not at all;
  *   3. the abstain threshold: the one that maximises right - 2 x wrong over the out-of-fold
  *      answers (a wrong category costs a user's trust; 'uncategorized' costs nothing), while
- *      leaving at most 8 % of photos uncategorized.
+ *      leaving at most 8 % of photos uncategorized;
+ *   4. when the detectors join in through rules: the probe confidence above which they are skipped
+ *      (photos that do not lean towards people), the lowest at which the out-of-fold answers are
+ *      as often right as with the detectors run on every photo. Detectors cost about as much CPU
+ *      as the embedding, so this is the main lever on photos per second.
+ * The embedding input side is the one the feature cache was computed at (VISION_INPUT there).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
-import { EMBEDDING_INPUT } from '../src/server/features/analysis/vision/embedder';
-import { PHOTO_CATEGORIES, analyzePhoto, type CategoryResult } from '../src/domain/photo-analysis';
-import { fnv1a, splitGroupKey } from '../src/domain/photo-analysis-split';
+import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
 import {
+  analyzePhoto,
+  looksLikePeople,
   categoryIndex,
+  decideFromProbabilities,
+  detectionFeatures,
+  fnv1a,
   predictProbe,
+  splitGroupKey,
+  stackInputs,
   trainProbe,
   type ProbeModel,
   type TrainingRow,
-} from '../src/domain/photo-analysis-probe';
-import { decideFromProbabilities, detectionFeatures, stackInputs } from '../src/domain/photo-analysis-stack';
+} from '../src/server/features/analysis/index';
 import { VIEWS, type FeatureIndex } from './vision-features';
 
 const FOLDS = 5;
 const MAX_ABSTAIN = 0.08;
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
-const outPath = path.join(projectRoot, 'assets', 'reference-embeddings.json');
+const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
 
 const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as FeatureIndex;
 const raw = await readFile(path.join(featureDir, 'emb.f32'));
 const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
 const width = index.dims.reduce((a, b) => a + b, 0);
+const inputSize = index.inputSize ?? 224;
 const offsets = index.dims.map((_, i) => index.dims.slice(0, i).reduce((a, b) => a + b, 0));
 
 // The test part is dropped here, before anything is computed. The demo library (10 photos every
@@ -204,6 +214,37 @@ console.log(
     `${(cv.abstained * 100).toFixed(1)} % uncategorized, precision ${(cv.precision * 100).toFixed(1)} %`,
 );
 
+// Step 4: skip the detectors when the probe alone is confident enough (rules stage only).
+const answerSkipping = (i: number, skipAt: number): CategoryResult => {
+  const p = probeOof[i];
+  const leaning = decideFromProbabilities(p, 0);
+  return Math.max(...p) >= skipAt && !looksLikePeople(leaning)
+    ? decideFromProbabilities(p, minConfidence).category
+    : answerAt(i, minConfidence);
+};
+const rightWith = (skipAt: number): number => tune.filter((e, i) => answerSkipping(i, skipAt) === e.category).length;
+let detectorSkipConfidence = 1.01;
+const skippedShare = (skipAt: number): number =>
+  tune.filter((_, i) => {
+    const p = probeOof[i];
+    return Math.max(...p) >= skipAt && !looksLikePeople(decideFromProbabilities(p, 0));
+  }).length / tune.length;
+if (stage2 === 'rules') {
+  const everyPhoto = rightWith(1.01);
+  for (const t of [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99]) {
+    console.log(
+      `  skip detectors at p >= ${t}: right ${((rightWith(t) / tune.length) * 100).toFixed(1)} %, ` +
+        `skipped ${(skippedShare(t) * 100).toFixed(1)} %`,
+    );
+  }
+  detectorSkipConfidence =
+    [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99].find((t) => rightWith(t) >= everyPhoto) ?? 1.01;
+  console.log(
+    `step 4: detectors skipped at p >= ${detectorSkipConfidence} (${(skippedShare(detectorSkipConfidence) * 100).toFixed(1)} % of photos); ` +
+      `right ${((rightWith(detectorSkipConfidence) / tune.length) * 100).toFixed(1)} % vs ${((everyPhoto / tune.length) * 100).toFixed(1)} % with detectors on every photo`,
+  );
+}
+
 // Final models on the whole tuning part.
 const embedding = train(rowsFor(tune, best.c), best.c.l2);
 const stack =
@@ -223,7 +264,7 @@ const out = {
   layers: best.c.layers,
   layer: `${best.c.layers.join('+')}+globalAveragePooling+sqrt`,
   dims: embedding.mean.length,
-  inputSize: EMBEDDING_INPUT,
+  inputSize,
   categories: PHOTO_CATEGORIES,
   trainedOn: { photos: tune.length, augment: best.c.augment, l2: best.c.l2, split: 'tune' },
   crossValidation: {
@@ -235,6 +276,7 @@ const out = {
   },
   detectorRules: stage2 === 'rules',
   minConfidence: round(minConfidence),
+  detectorSkipConfidence,
   embedding: pack(embedding),
   stack: stack ? pack(stack) : undefined,
 };

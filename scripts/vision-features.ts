@@ -12,12 +12,17 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { projectRoot } from '../src/server/lib/paths.js';
-import { decodeForModels } from '../src/server/features/analysis/vision/engine';
-import { ensureTfWasm } from '../src/server/features/analysis/vision/runtime';
-import { EMBEDDING_INPUT, loadEmbedder, type RgbImage } from '../src/server/features/analysis/vision/embedder';
-import { loadDetector, type Detections } from '../src/server/features/analysis/vision/detectors';
-import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-analysis';
-import { splitPart } from '../src/domain/photo-analysis-split';
+import {
+  EMBEDDING_INPUT,
+  decodeForModels,
+  ensureTfWasm,
+  loadDetector,
+  loadEmbedder,
+  splitPart,
+  type Detections,
+  type RgbImage,
+} from '../src/server/features/analysis/index';
+import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-categories';
 
 export const FEATURE_LAYERS = ['mixed8', 'mixed9', 'mixed10'] as const;
 export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right'] as const;
@@ -33,11 +38,13 @@ export interface FeatureEntry {
 
 export interface FeatureIndex {
   layers: string[];
+  /** Embedding input side the vectors were computed at (224 when absent: older caches). */
+  inputSize?: number;
   dims: number[];
   entries: FeatureEntry[];
 }
 
-async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number]): Promise<RgbImage> {
+async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number], size: number): Promise<RgbImage> {
   let img = sharp(Buffer.from(rgb.data), { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
   const { width: W, height: H } = rgb;
   if (view === 'flip') img = img.flop();
@@ -54,11 +61,11 @@ async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number]): Promis
   if (view === 'centre') img = crop(0.1, 0.1, 0.8, 0.8);
   if (view === 'left') img = crop(0, 0.05, 0.85, 0.9);
   if (view === 'right') img = crop(0.15, 0.05, 0.85, 0.9);
-  const out = await img.resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
+  const out = await img.resize(size, size, { fit: 'fill' }).raw().toBuffer();
   return {
     data: new Uint8Array(out.buffer, out.byteOffset, out.length),
-    width: EMBEDDING_INPUT,
-    height: EMBEDDING_INPUT,
+    width: size,
+    height: size,
   };
 }
 
@@ -86,23 +93,48 @@ async function labelled(): Promise<{ file: string; category: PhotoCategory; set:
 
 async function main(): Promise<void> {
   const outDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
+  // VISION_INPUT: embedding input side (default the engine's); VISION_VIEWS=orig: no augmented views;
+  // VISION_REUSE=<dir>: take vectors (same input side and views) and detections of photos already there.
+  const size = Number(process.env.VISION_INPUT ?? EMBEDDING_INPUT);
+  const onlyOrig = process.env.VISION_VIEWS === 'orig';
+  const reuseDir = process.env.VISION_REUSE;
+  let reuse: { index: FeatureIndex; all: Float32Array } | undefined;
+  if (reuseDir) {
+    const index = JSON.parse(await readFile(path.join(reuseDir, 'index.json'), 'utf8')) as FeatureIndex;
+    const raw = await readFile(path.join(reuseDir, 'emb.f32'));
+    reuse = { index, all: new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) };
+  }
   await mkdir(outDir, { recursive: true });
   await ensureTfWasm();
-  const embedder = await loadEmbedder(undefined, FEATURE_LAYERS);
-  const detector = await loadDetector();
+  const embedder = await loadEmbedder(undefined, FEATURE_LAYERS, size);
+  let detector: Awaited<ReturnType<typeof loadDetector>> | undefined;
   const photos = await labelled();
   const vectors: Float32Array[] = [];
   const entries: FeatureEntry[] = [];
   const t0 = performance.now();
   for (const [i, p] of photos.entries()) {
-    const decoded = await decodeForModels(await readFile(path.join(projectRoot, p.file)));
+    const old = reuse?.index.entries.find((e) => e.file === p.file);
+    const views = p.set === 'demo' || onlyOrig ? (['orig'] as const) : VIEWS;
     const rows: FeatureEntry['rows'] = {};
-    for (const view of p.set === 'demo' ? (['orig'] as const) : VIEWS) {
-      const input = view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view);
+    const sameVectors = old && reuse && (reuse.index.inputSize ?? 224) === size;
+    let decoded: Awaited<ReturnType<typeof decodeForModels>> | undefined;
+    for (const view of views) {
       rows[view] = vectors.length;
-      vectors.push(embedder.embed(input));
+      const oldRow = old?.rows[view];
+      if (sameVectors && oldRow !== undefined) {
+        vectors.push(reuse!.all.slice(oldRow * embedder.dims, (oldRow + 1) * embedder.dims));
+        continue;
+      }
+      decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
+      vectors.push(embedder.embed(view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view, size)));
     }
-    entries.push({ ...p, rows, detections: await detector.detect(decoded.detect) });
+    let detections = old?.detections;
+    if (!detections) {
+      decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
+      detector ??= await loadDetector();
+      detections = await detector.detect(decoded.detect);
+    }
+    entries.push({ ...p, rows, detections });
     if (i % 25 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const dims = embedder.dims;
@@ -110,7 +142,7 @@ async function main(): Promise<void> {
   vectors.forEach((v, i) => all.set(v, i * dims));
   await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   // Per-layer widths, so a reader can slice any combination of blocks out of a row.
-  const index: FeatureIndex = { layers: [...FEATURE_LAYERS], dims: [1280, 2048, 2048], entries };
+  const index: FeatureIndex = { layers: [...FEATURE_LAYERS], dims: [1280, 2048, 2048], inputSize: size, entries };
   if (index.dims.reduce((a, b) => a + b, 0) !== dims) throw new Error(`unexpected embedding width ${dims}`);
   await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
   console.log(`${entries.length} photos, ${vectors.length} views, ${dims} values each -> ${outDir}`);

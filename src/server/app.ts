@@ -16,7 +16,7 @@ import { collectRoutes, registerDocs } from './http/route-table.js';
 import { authRoutes, type Mailer } from './features/auth/index.js';
 import { photosRoutes } from './features/photos/index.js';
 import { filtersRoutes, type FiltersRouteOptions } from './features/filters/index.js';
-import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/analysis.routes.js';
+import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index.js';
 import { albumsRoutes } from './features/albums/index.js';
 import { findRoutes } from './features/find/index.js';
 import { LocalBlobStore } from './storage/blob-store.js';

@@ -42,8 +42,6 @@ export function userOf(request: FastifyRequest): SessionUser {
   if (!request.sessionUser) throw unauthorized();
   return request.sessionUser;
 }
-/** The former name of `userOf`, still used by the analysis routes. */
-export const requireUser = userOf;
 
 /**
  * Whether the browser's request was HTTPS: request.protocol (X-Forwarded-Proto from a trusted

@@ -1,4 +1,4 @@
-import { isPhotoCategory, type CategoryResult } from '@domain/photo-analysis';
+import { isPhotoCategory, type CategoryResult } from '@domain/photo-categories';
 
 /** The server keeps a photo's category as text; a value outside the domain's list reads as 'uncategorized'. */
 export const photoCategoryOf = (value: string | null | undefined): CategoryResult =>

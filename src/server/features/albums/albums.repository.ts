@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { albumPhotos, albums, photos } from '../../db/schema.js';
-import { PHOTO_CATEGORIES, type PhotoCategory } from '../../../domain/photo-analysis.js';
+import { PHOTO_CATEGORIES, type PhotoCategory } from '../../../domain/photo-categories.js';
 
 export type AlbumRow = typeof albums.$inferSelect;
 

@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
 import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits.js';
-import type { PhotoAnalyzer } from '../../features/analysis/analysis.worker.js';
+import type { PhotoAnalyzer } from '../../features/analysis/index.js';
 import { sha256Hex } from '../../storage/blob-store.js';
 
 const num = (v: string | undefined) => (v ? Number(v) : undefined);

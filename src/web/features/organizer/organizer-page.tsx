@@ -9,7 +9,7 @@ import { toast } from '../../lib/toast';
 import { cn } from '../../lib/cn';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import type { Photo, PhotoSummary } from '@contract/photos';
-import type { CategoryResult } from '@domain/photo-analysis';
+import type { CategoryResult } from '@domain/photo-categories';
 import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
 import { DuplicatesAlbumItem, useDuplicatesAlbum } from './duplicates-album';

@@ -5,7 +5,7 @@ import type { Config, Human } from '@vladmandic/human';
 import { tf, packageDir } from './runtime';
 import { localModelBase, registerLocalModelRouter } from './local-io';
 import type { RgbImage } from './embedder';
-import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../../../../domain/photo-analysis';
+import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../classifier/detections';
 
 export interface Detections {
   objects: DetectedObject[];

@@ -4,24 +4,14 @@ import { createRequire } from 'node:module';
 import { tf, packageDir } from './runtime';
 
 /**
- * Whole-image embedding from the InceptionV3 bundled with nsfwjs. The network was
- * fine-tuned for content moderation, so its last block (mixed10) is task-specific; the
- * `mixed9` block still carries general ImageNet features, and global average pooling
- * turns it into a fixed 2048-value vector, square-rooted (power normalisation, which
- * damps the few very large ReLU activations).
- *
- * Chosen by leave-one-out on the reference set (157 photos, nearest centroid, see
- * scripts/build-reference-embeddings.ts): mixed7 sqrt 78.3 %, mixed8 raw 79.6 %,
- * mixed8 sqrt 81.5 %, mixed9 raw 83.4 %, mixed9 sqrt 85.4 %, mixed8+mixed9 sqrt 84.1 %,
- * mixed10 raw 76.4 %; k-nearest-neighbours (k=5, any layer mix) was no better (at most 86.0 %).
- *
- * Input size, on the 224-photo set: 299 px 79.5 % leave-one-out at ~400 ms per photo, 224 px
- * 74.6 % at ~205 ms. 224 was taken for throughput (analysis must keep up with uploads on two cores).
- *
- * Since then the category comes from a softmax probe trained on these features (see
- * scripts/build-reference-embeddings.ts, which chooses the blocks by cross-validation on the
- * tuning part and records them in assets/reference-embeddings.json); the engine cuts the network
- * after the blocks that file names. EMBEDDING_LAYERS is only the default for callers without one.
+ * Whole-image embedding from the InceptionV3 bundled with nsfwjs. The network was fine-tuned for
+ * content moderation, so its last block (mixed10) is task-specific; the blocks before it still
+ * carry general ImageNet features. Each chosen block is global-average-pooled and square-rooted
+ * (power normalisation damps the few very large ReLU activations), then the blocks are concatenated.
+ * Which blocks and which input side are chosen by cross-validation
+ * (scripts/build-reference-embeddings.ts) and recorded in assets/reference-embeddings.json; the
+ * engine cuts the network after the deepest of them. The measurements behind the choice are in
+ * bench/README.md. EMBEDDING_LAYERS and EMBEDDING_INPUT are the defaults for callers without a file.
  */
 export const EMBEDDING_LAYER = 'mixed9';
 export const EMBEDDING_INPUT = 224;
@@ -86,6 +76,8 @@ export async function loadNsfwjsArtifacts(modelName: string, nodeModulesDir?: st
 
 export interface Embedder {
   readonly dims: number;
+  /** Square side of the input it expects. */
+  readonly inputSize: number;
   embed(img: RgbImage): Float32Array;
   dispose(): void;
 }
@@ -98,6 +90,7 @@ export interface Embedder {
 function truncatedTopology(
   artifacts: tf.io.ModelArtifacts,
   layerNames: readonly string[],
+  inputSize: number,
 ): tf.io.ModelArtifacts['modelTopology'] {
   const topo = structuredClone(artifacts.modelTopology) as Record<string, unknown>;
   const cfg = (isRecord(topo.model_config) ? topo.model_config : topo) as { config?: Record<string, unknown> };
@@ -110,8 +103,7 @@ function truncatedTopology(
   const kept = layers.slice(0, cut + 1) as Record<string, unknown>[];
   for (const l of kept) {
     const c = l.config;
-    if (isRecord(c) && Array.isArray(c.batch_input_shape))
-      c.batch_input_shape = [null, EMBEDDING_INPUT, EMBEDDING_INPUT, 3];
+    if (isRecord(c) && Array.isArray(c.batch_input_shape)) c.batch_input_shape = [null, inputSize, inputSize, 3];
   }
   cfg.config.layers = kept;
   cfg.config.output_layers = layerNames.map((name) => [name, 0, 0]);
@@ -125,11 +117,12 @@ function truncatedTopology(
 export async function loadEmbedder(
   nodeModulesDir?: string,
   layerNames: readonly string[] = EMBEDDING_LAYERS,
+  inputSize: number = EMBEDDING_INPUT,
 ): Promise<Embedder> {
   const artifacts = await loadNsfwjsArtifacts('inception_v3', nodeModulesDir);
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
   const cut = (await tf.models.modelFromJSON(
-    truncatedTopology(artifacts, layerNames) as unknown as tf.io.ModelJSON,
+    truncatedTopology(artifacts, layerNames, inputSize) as unknown as tf.io.ModelJSON,
   )) as tf.LayersModel;
   for (const layer of cut.layers) {
     const w = full.getLayer(layer.name).getWeights();
@@ -144,12 +137,13 @@ export async function loadEmbedder(
   const model = tf.model({ inputs: cut.inputs, outputs: pooled });
   const dims = pooled.shape[pooled.shape.length - 1] ?? 0;
   // First predict compiles WASM kernels; doing it here keeps analyze() timings honest.
-  tf.tidy(() => model.predict(tf.zeros([1, EMBEDDING_INPUT, EMBEDDING_INPUT, 3])));
+  tf.tidy(() => model.predict(tf.zeros([1, inputSize, inputSize, 3])));
   return {
     dims,
+    inputSize,
     embed(img) {
-      if (img.width !== EMBEDDING_INPUT || img.height !== EMBEDDING_INPUT) {
-        throw new Error(`vision: embedder expects ${EMBEDDING_INPUT}x${EMBEDDING_INPUT} RGB`);
+      if (img.width !== inputSize || img.height !== inputSize) {
+        throw new Error(`vision: embedder expects ${inputSize}x${inputSize} RGB`);
       }
       return tf.tidy(() => {
         // nsfwjs trained on [0,1] inputs.

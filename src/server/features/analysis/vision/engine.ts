@@ -1,27 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { fromRoot } from '../../../lib/paths.js';
-import {
-  PHOTO_CATEGORIES,
-  analyzePhoto,
-  looksLikePeople,
-  summarizeColours,
-  type Classification,
-  type PhotoAnalysis,
-} from '../../../../domain/photo-analysis';
-import type { ProbeModel } from '../../../../domain/photo-analysis-probe';
-import {
-  decideFromProbabilities,
-  detectionFeatures,
-  stackInputs,
-  type CategoryModel,
-} from '../../../../domain/photo-analysis-stack';
-import { predictProbe } from '../../../../domain/photo-analysis-probe';
+import { PHOTO_CATEGORIES } from '../../../../domain/photo-categories';
+import { analyzePhoto, looksLikePeople, type PhotoAnalysis } from '../classifier/category-rules';
+import { summarizeColours } from '../classifier/colours';
+import type { Classification } from '../classifier/nearest-centroid';
+import { predictProbe, type ProbeModel } from '../classifier/probe';
+import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
 import { ensureTfWasm } from './runtime';
 import { EMBEDDING_INPUT, EMBEDDING_LAYERS, loadEmbedder, type Embedder, type RgbImage } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
-export { cosineSimilarity, normalize, centroidOf } from '../../../../domain/photo-analysis';
+export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
 
 /** Longest side fed to the detectors; CenterNet/BlazeFace resize internally anyway. */
 const DETECTOR_MAX_SIDE = 512;
@@ -39,6 +29,12 @@ export interface ReferenceEmbeddings extends CategoryModel {
    * detected animal/vehicle/food decides) rather than through the learned stack.
    */
   detectorRules: boolean;
+  /**
+   * Probe confidence at or above which the detectors are skipped on a photo that does not lean
+   * towards people (chosen by cross-validation: as often right as running them on every photo).
+   * Above 1: never skipped.
+   */
+  detectorSkipConfidence: number;
 }
 
 export interface VisionEngineOptions {
@@ -56,6 +52,8 @@ export interface VisionResult extends PhotoAnalysis {
   classification: Classification;
   embedding: Float32Array;
   detections: Detections;
+  /** False when the probe was confident enough to skip the detectors. */
+  detectorsRun: boolean;
   embeddingMs: number;
   detectMs: number;
   totalMs: number;
@@ -121,13 +119,17 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
     inputSize: typeof json.inputSize === 'number' ? json.inputSize : 0,
     minConfidence: json.minConfidence,
     detectorRules: json.detectorRules === true,
+    detectorSkipConfidence: typeof json.detectorSkipConfidence === 'number' ? json.detectorSkipConfidence : 2,
     embedding: parseProbe(json.embedding, json.dims, 'embedding probe'),
     stack: json.stack === undefined ? undefined : parseProbe(json.stack, undefined, 'stack'),
   };
 }
 
 /** Decodes once, then derives each model's input; EXIF rotation applied so faces are upright. */
-export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage; detect: RgbImage; thumb: RgbImage }> {
+export async function decodeForModels(
+  image: Buffer,
+  embedSize: number = EMBEDDING_INPUT,
+): Promise<{ embed: RgbImage; detect: RgbImage; thumb: RgbImage }> {
   const base = sharp(image, { failOn: 'error' }).rotate();
   const { data, info } = await base
     .resize(DETECTOR_MAX_SIDE, DETECTOR_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
@@ -143,11 +145,11 @@ export async function decodeForModels(image: Buffer): Promise<{ embed: RgbImage;
   };
   const fromDetect = sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } });
   // Squash (no crop) to the square input: the whole scene matters for the category.
-  const e = await fromDetect.clone().resize(EMBEDDING_INPUT, EMBEDDING_INPUT, { fit: 'fill' }).raw().toBuffer();
+  const e = await fromDetect.clone().resize(embedSize, embedSize, { fit: 'fill' }).raw().toBuffer();
   const t = await fromDetect.clone().resize(32, 32, { fit: 'fill' }).raw().toBuffer();
   return {
     detect,
-    embed: { data: new Uint8Array(e.buffer, e.byteOffset, e.length), width: EMBEDDING_INPUT, height: EMBEDDING_INPUT },
+    embed: { data: new Uint8Array(e.buffer, e.byteOffset, e.length), width: embedSize, height: embedSize },
     thumb: { data: new Uint8Array(t.buffer, t.byteOffset, t.length), width: 32, height: 32 },
   };
 }
@@ -230,9 +232,17 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         // The detectors' own gate for the turned-frame face search: only when the embedding
         // already leans towards people (best or second-best category).
         const leaning = decideFromProbabilities(embeddingProbs, 0);
-        const detections: Detections = detector
-          ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
-          : { objects: [], faces: [] };
+        // A confident probe on a photo that is not about people needs no detector evidence: the
+        // rules would not change its category, and the detectors cost as much as the embedding.
+        const confident =
+          reference.detectorRules &&
+          leaning.similarity >= reference.detectorSkipConfidence &&
+          !looksLikePeople(leaning);
+        const detections: Detections =
+          detector && !confident
+            ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
+            : { objects: [], faces: [] };
+        const detectorsRun = detector !== undefined && !confident;
         const t3 = performance.now();
         const probs = reference.stack
           ? predictProbe(
@@ -254,6 +264,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
           classification,
           embedding,
           detections,
+          detectorsRun,
           embeddingMs: t2 - t1,
           detectMs: t3 - t2,
           totalMs: performance.now() - t1,

@@ -11,22 +11,34 @@ import {
   isPhotoCategory,
   type CategoryResult,
   type PhotoCategory,
-} from '../../../../domain/photo-analysis';
-import { splitPart, type SplitPart } from '../../../../domain/photo-analysis-split';
+} from '../../../../domain/photo-categories';
+import { splitPart, type SplitPart } from '../classifier/split';
 
 export interface LabelledPhoto {
   /** Absolute path. */
   file: string;
   expected: PhotoCategory;
+  /**
+   * Added in the second round (assets/reference-photos/round2.txt): labelled by eye before any
+   * model saw them, after the split rule was fixed. Their test-part share is the fresh test part.
+   */
+  fresh?: boolean;
 }
 
 /** assets/reference-photos/<category>/, the part of the split given (both when omitted). */
 export async function labelledPhotos(part?: SplitPart): Promise<LabelledPhoto[]> {
   const out: LabelledPhoto[] = [];
+  const root = path.join(projectRoot, 'assets', 'reference-photos');
+  const round2 = new Set(
+    existsSync(path.join(root, 'round2.txt'))
+      ? (await readFile(path.join(root, 'round2.txt'), 'utf8')).split('\n').filter(Boolean)
+      : [],
+  );
   for (const category of PHOTO_CATEGORIES) {
-    const dir = path.join(projectRoot, 'assets', 'reference-photos', category);
+    const dir = path.join(root, category);
     for (const f of (await readdir(dir)).filter((x) => /\.(jpe?g|png|webp)$/i.test(x)).sort()) {
-      if (!part || splitPart(f) === part) out.push({ file: path.join(dir, f), expected: category });
+      if (!part || splitPart(f) === part)
+        out.push({ file: path.join(dir, f), expected: category, fresh: round2.has(`${category}/${f}`) });
     }
   }
   return out;

@@ -3,42 +3,14 @@
  * evidence, combined by a small learned softmax (trained on the tuning part, see
  * scripts/build-reference-embeddings.ts), then an abstain threshold. Pure and unit-testable.
  */
-import {
-  PHOTO_CATEGORIES,
-  THRESHOLDS,
-  type CategoryResult,
-  type Classification,
-  type DetectedFace,
-  type DetectedObject,
-  type PhotoCategory,
-} from './photo-analysis';
-import { predictProbe, type ProbeModel } from './photo-analysis-probe';
-
-const ANIMAL_LABELS = new Set(['bird', 'cat', 'dog', 'horse', 'sheep', 'cow', 'elephant', 'bear', 'zebra', 'giraffe']);
-const VEHICLE_LABELS = new Set(['bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat']);
-const FOOD_LABELS = new Set([
-  'banana',
-  'apple',
-  'sandwich',
-  'orange',
-  'broccoli',
-  'carrot',
-  'hot dog',
-  'pizza',
-  'donut',
-  'cake',
-  'wine glass',
-  'cup',
-  'bowl',
-]);
+import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '../../../../domain/photo-categories';
+import type { Classification } from './nearest-centroid';
+import { THRESHOLDS, type DetectedFace, type DetectedObject } from './detections';
+import { subjectCategory } from './coco-labels';
+import { predictProbe, type ProbeModel } from './probe';
 
 /** The COCO subject group of a label, if it is one the categories are about. */
-export function subjectOf(label: string): 'animals' | 'vehicles_transport' | 'food_drink' | undefined {
-  if (ANIMAL_LABELS.has(label)) return 'animals';
-  if (VEHICLE_LABELS.has(label)) return 'vehicles_transport';
-  if (FOOD_LABELS.has(label)) return 'food_drink';
-  return undefined;
-}
+export const subjectOf = subjectCategory;
 
 const area = (b: { w: number; h: number }): number => Math.max(0, b.w) * Math.max(0, b.h);
 

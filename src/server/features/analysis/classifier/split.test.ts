@@ -1,4 +1,4 @@
-import { fnv1a, splitGroupKey, splitPart, TEST_BUCKETS } from './photo-analysis-split';
+import { fnv1a, splitGroupKey, splitPart, TEST_BUCKETS } from './split';
 
 describe('tuning / test split', () => {
   it('reduces file names to the subject, so near-copies share a key', () => {

@@ -1,5 +1,5 @@
-import { PHOTO_CATEGORIES } from './photo-analysis';
-import { categoryIndex, predictProbe, trainProbe, type TrainingRow } from './photo-analysis-probe';
+import { PHOTO_CATEGORIES } from '../../../../domain/photo-categories';
+import { categoryIndex, predictProbe, trainProbe, type TrainingRow } from './probe';
 
 /** Six clusters in 8 dimensions, one per category, with a deterministic wobble. */
 function clusters(perClass: number[], noise = 0.3): TrainingRow[] {

@@ -1,5 +1,5 @@
-import type { DetectedFace, DetectedObject } from './photo-analysis';
-import type { ProbeModel } from './photo-analysis-probe';
+import type { DetectedFace, DetectedObject } from './detections';
+import type { ProbeModel } from './probe';
 import {
   DETECTION_FEATURES,
   decideCategory,
@@ -7,7 +7,7 @@ import {
   detectionFeatures,
   stackInputs,
   subjectOf,
-} from './photo-analysis-stack';
+} from './stack';
 
 const obj = (label: string, score: number, w: number, h: number): DetectedObject => ({
   label,

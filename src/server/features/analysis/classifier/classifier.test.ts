@@ -1,17 +1,9 @@
-import {
-  analyzePhoto,
-  centroidOf,
-  classifyEmbedding,
-  colourName,
-  cosineSimilarity,
-  describe as describePhoto,
-  leaveOneOut,
-  summarizeColours,
-  type AnalysisInput,
-  type Classification,
-  type DetectedFace,
-  type DetectedObject,
-} from './photo-analysis';
+import { analyzePhoto, type AnalysisInput } from './category-rules';
+import { classifyEmbedding, leaveOneOut, type Classification } from './nearest-centroid';
+import { centroidOf, cosineSimilarity } from './vectors';
+import { colourName, summarizeColours } from './colours';
+import { describe as describePhoto } from './description';
+import type { DetectedFace, DetectedObject } from './detections';
 
 const cls = (category: Classification['category'] = 'nature_landscape'): Classification => ({
   category,

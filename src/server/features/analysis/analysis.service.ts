@@ -1,0 +1,67 @@
+import type { AppContext } from '../../context.js';
+import { createAlbumsRepository } from '../albums/index.js';
+import { createAnalysisRepository, type AnalysisRepository } from './analysis.repository.js';
+import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker.js';
+import { createVisionAnalyzer } from './vision-analyzer.js';
+
+export interface AnalysisServiceOptions {
+  /** Tests replace the vision models with a double; production uses the real engine. */
+  analyze?: PhotoAnalyzer;
+  /** How long a claimed job is held before another worker may take it (crash tests shorten it). */
+  lockMs?: number;
+  log?: (msg: string, err: unknown) => void;
+}
+
+/**
+ * The analysis queue as the routes see it: queue a user's unanalysed photos, report progress, and
+ * run the worker that feeds the vision threads. The routes stay HTTP-only; SQL stays in the
+ * repository; the threads are started here, on the first job.
+ */
+export interface AnalysisService {
+  analyzeAll(userId: string): Promise<{ queued: number; status: Awaited<ReturnType<AnalysisRepository['status']>> }>;
+  status(userId: string): ReturnType<AnalysisRepository['status']>;
+  /** Starts claiming jobs (only when the server runs workers). */
+  start(): void;
+  readonly worker: AnalysisWorker;
+  readonly repo: AnalysisRepository;
+}
+
+export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOptions = {}): AnalysisService {
+  const repo = createAnalysisRepository(ctx.db);
+  const albums = createAlbumsRepository(ctx.db);
+  let analyze = opts.analyze;
+  if (!analyze) {
+    const vision = createVisionAnalyzer(ctx.config.visionThreads);
+    ctx.onClose.push(() => vision.close());
+    analyze = vision.analyze;
+  }
+  const worker = createAnalysisWorker({
+    repo,
+    blobs: ctx.blobs,
+    analyze,
+    // Two jobs per thread: one is decoded and read from disk while the other is in inference.
+    concurrency: opts.analyze ? undefined : ctx.config.visionThreads * 2,
+    lockMs: opts.lockMs,
+    onSettled: (userId) => albums.syncSmartAlbums(userId),
+    log: opts.log ?? (() => undefined),
+  });
+  // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.
+  ctx.onPhotoIngested?.push(async (photo) => {
+    await repo.enqueuePhoto(photo.userId, photo.id);
+    worker.notify();
+  });
+  return {
+    worker,
+    repo,
+    async analyzeAll(userId) {
+      const queued = await repo.enqueueUnanalysed(userId);
+      worker.notify();
+      return { queued, status: await repo.status(userId) };
+    },
+    status: (userId) => repo.status(userId),
+    start() {
+      worker.start();
+      ctx.onClose.push(() => worker.stop());
+    },
+  };
+}
