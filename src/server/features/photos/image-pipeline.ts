@@ -94,6 +94,13 @@ const EXIF_PICK = [
   'FNumber',
   'ISO',
   'FocalLength',
+  // The place, when the camera recorded it: exifr computes latitude/longitude from these.
+  'GPSLatitude',
+  'GPSLatitudeRef',
+  'GPSLongitude',
+  'GPSLongitudeRef',
+  'latitude',
+  'longitude',
 ];
 
 async function readExif(bytes: Buffer): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {

@@ -12,7 +12,7 @@ export interface PhotoCursor {
   id: string;
 }
 
-async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
+export async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const found = new Set<string>();
   const p = await tx

@@ -16,6 +16,7 @@ import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library
 import { withCurrentVersion, withCurrentVersions, type ShownPhotoRow } from './current-version.js';
 import { ImageRejected, makeDerivatives } from './image-pipeline.js';
 import { type PhotoCursor, type PhotoRow, type PhotosRepository } from './photos.repository.js';
+import { safeFileName } from './download-name.js';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
@@ -63,6 +64,7 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
     description: row.description,
     albumId: row.albumId,
     isDemo: row.demoKey !== null,
+    favorite: row.favorite,
     appliedFilter: row.appliedFilter ?? null,
   };
 }
@@ -273,6 +275,7 @@ export function createPhotosService(deps: {
         {
           userId,
           name: photoNameFrom(input.fileName),
+          fileName: safeFileName(input.fileName) || null,
           mime: d.mime,
           size: input.bytes.length,
           width: d.width,
