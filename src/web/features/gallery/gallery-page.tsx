@@ -1,12 +1,17 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { ImagePlus, Images, Upload } from 'lucide-react';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
+import { favoritePagesQueryOptions } from './manage-photos';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './photo-viewer';
-import { photoPagesQueryOptions } from './photos-query';
+import { photoPagesQueryOptions, photoSummaryQueryOptions } from './photos-query';
+import { SelectBar } from './select-bar';
+import { useSelection } from './use-selection';
+import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
 
 function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
@@ -36,7 +41,14 @@ function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['
 }
 
 export default function GalleryPage() {
-  const query = useInfiniteQuery(photoPagesQueryOptions());
+  // '?view=favorites' (the organizer's Favorites album links here) shows the Favorites album.
+  const view: GalleryView = new URLSearchParams(useSearch()).get('view') === 'favorites' ? 'favorites' : 'all';
+  const [, navigate] = useLocation();
+  const all = useInfiniteQuery({ ...photoPagesQueryOptions(), enabled: view === 'all' });
+  const favorites = useInfiniteQuery({ ...favoritePagesQueryOptions(), enabled: view === 'favorites' });
+  const query = view === 'favorites' ? favorites : all;
+  // 'N photos available' counts the whole library in either view.
+  const summary = useQuery({ ...photoSummaryQueryOptions(), enabled: view === 'favorites' });
   const { uploads, upload } = useUploadPhotos();
   const fileInput = useRef<HTMLInputElement>(null);
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
@@ -44,6 +56,8 @@ export default function GalleryPage() {
 
   const photos = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const total = query.data?.pages[0]?.total ?? 0;
+  const selection = useSelection(photos);
+  const libraryTotal = view === 'favorites' ? summary.data?.total : query.isPending ? undefined : total;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -78,9 +92,20 @@ export default function GalleryPage() {
     >
       <PageHeader
         title="Photo Gallery"
-        subtitle={query.isPending ? ' ' : `${total} photos available`}
+        subtitle={libraryTotal === undefined ? ' ' : `${libraryTotal} photos available`}
         action={
           <>
+            {photos.length > 0 && (
+              <button
+                type="button"
+                onClick={selection.active ? selection.stop : selection.begin}
+                aria-pressed={selection.active}
+                className="inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold"
+              >
+                <CheckSquare className="size-4" aria-hidden />
+                {selection.active ? 'Done' : 'Select'}
+              </button>
+            )}
             <input
               ref={fileInput}
               type="file"
@@ -116,6 +141,14 @@ export default function GalleryPage() {
 
       <UploadBars uploads={uploads} />
 
+      <ViewSwitch
+        view={view}
+        onChange={(v) => {
+          selection.stop();
+          navigate(v === 'favorites' ? '/gallery?view=favorites' : '/gallery', { replace: true });
+        }}
+      />
+
       {query.isPending ? (
         <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label="Loading photos">
           {Array.from({ length: 6 }, (_, i) => (
@@ -126,6 +159,12 @@ export default function GalleryPage() {
         <p role="alert" className="text-danger">
           {errorMessage(query.error, 'Could not load your photos.')}
         </p>
+      ) : photos.length === 0 && view === 'favorites' ? (
+        <div className="flex flex-col items-center gap-2 py-12 text-center">
+          <Heart className="size-12 text-muted" aria-hidden />
+          <h2 className="text-lg font-semibold">No favorites yet</h2>
+          <p className="text-sm text-muted">Tap the heart on a photo to add it here</p>
+        </div>
       ) : photos.length === 0 ? (
         <div className="flex flex-col items-center gap-2 py-12 text-center">
           <ImagePlus className="size-12 text-muted" aria-hidden />
@@ -133,8 +172,17 @@ export default function GalleryPage() {
           <p className="text-sm text-muted">Your uploaded photos will appear here</p>
         </div>
       ) : (
-        <PhotoGrid photos={photos} total={total} hasMore={!!hasNextPage} loadMore={loadMore} onOpen={setViewerIndex} />
+        <PhotoGrid
+          photos={photos}
+          total={total}
+          hasMore={!!hasNextPage}
+          loadMore={loadMore}
+          onOpen={setViewerIndex}
+          selection={selection}
+        />
       )}
+
+      {selection.active && <SelectBar selected={selection.ids} onDone={selection.stop} />}
 
       <PhotoViewer
         photos={photos}
@@ -142,6 +190,7 @@ export default function GalleryPage() {
         initialIndex={viewerIndex ?? 0}
         onOpenChange={(o) => !o && setViewerIndex(null)}
         showEdit
+        showManage
       />
     </main>
   );

@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, SlidersHorizontal, X } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Gamepad2, SlidersHorizontal, X } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
@@ -9,6 +9,7 @@ import { PhotoImage } from './photo-image';
 import type { Photo } from './photos-query';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
+import { ViewerActions, ViewerManageActions } from './viewer-actions';
 
 /** Spec section 9: the click-to-zoom scale. */
 export const VIEWER_ZOOM = 1.5;
@@ -30,6 +31,8 @@ export interface PhotoViewerProps {
   onPlayGame?: () => void;
   /** Shows an 'Edit' link to the photo editor for the current photo (the gallery; not the ad overlay). */
   showEdit?: boolean;
+  /** Shows Download and Delete (the gallery; not the ad overlay). */
+  showManage?: boolean;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
@@ -49,6 +52,7 @@ export function PhotoViewer({
   countdownFrom,
   onPlayGame,
   showEdit = false,
+  showManage = false,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
   // Tap (or Enter) toggles 1.5x; two fingers pinch about their midpoint; one finger pans while zoomed.
@@ -171,6 +175,17 @@ export function PhotoViewer({
                   {countdownAnnouncement(countdown, countdownFrom)}
                 </span>
               )}
+              {showManage && current && (
+                <ViewerManageActions
+                  photo={current}
+                  onDeleted={() => {
+                    // The next photo takes the deleted one's place; the last one deleted closes the viewer.
+                    if (n <= 1) onOpenChange(false);
+                    else if (wrap(index, n) === n - 1) setIndex(n - 2);
+                    setZoomed(false);
+                  }}
+                />
+              )}
               <Dialog.Close
                 aria-label="Close"
                 className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
@@ -260,27 +275,7 @@ export function PhotoViewer({
                     Edit
                   </Link>
                 )}
-                <button
-                  type="button"
-                  aria-label="Share"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Share2 className="size-5" aria-hidden />
-                </button>
-                <button
-                  type="button"
-                  aria-label="Favorite"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Heart className="size-5" aria-hidden />
-                </button>
-                <button
-                  type="button"
-                  aria-label="Info"
-                  className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-                >
-                  <Info className="size-5" aria-hidden />
-                </button>
+                <ViewerActions photo={current} />
               </div>
             </div>
           )}
