@@ -258,4 +258,24 @@ describe(`managing photos: delete many, favourites, info, download (${testDbKind
       /^attachment; filename="[^"/\\]+\.(jpg|png|webp)"; filename\*=UTF-8''/,
     );
   });
+
+  it("deleting demo photos keeps the demo library's files for the next account", async () => {
+    const a = await signUp(t.app);
+    const demo = (await get(a.cookie, '/api/photos')).json() as Array<{ id: string; name: string; url: string }>;
+    const rows = await rowsOf(a.user.id);
+    const res = await deleteMany(
+      a.cookie,
+      demo.map((p) => p.id),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    for (const r of rows) expect(await t.app.ctx.blobs.has(r.originalKey)).toBe(true);
+
+    // Even a demo file removed behind the app's back (the orphan sweep) is written again at sign-up.
+    const cup = rows.find((r) => r.name === 'Coffee Cup')!;
+    await t.app.ctx.blobs.delete(cup.originalKey);
+    const b = await signUp(t.app);
+    const theirs = (await get(b.cookie, '/api/photos')).json() as Array<{ name: string; url: string }>;
+    expect(theirs).toHaveLength(demo.length);
+    for (const p of theirs) expect((await get(b.cookie, p.url)).statusCode, p.name).toBe(200);
+  });
 });

@@ -40,7 +40,8 @@ export function createPhotosManageRepository(db: Db) {
           .returning();
         if (rows.length !== ids.length) throw new Error('photos changed during a locked delete');
         const keys = [
-          ...rows.flatMap((r) => [r.originalKey, r.previewKey, r.thumbnailKey]),
+          // A demo photo's own blobs are the demo library every new account is given: kept.
+          ...rows.flatMap((r) => (r.demoKey === null ? [r.originalKey, r.previewKey, r.thumbnailKey] : [])),
           ...versions.flatMap((v) => [v.o, v.p, v.t]),
         ];
         await lockBlobKeys(tx, keys);

@@ -205,7 +205,9 @@ export function createPhotosRepository(db: Db) {
           .where(and(eq(photos.userId, userId), eq(photos.id, id)))
           .returning();
         if (!row) return false;
-        const keys = [row.originalKey, row.previewKey, row.thumbnailKey, ...versions.flatMap((v) => [v.o, v.p, v.t])];
+        // A demo photo's own blobs are the demo library every new account is given: kept.
+        const own = row.demoKey === null ? [row.originalKey, row.previewKey, row.thumbnailKey] : [];
+        const keys = [...own, ...versions.flatMap((v) => [v.o, v.p, v.t])];
         await lockBlobKeys(tx, keys);
         const still = await referencedKeys(tx, keys);
         for (const key of new Set(keys)) if (!still.has(key)) await removeBlob(key);

@@ -324,6 +324,15 @@ export function createPhotosService(deps: {
     /** Gives a new account the demo library: one multi-row insert over blobs stored once per process. */
     async seedDemoLibrary(userId: string) {
       const assets = await demoAssets();
+      // Written once per process, but the orphan sweep may have removed a blob no account used
+      // any more since: the new rows must not point at missing files.
+      await Promise.all(
+        assets.flatMap((a) =>
+          (['original', 'preview', 'thumbnail'] as const).map(async (which) => {
+            if (!(await blobs.has(sha(a, which)))) await blobs.put(bufferOf(a, which));
+          }),
+        ),
+      );
       const t = now().getTime();
       const rows = await repo.insertDemo(
         assets.map((a, i) => ({
@@ -383,8 +392,10 @@ export function createPhotosService(deps: {
 export type PhotosService = ReturnType<typeof createPhotosService>;
 
 const keyCache = new WeakMap<Buffer, string>();
+const bufferOf = (a: DemoAsset, which: 'original' | 'preview' | 'thumbnail') =>
+  which === 'original' ? a.original : which === 'preview' ? a.derivatives.preview : a.derivatives.thumbnail;
 function sha(a: DemoAsset, which: 'original' | 'preview' | 'thumbnail'): string {
-  const buf = which === 'original' ? a.original : which === 'preview' ? a.derivatives.preview : a.derivatives.thumbnail;
+  const buf = bufferOf(a, which);
   let k = keyCache.get(buf);
   if (!k) {
     k = sha256Hex(buf);
