@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { register } from './helpers';
@@ -36,6 +37,17 @@ test.beforeEach(async ({ page }) => {
   });
 });
 
+/** No serious or critical WCAG 2.2 AA violation (axe) on the page as it is now. */
+async function expectAccessible(page: Page, label: string) {
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const serious = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ rule: v.id, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
+  expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
+}
+
 async function openGallery(page: Page) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gallery', exact: true }).click();
   await expect(page.getByText('10 photos available')).toBeVisible();
@@ -56,6 +68,7 @@ test('Select, pick three photos, confirm "Delete 3 photos?": they leave the gall
   }
   const bar = page.getByRole('toolbar', { name: 'Selection' });
   await expect(bar).toContainText('3 selected');
+  await expectAccessible(page, 'gallery while selecting');
   // A second tap on a selected photo takes it out again.
   await page.getByRole('button', { name: 'Select Coffee Cup' }).click();
   await expect(bar).toContainText('2 selected');
@@ -66,6 +79,7 @@ test('Select, pick three photos, confirm "Delete 3 photos?": they leave the gall
   await bar.getByRole('button', { name: 'Delete' }).click();
   const confirm = page.getByRole('alertdialog', { name: 'Delete 3 photos?' });
   await expect(confirm).toBeVisible();
+  await expectAccessible(page, 'delete confirmation');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(confirm).toHaveCount(0);
   await expect(page.getByText('10 photos available')).toBeVisible();
@@ -141,6 +155,7 @@ test('the viewer: Info shows the EXIF, Download saves the original under its nam
   await expect(details).toContainText('2024');
   await expect(details).toContainText('IMG_0042.JPG');
   await expect(info.getByText('Date taken')).toBeVisible();
+  await expectAccessible(page, 'photo info');
   await info.getByRole('button', { name: 'Close info' }).click();
   await expect(info).toHaveCount(0);
   await expect(viewer).toBeVisible();
@@ -198,7 +213,7 @@ test('the viewer: Info shows the EXIF, Download saves the original under its nam
   await expect(page.getByRole('button', { name: 'Open IMG_0042' })).toHaveCount(0);
 });
 
-test('Share sends the photo as a file where the Web Share API can, and says so where it cannot', async ({ page }) => {
+test('Share sends the photo as a file through the Web Share API where the browser has it', async ({ page }) => {
   // A browser with file sharing (as on a phone): the share sheet receives the photo as a file.
   await page.addInitScript(() => {
     const w = window as unknown as { shared: Array<{ name: string; type: string; size: number; title?: string }> };
