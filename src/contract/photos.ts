@@ -37,6 +37,8 @@ export const photo = z.object({
   albumId: z.string().nullable(),
   /** True for the demo library every account starts with (does not count towards the free limit). */
   isDemo: z.boolean(),
+  /** Marked with the viewer's heart (`PUT /api/photos/:id/favorite`); the Favorites album lists these. */
+  favorite: z.boolean(),
   /**
    * The photo-editor filter applied to this photo, if any: url, thumbnailUrl and previewUrl then
    * serve the edited version (the original is kept; `POST /api/photo-filters/revert` restores it).

@@ -11,6 +11,9 @@ export interface UploadedPhoto {
   contentHash: string;
 }
 
+/** Run once after photos were deleted together (`POST /api/photos/delete`), with all their ids. */
+export type DeleteHook = (userId: string, photoIds: string[]) => Promise<void>;
+
 export interface UserCreatedHook {
   (user: { id: string; email: string }): Promise<void>;
 }
@@ -35,6 +38,8 @@ export interface AppContext {
   onPhotosUploaded?: Array<(userId: string, uploads: UploadedPhoto[]) => Promise<UploadReward | void>>;
   /** Run after a photo was deleted (e.g. bringing smart albums in step); failures are logged. */
   onPhotoDeleted?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
+  /** Run once after several photos were deleted in one request; failures are logged. */
+  onPhotosDeleted?: DeleteHook[];
   /** Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged. */
   onPhotoIngested?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
   /** Background work to stop on shutdown. */

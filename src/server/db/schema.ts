@@ -223,9 +223,16 @@ export const photos = pgTable(
     albumId: uuid('album_id').references(() => albums.id, { onDelete: 'set null' }),
     /** The applied filter version shown instead of the original, if any. */
     currentVersionId: uuid('current_version_id'),
+    /** Marked with the viewer's heart; the Favorites album lists these. */
+    favorite: boolean('favorite').notNull().default(false),
+    /** The file name as uploaded (null for the demo library and photos stored before it was kept). */
+    fileName: text('file_name'),
   },
   (t) => [
     index('photos_user_uploaded_idx').on(t.userId, t.uploadedAt.desc(), t.id.desc()),
+    index('photos_user_favorite_idx')
+      .on(t.userId, t.uploadedAt.desc(), t.id.desc())
+      .where(sql`favorite`),
     uniqueIndex('photos_user_demo_uq').on(t.userId, t.demoKey),
   ],
 );

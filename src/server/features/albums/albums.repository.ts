@@ -82,6 +82,15 @@ export function createAlbumsRepository(db: Db) {
         .limit(limit);
     },
 
+    /** The user's favourite photos (the Favorites album's size). */
+    async favoritesCount(userId: string): Promise<number> {
+      const [r] = await db
+        .select({ n: count() })
+        .from(photos)
+        .where(and(eq(photos.userId, userId), eq(photos.favorite, true)));
+      return r?.n ?? 0;
+    },
+
     /** How many of `ids` the user owns (unknown and foreign ids are not counted). */
     async countOwned(userId: string, ids: string[]): Promise<number> {
       if (ids.length === 0) return 0;

@@ -11,6 +11,7 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const service = createAlbumsService(repo);
   // A deleted photo leaves its smart album (its count, or the album itself when it emptied).
   ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId));
+  (ctx.onPhotosDeleted ??= []).push((userId) => repo.syncSmartAlbums(userId));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/albums', { schema: { response: { 200: albumList } } }, async (request) => {

@@ -1,4 +1,9 @@
-import type { Album, CreateAlbumBody } from '../../../contract/albums.js';
+import {
+  FAVORITES_ALBUM_ID,
+  FAVORITES_ALBUM_NAME,
+  type Album,
+  type CreateAlbumBody,
+} from '../../../contract/albums.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { AlbumsRepository } from './albums.repository.js';
 
@@ -24,7 +29,19 @@ export function createAlbumsService(repo: AlbumsRepository) {
      * result, a photo deleted), so listing never writes.
      */
     async list(userId: string): Promise<Album[]> {
-      return (await repo.list(userId, ALBUMS_LIST_MAX)).map(toAlbum);
+      const [rows, favorites] = await Promise.all([repo.list(userId, ALBUMS_LIST_MAX), repo.favoritesCount(userId)]);
+      const stored = rows.map(toAlbum);
+      if (favorites === 0) return stored;
+      // Listed first, while the user has favourites; the list keeps its bound.
+      const favoritesAlbum: Album = {
+        id: FAVORITES_ALBUM_ID,
+        name: FAVORITES_ALBUM_NAME,
+        description: `Smart album with ${favorites === 1 ? '1 photo' : `${favorites} photos`}`,
+        isSmartAlbum: true,
+        photoCount: favorites,
+        createdAt: new Date(0).toISOString(),
+      };
+      return [favoritesAlbum, ...stored].slice(0, ALBUMS_LIST_MAX);
     },
 
     async create(userId: string, body: CreateAlbumBody): Promise<Album> {

@@ -90,6 +90,13 @@ const EXIF_PICK = [
   'FNumber',
   'ISO',
   'FocalLength',
+  // The place, when the camera recorded it: exifr computes latitude/longitude from these.
+  'GPSLatitude',
+  'GPSLatitudeRef',
+  'GPSLongitude',
+  'GPSLongitudeRef',
+  'latitude',
+  'longitude',
 ];
 
 /**

@@ -18,7 +18,7 @@ export interface PhotoCursor {
   id: string;
 }
 
-async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
+export async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const found = new Set<string>();
   const p = await tx
@@ -243,7 +243,9 @@ export function createPhotosRepository(db: Db) {
           .where(and(eq(photos.userId, userId), eq(photos.id, id)))
           .returning();
         if (!row) return false;
-        const keys = [row.originalKey, row.previewKey, row.thumbnailKey, ...versions.flatMap((v) => [v.o, v.p, v.t])];
+        // A demo photo's own blobs are the demo library every new account is given: kept.
+        const own = row.demoKey === null ? [row.originalKey, row.previewKey, row.thumbnailKey] : [];
+        const keys = [...own, ...versions.flatMap((v) => [v.o, v.p, v.t])];
         await lockBlobKeys(tx, keys);
         const still = await referencedKeys(tx, keys);
         for (const key of new Set(keys)) if (!still.has(key)) await removeBlob(key);

@@ -20,6 +20,7 @@ import { userOf } from '../../http/session.js';
 import { RenderCache } from '../../lib/render-cache.js';
 import { createPhotosRepository } from './photos.repository.js';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service.js';
+import { photosManageRoutes } from './photos-manage.routes.js';
 
 /**
  * Thumbnails and previews (a few KB to a few hundred KB each) kept in memory, least recently used
@@ -72,6 +73,8 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     timer.unref();
     ctx.onClose.push(async () => clearInterval(timer));
   }
+
+  await photosManageRoutes(app, ctx);
 
   // Encapsulated: the multipart parser applies to these routes only.
   await app.register(async (scope) => {

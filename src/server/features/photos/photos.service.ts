@@ -17,6 +17,7 @@ import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline.js';
 import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository.js';
+import { safeFileName } from './download-name.js';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
@@ -92,6 +93,7 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
     description: row.description,
     albumId: row.albumId,
     isDemo: row.demoKey !== null,
+    favorite: row.favorite,
     appliedFilter: row.appliedFilter ?? null,
   };
 }
@@ -326,6 +328,7 @@ export function createPhotosService(deps: {
         {
           userId,
           name: photoNameFrom(input.fileName),
+          fileName: safeFileName(input.fileName) || null,
           mime: d.mime,
           size: input.bytes.length,
           width: d.width,
@@ -374,6 +377,15 @@ export function createPhotosService(deps: {
     /** Gives a new account the demo library: one multi-row insert over blobs stored once per process. */
     async seedDemoLibrary(userId: string) {
       const assets = await demoAssets();
+      // Written once per process, but the orphan sweep may have removed a blob no account used
+      // any more since: the new rows must not point at missing files.
+      await Promise.all(
+        assets.flatMap((a) =>
+          (['original', 'preview', 'thumbnail'] as const).map(async (which) => {
+            if (!(await blobs.has(sha(a, which)))) await blobs.put(bufferOf(a, which));
+          }),
+        ),
+      );
       const t = now().getTime();
       const rows = await repo.insertDemo(
         assets.map((a, i) => ({
@@ -433,8 +445,10 @@ export function createPhotosService(deps: {
 export type PhotosService = ReturnType<typeof createPhotosService>;
 
 const keyCache = new WeakMap<Buffer, string>();
+const bufferOf = (a: DemoAsset, which: 'original' | 'preview' | 'thumbnail') =>
+  which === 'original' ? a.original : which === 'preview' ? a.derivatives.preview : a.derivatives.thumbnail;
 function sha(a: DemoAsset, which: 'original' | 'preview' | 'thumbnail'): string {
-  const buf = which === 'original' ? a.original : which === 'preview' ? a.derivatives.preview : a.derivatives.thumbnail;
+  const buf = bufferOf(a, which);
   let k = keyCache.get(buf);
   if (!k) {
     k = sha256Hex(buf);

@@ -1,16 +1,20 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { ImagePlus, Images, Upload } from 'lucide-react';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
-import { useSearch } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
+import { favoritePagesQueryOptions } from './manage-photos';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './photo-viewer';
 import { DuplicatesView } from './duplicates-view';
-import { timelinePagesQueryOptions } from './photos-query';
+import { photoSummaryQueryOptions, timelinePagesQueryOptions } from './photos-query';
 import { SearchField } from './search-field';
+import { SelectBar } from './select-bar';
+import { useSelection } from './use-selection';
+import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
 
 function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
@@ -32,10 +36,17 @@ function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['
 
 export default function GalleryPage() {
   const [q, setQ] = useState('');
-  const duplicatesAlbum = new URLSearchParams(useSearch()).get('album') === 'duplicates';
-  const library = useInfiniteQuery(timelinePagesQueryOptions());
-  const results = useInfiniteQuery({ ...timelinePagesQueryOptions(q), enabled: q !== '' });
-  const query = q ? results : library;
+  const params = new URLSearchParams(useSearch());
+  const duplicatesAlbum = params.get('album') === 'duplicates';
+  // '?view=favorites' (the organizer's Favorites album links here) shows the Favorites album.
+  const view: GalleryView = params.get('view') === 'favorites' ? 'favorites' : 'all';
+  const [, navigate] = useLocation();
+  const library = useInfiniteQuery({ ...timelinePagesQueryOptions(), enabled: view === 'all' });
+  const results = useInfiniteQuery({ ...timelinePagesQueryOptions(q), enabled: q !== '' && view === 'all' });
+  const favorites = useInfiniteQuery({ ...favoritePagesQueryOptions(), enabled: view === 'favorites' });
+  const query = view === 'favorites' ? favorites : q ? results : library;
+  // 'N photos available' counts the whole library in either view.
+  const summary = useQuery({ ...photoSummaryQueryOptions(), enabled: view === 'favorites' });
   const { uploads, upload } = useUploadPhotos();
   const fileInput = useRef<HTMLInputElement>(null);
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
@@ -43,7 +54,9 @@ export default function GalleryPage() {
 
   const photos = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const total = query.data?.pages[0]?.total ?? 0;
-  const libraryTotal = library.data?.pages[0]?.total ?? 0;
+  const selection = useSelection(photos);
+  const libraryTotal =
+    view === 'favorites' ? summary.data?.total : library.isPending ? undefined : (library.data?.pages[0]?.total ?? 0);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -78,9 +91,20 @@ export default function GalleryPage() {
     >
       <PageHeader
         title="Photo Gallery"
-        subtitle={library.isPending ? ' ' : `${libraryTotal} photos available`}
+        subtitle={libraryTotal === undefined ? ' ' : `${libraryTotal} photos available`}
         action={
           <>
+            {photos.length > 0 && (
+              <button
+                type="button"
+                onClick={selection.active ? selection.stop : selection.begin}
+                aria-pressed={selection.active}
+                className="inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold"
+              >
+                <CheckSquare className="size-4" aria-hidden />
+                {selection.active ? 'Done' : 'Select'}
+              </button>
+            )}
             <input
               ref={fileInput}
               type="file"
@@ -120,8 +144,16 @@ export default function GalleryPage() {
         <DuplicatesView />
       ) : (
         <>
-          <SearchField onSearch={setQ} />
-          {q && query.isSuccess && (
+          <ViewSwitch
+            view={view}
+            onChange={(v) => {
+              selection.stop();
+              setQ('');
+              navigate(v === 'favorites' ? '/gallery?view=favorites' : '/gallery', { replace: true });
+            }}
+          />
+          {view === 'all' && <SearchField onSearch={setQ} />}
+          {q && view === 'all' && query.isSuccess && (
             <p role="status" className="text-sm text-muted">
               {total === 1 ? '1 photo found' : `${total} photos found`} for “{q}”
             </p>
@@ -139,7 +171,13 @@ export default function GalleryPage() {
         <p role="alert" className="text-danger">
           {errorMessage(query.error, 'Could not load your photos.')}
         </p>
-      ) : photos.length === 0 && q ? (
+      ) : photos.length === 0 && view === 'favorites' ? (
+        <div className="flex flex-col items-center gap-2 py-12 text-center">
+          <Heart className="size-12 text-muted" aria-hidden />
+          <h2 className="text-lg font-semibold">No favorites yet</h2>
+          <p className="text-sm text-muted">Tap the heart on a photo to add it here</p>
+        </div>
+      ) : photos.length === 0 && q && view === 'all' ? (
         <p className="py-8 text-center text-sm text-muted">No photos match your search</p>
       ) : photos.length === 0 ? (
         <div className="flex flex-col items-center gap-2 py-12 text-center">
@@ -155,8 +193,11 @@ export default function GalleryPage() {
           loadMore={loadMore}
           onOpen={setViewerIndex}
           months
+          selection={selection}
         />
       )}
+
+      {selection.active && <SelectBar selected={selection.ids} onDone={selection.stop} />}
 
       <PhotoViewer
         photos={photos}
@@ -165,6 +206,7 @@ export default function GalleryPage() {
         onOpenChange={(o) => !o && setViewerIndex(null)}
         showEdit
         showSimilar
+        showManage
       />
     </main>
   );

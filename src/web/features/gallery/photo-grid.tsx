@@ -1,7 +1,9 @@
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { Check, Heart } from 'lucide-react';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { timelineDate, timelineRows } from '@domain/find';
 import { formatSizeMb } from '@domain/format';
+import { cn } from '../../lib/cn';
 import { PhotoImage } from './photo-image';
 import type { Photo } from '@contract/photos';
 
@@ -22,23 +24,110 @@ export function SkeletonTile() {
   );
 }
 
-function Tile({ photo, index, onOpen }: { photo: Photo; index: number; onOpen: (i: number) => void }) {
+/** Selecting photos: while `active`, a tap toggles a photo instead of opening it; a long press starts it. */
+export interface GridSelection {
+  active: boolean;
+  selected: ReadonlySet<string>;
+  toggle: (id: string) => void;
+  /** A long press (touch) on a tile: starts selecting with that photo. */
+  start: (id: string) => void;
+}
+
+/** How long a finger rests on a tile before it counts as a long press. */
+export const LONG_PRESS_MS = 500;
+const LONG_PRESS_SLOP_PX = 10;
+
+function Tile({
+  photo,
+  index,
+  onOpen,
+  selection,
+}: {
+  photo: Photo;
+  index: number;
+  onOpen: (i: number) => void;
+  selection?: GridSelection;
+}) {
+  const press = useRef<{ timer: ReturnType<typeof setTimeout>; x: number; y: number } | null>(null);
+  const longPressed = useRef(false);
+  const cancelPress = () => {
+    if (press.current) clearTimeout(press.current.timer);
+    press.current = null;
+  };
+  useEffect(() => cancelPress, []);
+  const selecting = !!selection?.active;
+  const selected = !!selection?.selected.has(photo.id);
   return (
     <button
       type="button"
-      onClick={() => onOpen(index)}
-      className="flex min-w-0 flex-col gap-1 text-left focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary"
-      aria-label={`Open ${photo.name}`}
+      onClick={() => {
+        // The click that ends a long press must not toggle the photo it just selected.
+        if (longPressed.current) {
+          longPressed.current = false;
+          return;
+        }
+        if (selecting) selection.toggle(photo.id);
+        else onOpen(index);
+      }}
+      onPointerDown={(e) => {
+        longPressed.current = false;
+        if (e.pointerType !== 'touch' || !selection) return;
+        const x = e.clientX;
+        const y = e.clientY;
+        cancelPress();
+        press.current = {
+          x,
+          y,
+          timer: setTimeout(() => {
+            press.current = null;
+            longPressed.current = true;
+            if (selection.active) selection.toggle(photo.id);
+            else selection.start(photo.id);
+          }, LONG_PRESS_MS),
+        };
+      }}
+      onPointerMove={(e) => {
+        const p = press.current;
+        if (p && Math.hypot(e.clientX - p.x, e.clientY - p.y) > LONG_PRESS_SLOP_PX) cancelPress();
+      }}
+      onPointerUp={cancelPress}
+      onPointerCancel={cancelPress}
+      onContextMenu={(e) => {
+        // A long press on a phone also opens the browser's image menu: selecting is what it means here.
+        if (selection && (press.current || longPressed.current)) e.preventDefault();
+      }}
+      className={cn(
+        'flex min-w-0 flex-col gap-1 text-left [-webkit-touch-callout:none] focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary',
+      )}
+      aria-label={selecting ? `Select ${photo.name}` : `Open ${photo.name}`}
+      aria-pressed={selecting ? selected : undefined}
       data-testid="photo-tile"
     >
-      <PhotoImage
-        src={photo.thumbnailUrl}
-        alt={photo.name}
-        thumbhash={photo.thumbhash}
-        loading="lazy"
-        className="aspect-square w-full rounded-xl"
-        imgClassName="object-cover"
-      />
+      <div className="relative w-full">
+        <PhotoImage
+          src={photo.thumbnailUrl}
+          alt={photo.name}
+          thumbhash={photo.thumbhash}
+          loading="lazy"
+          draggable={false}
+          className={cn('aspect-square w-full rounded-xl transition-transform', selected && 'scale-[0.92]')}
+          imgClassName="object-cover"
+        />
+        {selecting && (
+          <span
+            aria-hidden
+            className={cn(
+              'absolute top-2 left-2 grid size-6 place-items-center rounded-full border-2 border-white shadow',
+              selected ? 'bg-primary text-primary-fg' : 'bg-black/30',
+            )}
+          >
+            {selected && <Check className="size-4" />}
+          </span>
+        )}
+        {photo.favorite && !selecting && (
+          <Heart aria-hidden className="absolute right-2 bottom-2 size-5 fill-white text-white drop-shadow" />
+        )}
+      </div>
       <span className="truncate text-sm font-medium">{photo.name}</span>
       <span className="text-xs text-muted">{formatSizeMb(photo.size)}</span>
     </button>
@@ -58,6 +147,7 @@ export function PhotoGrid({
   loadMore,
   onOpen,
   months = false,
+  selection,
 }: {
   photos: Photo[];
   total: number;
@@ -65,6 +155,7 @@ export function PhotoGrid({
   loadMore: () => void;
   onOpen: (index: number) => void;
   months?: boolean;
+  selection?: GridSelection;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(398);
@@ -137,7 +228,11 @@ export function PhotoGrid({
               const i = row.start + c;
               if (i >= row.end) return <div key={c} />;
               const p = photos[i];
-              return p ? <Tile key={p.id} photo={p} index={i} onOpen={onOpen} /> : <SkeletonTile key={`s${i}`} />;
+              return p ? (
+                <Tile key={p.id} photo={p} index={i} onOpen={onOpen} selection={selection} />
+              ) : (
+                <SkeletonTile key={`s${i}`} />
+              );
             })}
           </div>
         );

@@ -1,4 +1,4 @@
-import { ChevronLeft, ChevronRight, Gamepad2, Heart, Info, Share2, SlidersHorizontal, X } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Gamepad2, SlidersHorizontal, X } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
@@ -7,6 +7,7 @@ import { cn } from '../../lib/cn';
 import { clampView, IDENTITY, panView, pinchView, viewTransform, type Point, type ZoomView } from './pinch-zoom';
 import { PhotoImage } from './photo-image';
 import { SimilarPhotos } from './similar-photos';
+import { ViewerActions, ViewerManageActions } from './viewer-actions';
 import type { Photo } from '@contract/photos';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 
@@ -32,6 +33,8 @@ export interface PhotoViewerProps {
   showEdit?: boolean;
   /** Shows 'Similar photos' for the current photo (the gallery). */
   showSimilar?: boolean;
+  /** Shows Download and Delete (the gallery; not the ad overlay). */
+  showManage?: boolean;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
@@ -52,6 +55,7 @@ export function PhotoViewer({
   onPlayGame,
   showEdit = false,
   showSimilar = false,
+  showManage = false,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
   // A similar photo chosen in 'Similar photos' (it may not be in `photos`), shown until the user moves on.
@@ -176,6 +180,17 @@ export function PhotoViewer({
               {countdownAnnouncement(countdown, countdownFrom)}
             </span>
           )}
+          {showManage && current && (
+            <ViewerManageActions
+              photo={current}
+              onDeleted={() => {
+                // The next photo takes the deleted one's place; the last one deleted closes the viewer.
+                if (n <= 1) onOpenChange(false);
+                else if (wrap(index, n) === n - 1) setIndex(n - 2);
+                setZoomed(false);
+              }}
+            />
+          )}
           <DialogClose
             aria-label="Close"
             className="grid size-11 place-items-center rounded-full hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white"
@@ -265,27 +280,7 @@ export function PhotoViewer({
                 Edit
               </Link>
             )}
-            <button
-              type="button"
-              aria-label="Share"
-              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-            >
-              <Share2 className="size-5" aria-hidden />
-            </button>
-            <button
-              type="button"
-              aria-label="Favorite"
-              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-            >
-              <Heart className="size-5" aria-hidden />
-            </button>
-            <button
-              type="button"
-              aria-label="Info"
-              className="grid size-11 place-items-center rounded-full hover:bg-white/10"
-            >
-              <Info className="size-5" aria-hidden />
-            </button>
+            <ViewerActions photo={current} />
           </div>
         </div>
       )}

@@ -27,6 +27,7 @@ const photo = (i: number, over: Record<string, unknown> = {}) => ({
   description: 'Food and drink',
   albumId: null,
   isDemo: true,
+  favorite: false,
   ...over,
 });
 

@@ -1,6 +1,8 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { FAVORITES_ALBUM_ID } from '@contract/albums';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
@@ -250,7 +252,15 @@ function AlbumsTab() {
         <li key={a.id}>
           <Card className="flex items-start justify-between gap-2">
             <div className="min-w-0">
-              <h3 className="font-semibold">{a.name}</h3>
+              <h3 className="font-semibold">
+                {a.id === FAVORITES_ALBUM_ID ? (
+                  <Link href="/gallery?view=favorites" className="underline-offset-2 hover:underline">
+                    {a.name}
+                  </Link>
+                ) : (
+                  a.name
+                )}
+              </h3>
               <p className="text-sm text-muted">{a.description}</p>
             </div>
             {a.isSmartAlbum && (

@@ -1,0 +1,147 @@
+import type { DeleteHook } from '../../context.js';
+import type { DownloadVersion, PhotoInfo } from '../../../contract/photos-manage.js';
+import type { PhotoPage } from '../../../contract/photos.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { downloadFileName } from './download-name.js';
+import type { PhotosManageRepository } from './photos-manage.repository.js';
+import type { PhotoCursor, PhotosRepository } from './photos.repository.js';
+import { toPhoto } from './photos.service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
+const NOT_FOUND = 'Photo not found.';
+
+const photoWord = (n: number) => (n === 1 ? '1 photo' : `${n} photos`);
+
+function encodeCursor(c: PhotoCursor): string {
+  return Buffer.from(JSON.stringify([c.uploadedAt, c.id])).toString('base64url');
+}
+function decodeCursor(s: string): PhotoCursor {
+  try {
+    const [uploadedAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
+    if (typeof uploadedAt === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(uploadedAt)) {
+      return { uploadedAt, id };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest('cursor: not a cursor returned by this endpoint');
+}
+
+const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** 'Canon' + 'Canon EOS R6' -> 'Canon EOS R6'; 'Apple' + 'iPhone 15' -> 'Apple iPhone 15'. */
+export function cameraName(make: unknown, model: unknown): string | null {
+  const mk = text(make);
+  const md = text(model);
+  if (mk && md) return md.toLowerCase().startsWith(mk.toLowerCase().split(/\s+/)[0]!) ? md : `${mk} ${md}`;
+  return md ?? mk;
+}
+
+/** The EXIF place, when both coordinates are real ones. */
+export function placeFrom(exif: Record<string, unknown> | null): PhotoInfo['place'] {
+  const latitude = num(exif?.latitude);
+  const longitude = num(exif?.longitude);
+  if (latitude === null || longitude === null) return null;
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
+  return { latitude, longitude };
+}
+
+/**
+ * Managing photos: many deleted at once (all or nothing), favourites and their album, the Info
+ * panel's details and downloads under the photo's own name. Everything is the owner's only: a
+ * photo of another user answers the same 404 as one that does not exist.
+ */
+export function createPhotosManageService(deps: {
+  repo: PhotosManageRepository;
+  photos: PhotosRepository;
+  blobs: BlobStore;
+  /** Read when a batch is deleted (listeners may register after this service is made). */
+  onPhotosDeleted: () => DeleteHook[];
+  log: (msg: string, err?: unknown) => void;
+}) {
+  const { repo, photos, blobs } = deps;
+
+  async function own(userId: string, id: string) {
+    const row = UUID.test(id) ? await photos.find(userId, id) : undefined;
+    if (!row) throw notFound(NOT_FOUND);
+    return row;
+  }
+
+  return {
+    async deleteMany(userId: string, rawIds: string[]): Promise<{ deleted: number; message: string }> {
+      const ids = [...new Set(rawIds)];
+      const bad = ids.find((id) => !UUID.test(id));
+      if (bad !== undefined) throw badRequest(`ids: "${bad.slice(0, 64)}" is not a photo id; nothing was deleted.`);
+      const rows = await repo.deleteMany(userId, ids, (key) => blobs.delete(key));
+      if (rows === 'missing') throw notFound(`${NOT_FOUND} Nothing was deleted.`);
+      for (const hook of deps.onPhotosDeleted()) {
+        await hook(userId, ids).catch((err) => deps.log('onPhotosDeleted hook failed', err));
+      }
+      return { deleted: rows.length, message: `${photoWord(rows.length)} deleted` };
+    },
+
+    async setFavorite(userId: string, id: string, favorite: boolean) {
+      if (!UUID.test(id) || !(await repo.setFavorite(userId, id, favorite))) throw notFound(NOT_FOUND);
+      return { id, favorite };
+    },
+
+    async favoritesPage(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
+      const after = cursor ? decodeCursor(cursor) : null;
+      const { items, next } = await repo.favoritesPage(userId, limit, after);
+      const [total, shown] = await Promise.all([
+        !after && !next ? items.length : repo.favoritesCount(userId),
+        photos.withCurrentVersions(items),
+      ]);
+      return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+    },
+
+    async info(userId: string, id: string): Promise<PhotoInfo> {
+      const row = await own(userId, id);
+      const shown = await photos.withCurrentVersion(row);
+      const exif = row.exif ?? null;
+      return {
+        id: row.id,
+        name: row.name,
+        fileName: downloadFileName({ ...row }),
+        mime: row.mime,
+        uploadedAt: row.uploadedAt.toISOString(),
+        takenAt: row.takenAt ? row.takenAt.toISOString() : null,
+        camera: cameraName(exif?.Make, exif?.Model),
+        lens: text(exif?.LensModel),
+        exposureTime: num(exif?.ExposureTime),
+        fNumber: num(exif?.FNumber),
+        iso: num(exif?.ISO),
+        focalLength: num(exif?.FocalLength),
+        width: row.width,
+        height: row.height,
+        size: shown.size,
+        originalSize: row.size,
+        place: placeFrom(exif),
+        category: row.category,
+        tags: row.tags,
+        description: row.description,
+        favorite: row.favorite,
+        edited: shown.appliedFilter !== null,
+      };
+    },
+
+    /** The blob to send for a download and the name to save it under. */
+    async download(userId: string, id: string, version: DownloadVersion) {
+      const row = await own(userId, id);
+      const shown = version === 'current' ? await photos.withCurrentVersion(row) : { ...row, appliedFilter: null };
+      const edited = shown.appliedFilter !== null;
+      const info = await blobs.stat(shown.originalKey);
+      if (!info) throw notFound('Photo file not found.');
+      return {
+        key: shown.originalKey,
+        mime: shown.mime,
+        size: info.size,
+        fileName: downloadFileName({ name: row.name, fileName: row.fileName, mime: shown.mime, edited }),
+      };
+    },
+  };
+}
+export type PhotosManageService = ReturnType<typeof createPhotosManageService>;

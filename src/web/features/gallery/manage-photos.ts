@@ -1,0 +1,105 @@
+import {
+  infiniteQueryOptions,
+  queryOptions,
+  useMutation,
+  useQueryClient,
+  type InfiniteData,
+  type QueryClient,
+} from '@tanstack/react-query';
+import { DELETE_PHOTOS_MAX, type DeletePhotosResponse, type PhotoInfo } from '@contract/photos-manage';
+import { apiRequest, throwIfResNotOk } from '../../lib/api';
+import type { Photo, PhotoPage } from '@contract/photos';
+import { GALLERY_PAGE_SIZE } from './photos-query';
+
+export type { PhotoInfo };
+
+/** Every cached photo list and page lives under this key (list, pages, summary, favourites). */
+const PHOTOS_KEY = ['/api/photos'];
+/** The Favorites album's pages: under PHOTOS_KEY, so a photo change refreshes them too. */
+export function favoritePagesQueryOptions(pageSize = GALLERY_PAGE_SIZE) {
+  return infiniteQueryOptions({
+    queryKey: ['/api/photos', 'favorites', pageSize],
+    initialPageParam: null as string | null,
+    queryFn: async ({ pageParam }): Promise<PhotoPage> => {
+      const qs = new URLSearchParams({ limit: String(pageSize) });
+      if (pageParam) qs.set('cursor', pageParam);
+      const res = await fetch(`/api/photos/favorites?${qs}`, { credentials: 'include' });
+      await throwIfResNotOk(res);
+      return (await res.json()) as PhotoPage;
+    },
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
+
+/** `GET /api/photos/:id/info`, for the Info panel (fetched when it opens). */
+export function photoInfoQueryOptions(id: string) {
+  return queryOptions<PhotoInfo>({ queryKey: ['/api/photos', id, 'info'] });
+}
+
+/** Where the viewer's Download saves the photo from (the server names the file). */
+export const downloadUrl = (id: string, version: 'current' | 'original') =>
+  `/api/photos/${encodeURIComponent(id)}/download?version=${version}`;
+
+type Cached = Photo[] | InfiniteData<PhotoPage> | undefined;
+/** Applies `edit` to every cached photo list and page, so every screen shows the change at once. */
+function editCachedPhotos(qc: QueryClient, edit: (items: Photo[]) => Photo[]) {
+  qc.setQueriesData<Cached>({ queryKey: PHOTOS_KEY }, (data) => {
+    if (Array.isArray(data)) return edit(data);
+    if (data && typeof data === 'object' && 'pages' in data && Array.isArray(data.pages)) {
+      return { ...data, pages: data.pages.map((p) => ({ ...p, items: edit(p.items) })) };
+    }
+    return data;
+  });
+}
+
+/** After photos leave the library: the gallery, dashboard, organizer, albums and counts refresh. */
+function refreshLibrary(qc: QueryClient) {
+  return Promise.all([
+    qc.invalidateQueries({ queryKey: PHOTOS_KEY }),
+    qc.invalidateQueries({ queryKey: ['/api/photos/analysis-status'] }),
+    qc.invalidateQueries({ queryKey: ['/api/albums'] }),
+  ]);
+}
+
+/**
+ * Deletes the given photos (`POST /api/photos/delete`, in requests of at most DELETE_PHOTOS_MAX).
+ * They leave every cached list at once; lists, counts and albums are then fetched again.
+ */
+export function useDeletePhotos() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (ids: string[]) => {
+      let deleted = 0;
+      for (let i = 0; i < ids.length; i += DELETE_PHOTOS_MAX) {
+        const res = await apiRequest('POST', '/api/photos/delete', { ids: ids.slice(i, i + DELETE_PHOTOS_MAX) });
+        deleted += ((await res.json()) as DeletePhotosResponse).deleted;
+      }
+      return deleted;
+    },
+    onSuccess: (_deleted, ids) => {
+      const gone = new Set(ids);
+      editCachedPhotos(qc, (items) => items.filter((p) => !gone.has(p.id)));
+    },
+    // After a failure too: part of a large selection may have gone before it.
+    onSettled: () => refreshLibrary(qc),
+  });
+}
+
+/** Sets a photo's favourite flag; the heart changes at once and goes back if the server refuses. */
+export function useSetFavorite() {
+  const qc = useQueryClient();
+  const set = (id: string, favorite: boolean) =>
+    editCachedPhotos(qc, (items) => items.map((p) => (p.id === id ? { ...p, favorite } : p)));
+  return useMutation({
+    mutationFn: async ({ id, favorite }: { id: string; favorite: boolean }) =>
+      (await apiRequest('PUT', `/api/photos/${encodeURIComponent(id)}/favorite`, { favorite })).json(),
+    onMutate: ({ id, favorite }) => set(id, favorite),
+    onError: (_err, { id, favorite }) => set(id, !favorite),
+    onSettled: (_r, _err, { id }) =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: ['/api/photos', 'favorites'] }),
+        qc.invalidateQueries({ queryKey: ['/api/photos', id, 'info'] }),
+        qc.invalidateQueries({ queryKey: ['/api/albums'] }),
+      ]),
+  });
+}

@@ -1,0 +1,71 @@
+import { Trash2, X } from 'lucide-react';
+import { useState } from 'react';
+import { toast } from '../../lib/toast';
+import { errorMessage } from '../../lib/api';
+import { ConfirmDeleteDialog } from './confirm-delete-dialog';
+import { useDeletePhotos } from './manage-photos';
+
+/**
+ * The bar shown while photos are being selected: how many, Delete (after a confirmation that
+ * says how many) and Cancel. Sits above the bottom navigation.
+ */
+export function SelectBar({ selected, onDone }: { selected: string[]; onDone: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const del = useDeletePhotos();
+  const count = selected.length;
+
+  const confirm = () =>
+    del.mutate(selected, {
+      onSuccess: (deleted) => {
+        setConfirming(false);
+        onDone();
+        toast({ title: deleted === 1 ? 'Photo deleted' : `${deleted} photos deleted`, variant: 'success' });
+      },
+      onError: (err) => {
+        setConfirming(false);
+        toast({
+          title: 'Delete failed',
+          description: errorMessage(err, 'The photos could not be deleted. Please try again.'),
+          variant: 'destructive',
+        });
+      },
+    });
+
+  return (
+    <div
+      role="toolbar"
+      aria-label="Selection"
+      className="fixed inset-x-0 bottom-20 z-40 mx-auto flex w-[calc(100%-1.5rem)] max-w-[406px] items-center justify-between gap-2 rounded-2xl border border-border bg-surface p-2 pl-4 shadow-lg"
+    >
+      <span className="text-sm font-semibold" aria-live="polite" data-testid="selected-count">
+        {count === 1 ? '1 selected' : `${count} selected`}
+      </span>
+      <div className="flex gap-1">
+        <button
+          type="button"
+          onClick={() => setConfirming(true)}
+          disabled={count === 0}
+          className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-danger px-4 text-sm font-semibold text-white disabled:opacity-50"
+        >
+          <Trash2 className="size-4" aria-hidden />
+          Delete
+        </button>
+        <button
+          type="button"
+          onClick={onDone}
+          aria-label="Cancel selection"
+          className="grid size-11 place-items-center rounded-xl hover:bg-surface-2"
+        >
+          <X className="size-5" aria-hidden />
+        </button>
+      </div>
+      <ConfirmDeleteDialog
+        open={confirming}
+        onOpenChange={setConfirming}
+        count={count}
+        onConfirm={confirm}
+        pending={del.isPending}
+      />
+    </div>
+  );
+}
