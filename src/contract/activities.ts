@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GAME_TYPES } from '../domain/games/scoring';
+import { GAME_TYPES } from '@domain/games/scoring';
 import { achievementView, eventId } from './rewards';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalTimeZone, TIME_ZONE_MAX_LENGTH } from '../domain/time-zone';
+import { canonicalTimeZone, TIME_ZONE_MAX_LENGTH } from '@domain/time-zone';
 
 /**
  * Request and response shapes of the auth endpoints. The client's forms use the same schemas, so

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILTER_IDS, INTENSITY } from '@domain/filters';
-import { photo } from './photos.js';
+import { photo } from './photos';
 
 /**
  * Photo editor endpoints (`/api/photo-filters/available`, `/preview`, `/apply`) plus

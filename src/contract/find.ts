@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEARCH_QUERY_MAX } from '../domain/find';
+import { SEARCH_QUERY_MAX } from '@domain/find';
 import { photo, PHOTO_PAGE_MAX } from './photos';
 
 /**

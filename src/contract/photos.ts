@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PHOTO_CATEGORIES } from '../domain/photo-categories';
+import { PHOTO_CATEGORIES } from '@domain/photo-categories';
 import { achievementView } from './rewards';
 
 /** What analysis decided: one of PHOTO_CATEGORIES, or 'uncategorized' when no category was sure enough. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REWARD_TYPES } from '../domain/rewards';
+import { REWARD_TYPES } from '@domain/rewards';
 
 /**
  * Points economy shapes. The server decides every point: request bodies

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BILLING_CYCLES, TIERS } from '../domain/plans';
+import { BILLING_CYCLES, TIERS } from '@domain/plans';
 
 /**
  * Subscription, upgrade, checkout and billing shapes, shared by the server routes and the client

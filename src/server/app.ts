@@ -5,27 +5,27 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { Config } from './config.js';
-import type { AppContext } from './context.js';
-import { openDatabase, type Database } from './db/client.js';
-import { registerErrorHandler, registerNotFound } from './http/errors.js';
-import { registerRateLimits } from './http/rate-limits.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
-import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session.js';
-import { collectRoutes, registerDocs } from './http/route-table.js';
-import { authRoutes, type Mailer } from './features/auth/index.js';
-import { photosRoutes } from './features/photos/index.js';
-import { filtersRoutes, type FiltersRouteOptions } from './features/filters/index.js';
-import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index.js';
-import { albumsRoutes } from './features/albums/index.js';
-import { findRoutes } from './features/find/index.js';
-import { LocalBlobStore } from './storage/blob-store.js';
-import { activitiesRoutes } from './features/activities/index.js';
-import { appStatusRoutes } from './features/app-status/index.js';
-import { createLedger, rewardsRoutes } from './features/rewards/index.js';
-import { healthRoutes } from './features/health/index.js';
-import { createStripeGateway, paymentsRoutes } from './features/payments/index.js';
-import { createSubscriptionReader, subscriptionsRoutes } from './features/subscriptions/index.js';
+import type { Config } from './config';
+import type { AppContext } from './context';
+import { openDatabase, type Database } from './db/client';
+import { registerErrorHandler, registerNotFound } from './http/errors';
+import { registerRateLimits } from './http/rate-limits';
+import { registerSecurityHeaders } from './http/security-headers';
+import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
+import { collectRoutes, registerDocs } from './http/route-table';
+import { authRoutes, type Mailer } from './features/auth/index';
+import { photosRoutes } from './features/photos/index';
+import { filtersRoutes, type FiltersRouteOptions } from './features/filters/index';
+import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index';
+import { albumsRoutes } from './features/albums/index';
+import { findRoutes } from './features/find/index';
+import { LocalBlobStore } from './storage/blob-store';
+import { activitiesRoutes } from './features/activities/index';
+import { appStatusRoutes } from './features/app-status/index';
+import { createLedger, rewardsRoutes } from './features/rewards/index';
+import { healthRoutes } from './features/health/index';
+import { createStripeGateway, paymentsRoutes } from './features/payments/index';
+import { createSubscriptionReader, subscriptionsRoutes } from './features/subscriptions/index';
 
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_RATE_LIMITS, type RateLimitTable } from './http/rate-limits.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitTable } from './http/rate-limits';
 
 /**
  * The only reader of process.env. Everything the server can be told from outside is parsed here

@@ -1,9 +1,9 @@
-import type { Config } from './config.js';
-import type { Database, Db } from './db/client.js';
-import type { UploadReward } from '../contract/photos.js';
-import type { BlobStore } from './storage/blob-store.js';
-import type { Ledger } from './features/rewards/index.js';
-import type { SubscriptionReader } from './features/subscriptions/index.js';
+import type { Config } from './config';
+import type { Database, Db } from './db/client';
+import type { UploadReward } from '@contract/photos';
+import type { BlobStore } from './storage/blob-store';
+import type { Ledger } from './features/rewards/index';
+import type { SubscriptionReader } from './features/subscriptions/index';
 
 export interface UploadedPhoto {
   photoId: string;

@@ -1,5 +1,5 @@
-import { buildApp } from './app.js';
-import { ConfigError, loadConfig, startupWarnings } from './config.js';
+import { buildApp } from './app';
+import { ConfigError, loadConfig, startupWarnings } from './config';
 
 async function main() {
   let config;

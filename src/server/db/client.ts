@@ -6,8 +6,8 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
-import { fromRoot } from '../lib/paths.js';
-import * as schema from './schema.js';
+import { fromRoot } from '../lib/paths';
+import * as schema from './schema';
 
 export type Schema = typeof schema;
 /** Both drivers share this type, so repositories never know which one they run on. */

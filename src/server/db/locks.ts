@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from './client.js';
+import type { Db } from './client';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 

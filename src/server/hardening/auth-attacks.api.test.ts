@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS } from '../http/rate-limits.js';
-import { fromRoot } from '../lib/paths.js';
-import { createTestApp, sessionCookieFrom, signUp, type TestApp } from '../test/harness.js';
-import { recordFigure } from './support.js';
+import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
+import { fromRoot } from '../lib/paths';
+import { createTestApp, sessionCookieFrom, signUp, type TestApp } from '../test/harness';
+import { recordFigure } from './support';
 
 /**
  * Promise 7: brute force is slowed per account and per IP, cross-site POSTs are refused, the

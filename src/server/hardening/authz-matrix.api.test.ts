@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_ROUTES, type RouteEntry } from '../http/route-table.js';
-import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double.js';
-import { createTestApp, type TestApp } from '../test/harness.js';
+import { PUBLIC_ROUTES, type RouteEntry } from '../http/route-table';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
+import { createTestApp, type TestApp } from '../test/harness';
 import {
   fillPath,
   jpeg,
@@ -12,7 +12,7 @@ import {
   validSample,
   recordFigure,
   type SeededUser,
-} from './support.js';
+} from './support';
 
 /**
  * Promise 1: every endpoint in the route table (collected while the app builds, so a new endpoint

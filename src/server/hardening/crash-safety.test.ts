@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCrashScenario } from './proc/crash-scenario.js';
-import { recordFigure } from './support.js';
+import { runCrashScenario } from './proc/crash-scenario';
+import { recordFigure } from './support';
 
 /**
  * Promise 4, quick version: the real server process on PGlite, SIGKILLed mid-upload and

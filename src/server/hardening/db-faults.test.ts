@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { signUp, testConfig } from '../test/harness.js';
-import { startOwnCluster, type OwnCluster } from './proc/pg.js';
-import { recordFigure } from './support.js';
+import { buildApp } from '../app';
+import { signUp, testConfig } from '../test/harness';
+import { startOwnCluster, type OwnCluster } from './proc/pg';
+import { recordFigure } from './support';
 
 /**
  * Promise 5: PostgreSQL stopped and restarted under traffic. While it is down every request that

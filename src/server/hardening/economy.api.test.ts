@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACHIEVEMENTS, REWARD_POINTS, skipReward, uploadReward } from '@domain/rewards';
 import { adDurationFor, validateGameResult } from '@domain/games/scoring';
 import { adCompletionPoints } from '@domain/rewards';
-import { adBreakIds, createTestApp, signUp, type TestApp } from '../test/harness.js';
-import { jpeg, multipart, recordFigure } from './support.js';
+import { adBreakIds, createTestApp, signUp, type TestApp } from '../test/harness';
+import { jpeg, multipart, recordFigure } from './support';
 
 /**
  * Promise 3: forged and replayed points, rewards, activities and subscription calls add nothing

@@ -3,8 +3,8 @@
  * endpoint in the route table; every answer is judged by `judge` (support.ts).
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import type { RouteEntry } from '../http/route-table.js';
-import { fillPath, judge, validSample, type Rng } from './support.js';
+import type { RouteEntry } from '../http/route-table';
+import { fillPath, judge, validSample, type Rng } from './support';
 
 /** Routes the JSON fuzzer leaves alone: they would end its own session mid-run. */
 const SKIP = new Set(['POST /api/auth/logout']);

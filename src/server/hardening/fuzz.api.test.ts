@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double.js';
-import { createTestApp, signUp, type TestApp } from '../test/harness.js';
-import { fuzzJson } from './fuzz-json.js';
-import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support.js';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
+import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { fuzzJson } from './fuzz-json';
+import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support';
 
 /**
  * Bad input, the JSON half, quick version (500 requests; the long suite sends 3,000): generated

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { startStripeDouble } from '../features/payments/stripe-test-double.js';
-import { createTestApp, signUp } from '../test/harness.js';
-import { fuzzJson } from './fuzz-json.js';
-import { runHostileUploads } from './hostile-uploads.js';
-import { runCrashScenario } from './proc/crash-scenario.js';
-import { printLoad, runLoad } from './proc/load-scenario.js';
-import { startOwnCluster } from './proc/pg.js';
-import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support.js';
+import { startStripeDouble } from '../features/payments/stripe-test-double';
+import { createTestApp, signUp } from '../test/harness';
+import { fuzzJson } from './fuzz-json';
+import { runHostileUploads } from './hostile-uploads';
+import { runCrashScenario } from './proc/crash-scenario';
+import { printLoad, runLoad } from './proc/load-scenario';
+import { startOwnCluster } from './proc/pg';
+import { jpeg, multipart, recordFigure, rng, stripeConfig } from './support';
 
 /** A load run against the real server on a PostgreSQL cluster of its own, removed afterwards. */
 async function loadOnOwnCluster(opts: Omit<Parameters<typeof runLoad>[0], 'env'>) {

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOwnCluster } from './proc/pg.js';
-import { client, startServer, type ServerProcess } from './proc/spawn.js';
-import { jpeg, recordFigure } from './support.js';
+import { startOwnCluster } from './proc/pg';
+import { client, startServer, type ServerProcess } from './proc/spawn';
+import { jpeg, recordFigure } from './support';
 
 /**
  * Promise 8: two server processes on one PostgreSQL database and one blob folder. A session made

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../test/harness.js';
-import { runHostileUploads } from './hostile-uploads.js';
-import { recordFigure } from './support.js';
+import { createTestApp, type TestApp } from '../test/harness';
+import { runHostileUploads } from './hostile-uploads';
+import { recordFigure } from './support';
 
 /**
  * Bad input, the files half, quick version: hostile image files (zero-byte, truncated, wrong magic,

@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
-import { signUp, type TestApp } from '../test/harness.js';
-import { zeroPng } from '../test/png.js';
-import { blobConsistency, judge, multipart, rng, type Rng } from './support.js';
+import { signUp, type TestApp } from '../test/harness';
+import { zeroPng } from '../test/png';
+import { blobConsistency, judge, multipart, rng, type Rng } from './support';
 
 /** A valid PNG header claiming w x h pixels over a few real rows: tiny on disk, huge when decoded. */
 const pngBomb = (w: number, h: number) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { printLoad, runLoad } from './proc/load-scenario.js';
-import { recordFigure } from './support.js';
+import { printLoad, runLoad } from './proc/load-scenario';
+import { recordFigure } from './support';
 
 /**
  * Promise 6, quick version: 20 simulated users (the model of load-users.ts, with a short think time

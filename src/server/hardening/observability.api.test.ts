@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loginBody, registerBody } from '../../contract/auth.js';
-import { buildApp } from '../app.js';
-import { createTestDatabase, sessionCookieFrom, testConfig, type TestDatabase } from '../test/harness.js';
+import { loginBody, registerBody } from '@contract/auth';
+import { buildApp } from '../app';
+import { createTestDatabase, sessionCookieFrom, testConfig, type TestDatabase } from '../test/harness';
 import type { FastifyInstance } from 'fastify';
-import { recordFigure } from './support.js';
+import { recordFigure } from './support';
 
 /**
  * Promise 9: structured JSON logs with request id, user id and duration, and never a password,

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import { playAdBreak, signUp } from '../test/harness.js';
+import type { Db } from '../db/client';
+import { playAdBreak, signUp } from '../test/harness';
 
-export { rng, type Rng } from './proc/rng.js';
+export { rng, type Rng } from './proc/rng';
 
 /** A multipart body with one part per file, in field `photos`. */
 export function multipart(files: Array<{ name: string; bytes: Buffer; type?: string }>, field = 'photos') {

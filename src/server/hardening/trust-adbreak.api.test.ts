@@ -3,16 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { SIMULATED_ADS, validateGameResult } from '@domain/games/scoring';
 import { skipReward } from '@domain/rewards';
-import { AD_BREAK_CLOCK_LEEWAY_MS } from '../features/activities/ad-breaks.service.js';
-import {
-  createTestApp,
-  recordAdBreak,
-  sessionCookieFrom,
-  signUp,
-  startAdBreak,
-  type TestApp,
-} from '../test/harness.js';
-import { recordFigure, rng } from './support.js';
+import { AD_BREAK_CLOCK_LEEWAY_MS } from '../features/activities/ad-breaks.service';
+import { createTestApp, recordAdBreak, sessionCookieFrom, signUp, startAdBreak, type TestApp } from '../test/harness';
+import { recordFigure, rng } from './support';
 
 /**
  * Points only from ad breaks the server witnessed: an activity needs the id of the user's own

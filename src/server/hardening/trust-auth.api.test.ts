@@ -1,18 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type BuildOptions } from '../app.js';
-import { ConfigError, loadConfig, parseTrustProxy, startupWarnings, type Config } from '../config.js';
-import { passwordResets, pointsLedger, users } from '../db/schema.js';
-import { hashPassword } from '../features/auth/password.js';
-import type { Mailer } from '../features/auth/mailer.js';
-import { createLedger, createRewardsService } from '../features/rewards/index.js';
-import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits.js';
-import { createTestDatabase, sessionCookieFrom, signUp, testConfig, type TestDatabase } from '../test/harness.js';
+import { buildApp, type BuildOptions } from '../app';
+import { ConfigError, loadConfig, parseTrustProxy, startupWarnings, type Config } from '../config';
+import { passwordResets, pointsLedger, users } from '../db/schema';
+import { hashPassword } from '../features/auth/password';
+import type { Mailer } from '../features/auth/mailer';
+import { createLedger, createRewardsService } from '../features/rewards/index';
+import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits';
+import { createTestDatabase, sessionCookieFrom, signUp, testConfig, type TestDatabase } from '../test/harness';
 
 // Counts scrypt runs while keeping the real hashing.
-vi.mock('../features/auth/password.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../features/auth/password.js')>();
+vi.mock('../features/auth/password', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../features/auth/password')>();
   return { ...real, hashPassword: vi.fn(real.hashPassword) };
 });
 

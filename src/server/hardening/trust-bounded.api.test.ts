@@ -3,16 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PHOTO_LIST_DEFAULT } from '../../contract/photos.js';
-import { buildApp } from '../app.js';
-import { albums, photos } from '../db/schema.js';
-import { createAlbumsRepository } from '../features/albums/albums.repository.js';
-import { pixelPassCount } from '../features/filters/filter-pipelines.js';
-import { createFilterPool, type FilterPool } from '../features/filters/filter-pool.js';
-import { APPLY_BUSY_MESSAGE } from '../features/filters/filters.service.js';
-import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness.js';
-import { zeroPng } from '../test/png.js';
-import { jpeg, multipart } from './support.js';
+import { PHOTO_LIST_DEFAULT } from '@contract/photos';
+import { buildApp } from '../app';
+import { albums, photos } from '../db/schema';
+import { createAlbumsRepository } from '../features/albums/albums.repository';
+import { pixelPassCount } from '../features/filters/filter-pipelines';
+import { createFilterPool, type FilterPool } from '../features/filters/filter-pool';
+import { APPLY_BUSY_MESSAGE } from '../features/filters/filters.service';
+import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
+import { zeroPng } from '../test/png';
+import { jpeg, multipart } from './support';
 
 /**
  * Bounded work and honest rewards: an upload is paid once per content, an image over the pixel

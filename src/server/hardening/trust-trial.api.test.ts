@@ -4,12 +4,12 @@ import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '@domain/calendar';
 import { priceFor, TRIAL_DAYS } from '@domain/plans';
-import { buildApp } from '../app.js';
-import { subscriptions } from '../db/schema.js';
-import { PAYMENT_PROVIDER_ERROR } from '../features/payments/stripe-gateway.js';
-import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double.js';
-import { ALREADY_ACTIVE, TRIAL_USED } from '../features/subscriptions/subscriptions.service.js';
-import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness.js';
+import { buildApp } from '../app';
+import { subscriptions } from '../db/schema';
+import { PAYMENT_PROVIDER_ERROR } from '../features/payments/stripe-gateway';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
+import { ALREADY_ACTIVE, TRIAL_USED } from '../features/subscriptions/subscriptions.service';
+import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
 
 /**
  * The upgrade modal's free trial: 7 days of Premium once per account, whatever the client sends;

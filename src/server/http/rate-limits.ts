@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { tooMany } from './errors.js';
+import { tooMany } from './errors';
 
 /**
  * Every request limit of the app, in one table keyed by 'METHOD /url', applied by one `onRoute`

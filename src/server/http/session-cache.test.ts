@@ -1,4 +1,4 @@
-import { SessionCache } from './session-cache.js';
+import { SessionCache } from './session-cache';
 
 describe('SessionCache', () => {
   let now = 0;

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { and, eq, gt, sql } from 'drizzle-orm';
-import type { AppContext } from '../context.js';
-import { sessions, users } from '../db/schema.js';
-import { hashToken } from '../lib/tokens.js';
-import { unauthorized } from './errors.js';
-import { isPublicRoute } from './route-table.js';
-import { SessionCache } from './session-cache.js';
+import type { AppContext } from '../context';
+import { sessions, users } from '../db/schema';
+import { hashToken } from '../lib/tokens';
+import { unauthorized } from './errors';
+import { isPublicRoute } from './route-table';
+import { SessionCache } from './session-cache';
 
 export const SESSION_COOKIE = 'eyevu_session';
 export const SESSION_DAYS = 30;

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { SIMULATED_ADS } from '@domain/games/scoring';
-import { buildApp } from '../app.js';
-import { loadConfig, type Config } from '../config.js';
-import { openDatabase, type Database } from '../db/client.js';
+import { buildApp } from '../app';
+import { loadConfig, type Config } from '../config';
+import { openDatabase, type Database } from '../db/client';
 
 /**
  * API tests run against PGlite by default and against a real PostgreSQL server when the test

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { activities } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { activities } from '../../db/schema';
 
 export type ActivityRow = typeof activities.$inferSelect;
 

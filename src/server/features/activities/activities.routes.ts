@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { activitiesResponse, createActivityBody, createActivityResponse } from '../../../contract/activities.js';
-import { adBreak, startAdBreakBody } from '../../../contract/ad-breaks.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createActivitiesRepository } from './activities.repository.js';
-import { createActivitiesService, type CanUseAdOverlay } from './activities.service.js';
-import { createAdBreaksRepository } from './ad-breaks.repository.js';
-import { createAdBreaksService } from './ad-breaks.service.js';
+import { activitiesResponse, createActivityBody, createActivityResponse } from '@contract/activities';
+import { adBreak, startAdBreakBody } from '@contract/ad-breaks';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createActivitiesRepository } from './activities.repository';
+import { createActivitiesService, type CanUseAdOverlay } from './activities.service';
+import { createAdBreaksRepository } from './ad-breaks.repository';
+import { createAdBreaksService } from './ad-breaks.service';
 
 export interface ActivitiesRouteOptions {
   /** Ad-overlay gating: app.ts passes the subscription check. Defaults to allowing everyone. */

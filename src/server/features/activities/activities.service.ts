@@ -1,11 +1,11 @@
 import { adCompletionPoints, skipReward, skipRewardMessage } from '@domain/rewards';
 import { SIMULATED_ADS, validateGameResult } from '@domain/games/scoring';
-import type { Activity, CreateActivityBody, CreateActivityResponse } from '../../../contract/activities.js';
-import { PREMIUM_REQUIRED_MESSAGE } from '../../../contract/subscriptions.js';
-import { badRequest, conflict, forbidden } from '../../http/errors.js';
-import { toAchievementView, type Ledger } from '../rewards/index.js';
-import type { ActivitiesRepository, ActivityRow } from './activities.repository.js';
-import { MISSING_AD_BREAK_MESSAGE, SUPERSEDED_AD_BREAK_MESSAGE, type AdBreaksService } from './ad-breaks.service.js';
+import type { Activity, CreateActivityBody, CreateActivityResponse } from '@contract/activities';
+import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
+import { badRequest, conflict, forbidden } from '../../http/errors';
+import { toAchievementView, type Ledger } from '../rewards/index';
+import type { ActivitiesRepository, ActivityRow } from './activities.repository';
+import { MISSING_AD_BREAK_MESSAGE, SUPERSEDED_AD_BREAK_MESSAGE, type AdBreaksService } from './ad-breaks.service';
 
 export const ACTIVITIES_LIST_LIMIT = 200;
 

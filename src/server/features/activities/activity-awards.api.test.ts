@@ -1,5 +1,5 @@
-import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { createLedger } from '../rewards/index.js';
+import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { createLedger } from '../rewards/index';
 
 /**
  * POST /api/activities records the row, its entries and the achievements it makes due in one

@@ -7,8 +7,8 @@ import {
   startAdBreak,
   testDbKind,
   type TestApp,
-} from '../../test/harness.js';
-import { AD_BREAK_CLOCK_LEEWAY_MS, AD_BREAK_RECORD_WINDOW_MS } from './ad-breaks.service.js';
+} from '../../test/harness';
+import { AD_BREAK_CLOCK_LEEWAY_MS, AD_BREAK_RECORD_WINDOW_MS } from './ad-breaks.service';
 
 describe(`ad break activities (${testDbKind})`, () => {
   let t: TestApp;

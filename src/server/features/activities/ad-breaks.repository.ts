@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { adBreaks } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { adBreaks } from '../../db/schema';
 
 export type AdBreakRow = typeof adBreaks.$inferSelect;
 

@@ -1,7 +1,7 @@
 import { SIMULATED_ADS } from '@domain/games/scoring';
-import type { AdBreak } from '../../../contract/ad-breaks.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
-import type { AdBreakRow, AdBreaksRepository } from './ad-breaks.repository.js';
+import type { AdBreak } from '@contract/ad-breaks';
+import { badRequest, conflict, notFound } from '../../http/errors';
+import type { AdBreakRow, AdBreaksRepository } from './ad-breaks.repository';
 
 /**
  * An activity may be recorded this long before the server's end of its ad: the client counts down

@@ -1,2 +1,2 @@
 /** Public API of the activities feature: ad breaks and the activities they record. */
-export { activitiesRoutes, type ActivitiesRouteOptions } from './activities.routes.js';
+export { activitiesRoutes, type ActivitiesRouteOptions } from './activities.routes';

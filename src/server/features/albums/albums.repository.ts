@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { albumPhotos, albums, photos } from '../../db/schema.js';
-import { PHOTO_CATEGORIES, type PhotoCategory } from '../../../domain/photo-categories.js';
+import type { Db } from '../../db/client';
+import { albumPhotos, albums, photos } from '../../db/schema';
+import { PHOTO_CATEGORIES, type PhotoCategory } from '@domain/photo-categories';
 
 export type AlbumRow = typeof albums.$inferSelect;
 

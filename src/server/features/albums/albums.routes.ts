@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { album, albumList, createAlbumBody } from '../../../contract/albums.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createAlbumsRepository } from './albums.repository.js';
-import { createAlbumsService } from './albums.service.js';
+import { album, albumList, createAlbumBody } from '@contract/albums';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createAlbumsRepository } from './albums.repository';
+import { createAlbumsService } from './albums.service';
 
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const repo = createAlbumsRepository(ctx.db);

@@ -1,11 +1,6 @@
-import {
-  FAVORITES_ALBUM_ID,
-  FAVORITES_ALBUM_NAME,
-  type Album,
-  type CreateAlbumBody,
-} from '../../../contract/albums.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import type { AlbumsRepository } from './albums.repository.js';
+import { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME, type Album, type CreateAlbumBody } from '@contract/albums';
+import { badRequest, notFound } from '../../http/errors';
+import type { AlbumsRepository } from './albums.repository';
 
 /** `GET /api/albums` answers at most this many (smart albums first, then by name). */
 export const ALBUMS_LIST_MAX = 200;

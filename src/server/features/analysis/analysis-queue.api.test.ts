@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { albumPhotos, albums, jobs, photos } from '../../db/schema.js';
-import { createTestApp, signUp, type TestApp } from '../../test/harness.js';
-import { createAlbumsRepository } from '../albums/albums.repository.js';
-import { createAnalysisRepository } from './analysis.repository.js';
-import { createAnalysisWorker, type PhotoAnalyzer } from './analysis.worker.js';
+import { albumPhotos, albums, jobs, photos } from '../../db/schema';
+import { createTestApp, signUp, type TestApp } from '../../test/harness';
+import { createAlbumsRepository } from '../albums/albums.repository';
+import { createAnalysisRepository } from './analysis.repository';
+import { createAnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 
 /**
  * The queue with a stand-in analyzer (the real models are exercised by vision/accuracy.test.ts):

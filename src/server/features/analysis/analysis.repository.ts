@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { jobs, photos } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { jobs, photos } from '../../db/schema';
 
 export const ANALYZE_JOB = 'analyze-photo';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { analysisStatus, analyzeAllResult } from '../../../contract/analysis.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createAnalysisService, type AnalysisServiceOptions } from './analysis.service.js';
+import { analysisStatus, analyzeAllResult } from '@contract/analysis';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createAnalysisService, type AnalysisServiceOptions } from './analysis.service';
 
 export type AnalysisRoutesOptions = Omit<AnalysisServiceOptions, 'log'>;
 

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.js';
-import { createAlbumsRepository } from '../albums/index.js';
-import { createAnalysisRepository, type AnalysisRepository } from './analysis.repository.js';
-import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker.js';
-import { createVisionAnalyzer } from './vision-analyzer.js';
+import type { AppContext } from '../../context';
+import { createAlbumsRepository } from '../albums/index';
+import { createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
+import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
+import { createVisionAnalyzer } from './vision-analyzer';
 
 export interface AnalysisServiceOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */

@@ -1,5 +1,5 @@
-import type { BlobStore } from '../../storage/blob-store.js';
-import type { AnalysisOutcome, AnalysisRepository, ClaimedJob } from './analysis.repository.js';
+import type { BlobStore } from '../../storage/blob-store';
+import type { AnalysisOutcome, AnalysisRepository, ClaimedJob } from './analysis.repository';
 
 /** Turns a photo's preview bytes into its analysis. The real one is the vision engine; tests pass a double. */
 export type PhotoAnalyzer = (image: Buffer) => Promise<AnalysisOutcome>;

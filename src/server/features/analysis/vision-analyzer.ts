@@ -1,6 +1,6 @@
-import type { AnalysisOutcome } from './analysis.repository.js';
-import type { PhotoAnalyzer } from './analysis.worker.js';
-import { createVisionPool } from './vision/pool.js';
+import type { AnalysisOutcome } from './analysis.repository';
+import type { PhotoAnalyzer } from './analysis.worker';
+import { createVisionPool } from './vision/pool';
 
 export interface VisionAnalyzer {
   analyze: PhotoAnalyzer;

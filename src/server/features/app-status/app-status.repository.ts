@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { appStatus } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { appStatus } from '../../db/schema';
 
 export type AppStatusRow = typeof appStatus.$inferSelect;
 

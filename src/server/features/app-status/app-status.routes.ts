@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { activateBody, activateResponse, appStatus } from '../../../contract/app-status.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createRewardsService } from '../rewards/index.js';
-import { createAppStatusRepository } from './app-status.repository.js';
-import { createAppStatusService } from './app-status.service.js';
+import { activateBody, activateResponse, appStatus } from '@contract/app-status';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createRewardsService } from '../rewards/index';
+import { createAppStatusRepository } from './app-status.repository';
+import { createAppStatusService } from './app-status.service';
 
 /** `GET /api/app-status`, `POST /api/app-status/{activate,deactivate,heartbeat}`. */
 export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {

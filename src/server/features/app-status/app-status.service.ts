@@ -1,6 +1,6 @@
-import type { ActivateResponse, AppStatus } from '../../../contract/app-status.js';
-import type { RewardsService } from '../rewards/index.js';
-import type { AppStatusRepository, AppStatusRow } from './app-status.repository.js';
+import type { ActivateResponse, AppStatus } from '@contract/app-status';
+import type { RewardsService } from '../rewards/index';
+import type { AppStatusRepository, AppStatusRow } from './app-status.repository';
 
 const INACTIVE: AppStatus = { isActive: false, isMonitoring: false, lastActivity: null, activeSince: null };
 

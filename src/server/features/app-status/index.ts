@@ -1,2 +1,2 @@
 /** Public API of the app-status feature: activation, deactivation and the heartbeat. */
-export { appStatusRoutes } from './app-status.routes.js';
+export { appStatusRoutes } from './app-status.routes';

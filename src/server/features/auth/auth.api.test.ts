@@ -1,8 +1,8 @@
 import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
-import { passwordResets, sessions } from '../../db/schema.js';
-import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits.js';
-import { createTestApp, sessionCookieFrom, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { passwordResets, sessions } from '../../db/schema';
+import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits';
+import { createTestApp, sessionCookieFrom, signUp, testDbKind, type TestApp } from '../../test/harness';
 
 describe(`auth API (${testDbKind})`, () => {
   let t: TestApp;

@@ -8,12 +8,12 @@ import {
   registerBody,
   resetPasswordBody,
   userResponse,
-} from '../../../contract/auth.js';
-import type { AppContext } from '../../context.js';
-import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session.js';
-import { createAuthRepository, type UserRow } from './auth.repository.js';
-import { createAuthService } from './auth.service.js';
-import { createSmtpMailer, type Mailer } from './mailer.js';
+} from '@contract/auth';
+import type { AppContext } from '../../context';
+import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session';
+import { createAuthRepository, type UserRow } from './auth.repository';
+import { createAuthService } from './auth.service';
+import { createSmtpMailer, type Mailer } from './mailer';
 
 const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'createdAt'>) => ({
   id: u.id,

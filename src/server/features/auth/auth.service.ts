@@ -1,12 +1,12 @@
 import { canonicalTimeZone, timeZoneToStore } from '@domain/time-zone';
-import type { RegisterBody } from '../../../contract/auth.js';
-import type { Config } from '../../config.js';
-import { SESSION_DAYS } from '../../http/session.js';
-import { badRequest, conflict, unauthorized } from '../../http/errors.js';
-import { hashToken, newToken } from '../../lib/tokens.js';
-import type { AuthRepository, UserRow } from './auth.repository.js';
-import type { Mailer } from './mailer.js';
-import { getDummyHash, hashPassword, verifyPassword } from './password.js';
+import type { RegisterBody } from '@contract/auth';
+import type { Config } from '../../config';
+import { SESSION_DAYS } from '../../http/session';
+import { badRequest, conflict, unauthorized } from '../../http/errors';
+import { hashToken, newToken } from '../../lib/tokens';
+import type { AuthRepository, UserRow } from './auth.repository';
+import type { Mailer } from './mailer';
+import { getDummyHash, hashPassword, verifyPassword } from './password';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';

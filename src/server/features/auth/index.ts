@@ -1,3 +1,3 @@
 /** Public API of the auth feature: its routes and the mailer tests hand in to capture reset mail. */
-export { authRoutes, type AuthRoutesOptions } from './auth.routes.js';
-export type { Mailer } from './mailer.js';
+export { authRoutes, type AuthRoutesOptions } from './auth.routes';
+export type { Mailer } from './mailer';

@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword, verifyPassword } from './password';
 
 describe('password hashing', () => {
   it('stores scrypt at OWASP parameters with a random salt and verifies only the right password', async () => {

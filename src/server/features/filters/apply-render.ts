@@ -1,6 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import type { FilterId } from '@domain/filters';
-import { applyFilter, decodeForFilters, pixelPassCount, renderFilter } from './filter-pipelines.js';
+import { applyFilter, decodeForFilters, pixelPassCount, renderFilter } from './filter-pipelines';
 
 /**
  * Long side of a full-size apply. A 48 MP phone photo is rendered at 4096 x 3072 (12.6 MP): the

@@ -20,7 +20,7 @@
  * than WebP, which is what keeps a full apply within budget.
  */
 import sharp, { type Sharp } from 'sharp';
-import { decodeHeic, isMissingCodecError, sharpFromHeic } from '../../lib/heic.js';
+import { decodeHeic, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 import { FILTERS, FILTER_IDS, INTENSITY, isFilterId, type FilterId, type FilterInfo } from '@domain/filters';
 
 export { FILTER_IDS };

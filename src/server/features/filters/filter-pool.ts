@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import { closeThreadSlots, spawnThread } from '../../lib/worker-threads.js';
-import type { ApplyJob, ApplyOutput } from './apply-render.js';
-import type { FilterThreadReply, FilterThreadRequest } from './filter-thread.js';
+import { closeThreadSlots, spawnThread } from '../../lib/worker-threads';
+import type { ApplyJob, ApplyOutput } from './apply-render';
+import type { FilterThreadReply, FilterThreadRequest } from './filter-thread';
 
 /**
  * Filter applies in worker threads. The recipes walk every pixel in JS (filter-pipelines.ts);

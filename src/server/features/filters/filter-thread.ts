@@ -5,8 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
-import { renderApply, type ApplyJob, type ApplyOutput } from './apply-render.js';
-import type { FilterThreadOptions } from './filter-pool.js';
+import { renderApply, type ApplyJob, type ApplyOutput } from './apply-render';
+import type { FilterThreadOptions } from './filter-pool';
 
 export type FilterThreadRequest = { id: number; job: ApplyJob };
 export type FilterThreadReply = { id: number; ok: true; value: ApplyOutput } | { id: number; ok: false; error: string };

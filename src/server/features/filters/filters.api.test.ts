@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { FILTER_IDS } from '@domain/filters';
-import { photos, photoVersions } from '../../db/schema.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { photos, photoVersions } from '../../db/schema';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

@@ -1,8 +1,8 @@
 import { and, eq, ne, sum } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { photos, photoVersions } from '../../db/schema.js';
-import { lockBlobKeys } from '../../db/locks.js';
-import { createPhotosRepository, type PhotoRow } from '../photos/index.js';
+import type { Db } from '../../db/client';
+import { photos, photoVersions } from '../../db/schema';
+import { lockBlobKeys } from '../../db/locks';
+import { createPhotosRepository, type PhotoRow } from '../photos/index';
 
 export type PhotoVersionRow = typeof photoVersions.$inferSelect;
 export interface NewVersion {

@@ -8,13 +8,13 @@ import {
   previewResponse,
   renderQuery,
   revertBody,
-} from '../../../contract/filters.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createStorageCheck } from '../photos/index.js';
-import { createFilterPool, type FilterPool } from './filter-pool.js';
-import { createFiltersRepository } from './filters.repository.js';
-import { createFiltersService, type FiltersService } from './filters.service.js';
+} from '@contract/filters';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createStorageCheck } from '../photos/index';
+import { createFilterPool, type FilterPool } from './filter-pool';
+import { createFiltersRepository } from './filters.repository';
+import { createFiltersService, type FiltersService } from './filters.service';
 
 export interface FiltersRouteOptions {
   /** Tests hand in their own pool (to watch it); by default one filter thread. */

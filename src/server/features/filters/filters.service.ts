@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { FILTER_IDS, type FilterId } from '@domain/filters';
-import type { FilterOption, FilterRenderSize, FilterRequest } from '../../../contract/filters.js';
-import type { Photo } from '../../../contract/photos.js';
-import { conflict, notFound } from '../../http/errors.js';
-import type { BlobStore } from '../../storage/blob-store.js';
-import { RenderCache } from '../../lib/render-cache.js';
+import type { FilterOption, FilterRenderSize, FilterRequest } from '@contract/filters';
+import type { Photo } from '@contract/photos';
+import { conflict, notFound } from '../../http/errors';
+import type { BlobStore } from '../../storage/blob-store';
+import { RenderCache } from '../../lib/render-cache';
 import {
   DEFAULT_MAX_PIXELS,
   EDITOR_DEMO_KEY,
@@ -13,11 +13,11 @@ import {
   toPhoto,
   type PhotoRow,
   type StorageCheck,
-} from '../photos/index.js';
-import type { ApplyOutput } from './apply-render.js';
-import { applyFilter, decodeForFilters, type RawRgb } from './filter-pipelines.js';
-import type { FilterPool } from './filter-pool.js';
-import type { FiltersRepository } from './filters.repository.js';
+} from '../photos/index';
+import type { ApplyOutput } from './apply-render';
+import { applyFilter, decodeForFilters, type RawRgb } from './filter-pipelines';
+import type { FilterPool } from './filter-pool';
+import type { FiltersRepository } from './filters.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VERSION_CHARS = 16;

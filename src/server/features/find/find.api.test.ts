@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_QUERY_MAX } from '@domain/find';
-import { fromRoot } from '../../lib/paths.js';
-import { createTestApp, signUp, type TestApp } from '../../test/harness.js';
+import { fromRoot } from '../../lib/paths';
+import { createTestApp, signUp, type TestApp } from '../../test/harness';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { photos } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { photos } from '../../db/schema';
 
 export type PhotoRow = typeof photos.$inferSelect;
 

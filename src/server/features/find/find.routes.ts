@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { duplicates, similarPhotos, timelinePage, timelineQuery } from '../../../contract/find.js';
-import { photoIdParams, type Photo } from '../../../contract/photos.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createFindRepository, type PhotoRow } from './find.repository.js';
-import { createFindService, type FindService } from './find.service.js';
+import { duplicates, similarPhotos, timelinePage, timelineQuery } from '@contract/find';
+import { photoIdParams, type Photo } from '@contract/photos';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createFindRepository, type PhotoRow } from './find.repository';
+import { createFindService, type FindService } from './find.service';
 
 export interface FindRoutesOptions {
   /** Rows to the API's Photo, as the photos feature shows them (applied filter versions included). */

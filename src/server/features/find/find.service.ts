@@ -1,16 +1,16 @@
-import { duplicateGroups, hashBands, nearest, searchWords, toPrefixTsquery } from '../../../domain/find.js';
+import { duplicateGroups, hashBands, nearest, searchWords, toPrefixTsquery } from '@domain/find';
 import {
   DUPLICATES_ALBUM_NAME,
   SIMILAR_MAX,
   type Duplicates,
   type SimilarPhotos,
   type TimelinePage,
-} from '../../../contract/find.js';
-import type { Photo } from '../../../contract/photos.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import type { BlobStore } from '../../storage/blob-store.js';
-import { bytesToVector, fingerprint, FINGERPRINT_MODEL, vectorToBytes } from './fingerprint.js';
-import type { FindRepository, PhotoRow, TimelineCursor } from './find.repository.js';
+} from '@contract/find';
+import type { Photo } from '@contract/photos';
+import { badRequest, notFound } from '../../http/errors';
+import type { BlobStore } from '../../storage/blob-store';
+import { bytesToVector, fingerprint, FINGERPRINT_MODEL, vectorToBytes } from './fingerprint';
+import type { FindRepository, PhotoRow, TimelineCursor } from './find.repository';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;

@@ -1,3 +1,3 @@
 /** Public API of the find feature: timeline by date taken, search, similar photos and duplicates. */
-export { findRoutes, type FindRoutesOptions } from './find.routes.js';
-export { DUPLICATE_THRESHOLD } from './find.service.js';
+export { findRoutes, type FindRoutesOptions } from './find.routes';
+export { DUPLICATE_THRESHOLD } from './find.service';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../context';
 
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/healthz', async () => ({ status: 'ok' }));

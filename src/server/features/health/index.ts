@@ -1,2 +1,2 @@
 /** Public API of the health feature: `/healthz` and `/readyz`. */
-export { healthRoutes } from './health.routes.js';
+export { healthRoutes } from './health.routes';

@@ -1,7 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import Stripe from 'stripe';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { startStripeDouble, type StripeDouble } from './stripe-test-double.js';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { startStripeDouble, type StripeDouble } from './stripe-test-double';
 
 const WEBHOOK_SECRET = 'whsec_test_eyevu';
 

@@ -6,12 +6,12 @@ import {
   invoicesResponse,
   publicConfigResponse,
   webhookResponse,
-} from '../../../contract/subscriptions.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createSubscriptionsRepository } from '../subscriptions/index.js';
-import { createPaymentsService } from './payments.service.js';
-import type { StripeGateway } from './stripe-gateway.js';
+} from '@contract/subscriptions';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createSubscriptionsRepository } from '../subscriptions/index';
+import { createPaymentsService } from './payments.service';
+import type { StripeGateway } from './stripe-gateway';
 
 export interface PaymentsRouteOptions {
   /** The Stripe gateway (payments/stripe-gateway.ts), built once by app.ts; null without STRIPE_SECRET_KEY. */

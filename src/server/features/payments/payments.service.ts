@@ -1,11 +1,11 @@
 import type Stripe from 'stripe';
-import { isBillingCycle, isTier, priceFor, type BillingCycle, type Tier } from '../../../domain/plans.js';
-import type { CreateSubscriptionBody, Invoice } from '../../../contract/subscriptions.js';
-import { badRequest, conflict, unavailable } from '../../http/errors.js';
-import type { SessionUser } from '../../http/session.js';
-import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index.js';
-import { isSubscriptionActive } from '../../../domain/plans.js';
-import type { StripeGateway } from './stripe-gateway.js';
+import { isBillingCycle, isTier, priceFor, type BillingCycle, type Tier } from '@domain/plans';
+import type { CreateSubscriptionBody, Invoice } from '@contract/subscriptions';
+import { badRequest, conflict, unavailable } from '../../http/errors';
+import type { SessionUser } from '../../http/session';
+import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
+import { isSubscriptionActive } from '@domain/plans';
+import type { StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
 

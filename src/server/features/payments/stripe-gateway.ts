@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
-import { planFor, priceFor, type BillingCycle, type Tier } from '../../../domain/plans.js';
-import type { Config } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { planFor, priceFor, type BillingCycle, type Tier } from '@domain/plans';
+import type { Config } from '../../config';
+import { AppError } from '../../http/errors';
 
 export const PAYMENT_PROVIDER_ERROR = 'Payment provider error. Please try again.';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fromRoot } from '../../lib/paths.js';
-import { makeDerivatives, type Derivatives } from './image-pipeline.js';
+import { fromRoot } from '../../lib/paths';
+import { makeDerivatives, type Derivatives } from './image-pipeline';
 
 /** The photo the photo editor opens (`GET /api/photos/demo`). */
 export const EDITOR_DEMO_KEY = 'editor';

@@ -1,4 +1,4 @@
-import { contentDisposition, downloadFileName, safeFileName } from './download-name.js';
+import { contentDisposition, downloadFileName, safeFileName } from './download-name';
 
 describe('download file names', () => {
   it('drops folders, control characters, quotes and leading dots', () => {

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { decodeHeic, HeicDecodeError } from '../../lib/heic.js';
-import { photos } from '../../db/schema.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline.js';
+import { decodeHeic, HeicDecodeError } from '../../lib/heic';
+import { photos } from '../../db/schema';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
 
 /**
  * e2e/fixtures/iphone-sample.heic: 96 x 64, HEVC-coded (made with libheif's heif-enc from a JPEG

@@ -1,7 +1,7 @@
 import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
-import { decodeHeic, HeicDecodeError, isMissingCodecError, sharpFromHeic } from '../../lib/heic.js';
+import { decodeHeic, HeicDecodeError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;

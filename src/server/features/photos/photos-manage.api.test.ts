@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { DELETE_PHOTOS_MAX } from '@contract/photos-manage';
-import { photos } from '../../db/schema.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { createAlbumsRepository } from '../albums/albums.repository.js';
+import { photos } from '../../db/schema';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { createAlbumsRepository } from '../albums/albums.repository';
 
 function multipart(files: Array<{ name: string; bytes: Buffer }>) {
   const boundary = '----eyevu' + Math.random().toString(16).slice(2);

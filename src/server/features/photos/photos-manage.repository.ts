@@ -1,8 +1,8 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { lockBlobKeys } from '../../db/locks.js';
-import { photos, photoVersions } from '../../db/schema.js';
-import { referencedKeys, type PhotoCursor, type PhotoRow } from './photos.repository.js';
+import type { Db } from '../../db/client';
+import { lockBlobKeys } from '../../db/locks';
+import { photos, photoVersions } from '../../db/schema';
+import { referencedKeys, type PhotoCursor, type PhotoRow } from './photos.repository';
 
 const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
 /** The order (and index, photos_user_favorite_idx) of the gallery: newest upload first. */

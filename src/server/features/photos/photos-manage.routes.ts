@@ -7,14 +7,14 @@ import {
   favoriteBody,
   favoriteResponse,
   photoInfo,
-} from '../../../contract/photos-manage.js';
-import { photoIdParams, photoPage, photosQuery } from '../../../contract/photos.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { contentDisposition } from './download-name.js';
-import { createPhotosManageRepository } from './photos-manage.repository.js';
-import { createPhotosManageService } from './photos-manage.service.js';
-import { createPhotosRepository } from './photos.repository.js';
+} from '@contract/photos-manage';
+import { photoIdParams, photoPage, photosQuery } from '@contract/photos';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { contentDisposition } from './download-name';
+import { createPhotosManageRepository } from './photos-manage.repository';
+import { createPhotosManageService } from './photos-manage.service';
+import { createPhotosRepository } from './photos.repository';
 
 const FAVORITES_PAGE_DEFAULT = 120;
 

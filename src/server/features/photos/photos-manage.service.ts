@@ -1,12 +1,12 @@
-import type { DeleteHook } from '../../context.js';
-import type { DownloadVersion, PhotoInfo } from '../../../contract/photos-manage.js';
-import type { PhotoPage } from '../../../contract/photos.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import type { BlobStore } from '../../storage/blob-store.js';
-import { downloadFileName } from './download-name.js';
-import type { PhotosManageRepository } from './photos-manage.repository.js';
-import type { PhotoCursor, PhotosRepository } from './photos.repository.js';
-import { toPhoto } from './photos.service.js';
+import type { DeleteHook } from '../../context';
+import type { DownloadVersion, PhotoInfo } from '@contract/photos-manage';
+import type { PhotoPage } from '@contract/photos';
+import { badRequest, notFound } from '../../http/errors';
+import type { BlobStore } from '../../storage/blob-store';
+import { downloadFileName } from './download-name';
+import type { PhotosManageRepository } from './photos-manage.repository';
+import type { PhotoCursor, PhotosRepository } from './photos.repository';
+import { toPhoto } from './photos.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;

@@ -3,12 +3,12 @@ import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
-import { photos, subscriptions } from '../../db/schema.js';
-import { sha256Hex } from '../../storage/blob-store.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { zeroPng } from '../../test/png.js';
-import { createPhotosRepository } from './photos.repository.js';
-import { createPhotosService } from './photos.service.js';
+import { photos, subscriptions } from '../../db/schema';
+import { sha256Hex } from '../../storage/blob-store';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { zeroPng } from '../../test/png';
+import { createPhotosRepository } from './photos.repository';
+import { createPhotosService } from './photos.service';
 
 const MAX_UPLOAD = 2 * 1024 * 1024;
 

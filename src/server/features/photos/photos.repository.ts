@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { lockBlobKeys, type Tx } from '../../db/locks.js';
-import { photos, photoVersions, users } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { lockBlobKeys, type Tx } from '../../db/locks';
+import { photos, photoVersions, users } from '../../db/schema';
 
 export type PhotoRow = typeof photos.$inferSelect;
 export type NewPhotoRow = typeof photos.$inferInsert;

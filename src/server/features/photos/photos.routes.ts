@@ -13,14 +13,14 @@ import {
   photosQuery,
   uploadResponse,
   type UploadResult,
-} from '../../../contract/photos.js';
-import type { AppContext } from '../../context.js';
-import { badRequest } from '../../http/errors.js';
-import { userOf } from '../../http/session.js';
-import { RenderCache } from '../../lib/render-cache.js';
-import { createPhotosRepository } from './photos.repository.js';
-import { createPhotosService, type Ingested, type PhotosService } from './photos.service.js';
-import { photosManageRoutes } from './photos-manage.routes.js';
+} from '@contract/photos';
+import type { AppContext } from '../../context';
+import { badRequest } from '../../http/errors';
+import { userOf } from '../../http/session';
+import { RenderCache } from '../../lib/render-cache';
+import { createPhotosRepository } from './photos.repository';
+import { createPhotosService, type Ingested, type PhotosService } from './photos.service';
+import { photosManageRoutes } from './photos-manage.routes';
 
 /**
  * Thumbnails and previews (a few KB to a few hundred KB each) kept in memory, least recently used

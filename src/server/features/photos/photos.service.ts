@@ -9,15 +9,15 @@ import {
   type PhotoVariant,
   type UploadResult,
   type UploadReward,
-} from '../../../contract/photos.js';
-import type { Config } from '../../config.js';
-import type { AppContext } from '../../context.js';
-import { AppError, badRequest, notFound } from '../../http/errors.js';
-import { sha256Hex, type BlobStore } from '../../storage/blob-store.js';
-import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library.js';
-import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline.js';
-import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository.js';
-import { safeFileName } from './download-name.js';
+} from '@contract/photos';
+import type { Config } from '../../config';
+import type { AppContext } from '../../context';
+import { AppError, badRequest, notFound } from '../../http/errors';
+import { sha256Hex, type BlobStore } from '../../storage/blob-store';
+import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
+import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
+import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
+import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;

@@ -1,4 +1,4 @@
 /** Public API of the rewards feature: its routes, and the ledger and service activities and app-status award through. */
-export { rewardsRoutes } from './rewards.routes.js';
-export { createLedger, type Ledger, type LedgerEntry } from './ledger.js';
-export { createRewardsService, toAchievementView, type RewardsService } from './rewards.service.js';
+export { rewardsRoutes } from './rewards.routes';
+export { createLedger, type Ledger, type LedgerEntry } from './ledger';
+export { createRewardsService, toAchievementView, type RewardsService } from './rewards.service';

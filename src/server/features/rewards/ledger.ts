@@ -9,8 +9,8 @@ import {
 } from '@domain/rewards';
 import { isCalendarDay, type CalendarDay } from '@domain/calendar';
 import { calendarDayInZone } from '@domain/time-zone';
-import type { Db } from '../../db/client.js';
-import { achievements, activities, pointsLedger, users } from '../../db/schema.js';
+import type { Db } from '../../db/client';
+import { achievements, activities, pointsLedger, users } from '../../db/schema';
 
 /**
  * The points ledger: the ONLY way points are added. Public API of the rewards feature, used by

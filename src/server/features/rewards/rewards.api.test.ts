@@ -1,8 +1,8 @@
 import type { InjectOptions } from 'fastify';
 import { addDays, DAY_MS } from '@domain/calendar';
 import { and, eq } from 'drizzle-orm';
-import { achievements, pointsLedger } from '../../db/schema.js';
-import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
+import { achievements, pointsLedger } from '../../db/schema';
+import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 
 describe(`rewards, stats and activities API (${testDbKind})`, () => {
   let t: TestApp;

@@ -1,15 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import {
-  recordRewardBody,
-  recordRewardResponse,
-  rewardsSummary,
-  stats,
-  statsQuery,
-} from '../../../contract/rewards.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createRewardsService } from './rewards.service.js';
+import { recordRewardBody, recordRewardResponse, rewardsSummary, stats, statsQuery } from '@contract/rewards';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createRewardsService } from './rewards.service';
 
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {

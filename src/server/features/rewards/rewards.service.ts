@@ -17,9 +17,9 @@ import {
 import { pointsPerDay } from '@domain/insights';
 import { DAY_MS } from '@domain/calendar';
 import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
-import type { UploadReward } from '../../../contract/photos.js';
-import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '../../../contract/rewards.js';
-import { streakFromDays, type Ledger } from './ledger.js';
+import type { UploadReward } from '@contract/photos';
+import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '@contract/rewards';
+import { streakFromDays, type Ledger } from './ledger';
 
 export const toAchievementView = (a: Achievement): AchievementView => ({
   id: a.id,

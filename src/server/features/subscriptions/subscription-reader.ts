@@ -1,8 +1,8 @@
-import { isSubscriptionActive } from '../../../domain/plans.js';
-import { PREMIUM_REQUIRED_MESSAGE, type Subscription } from '../../../contract/subscriptions.js';
-import type { Db } from '../../db/client.js';
-import { forbidden } from '../../http/errors.js';
-import { createSubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository.js';
+import { isSubscriptionActive } from '@domain/plans';
+import { PREMIUM_REQUIRED_MESSAGE, type Subscription } from '@contract/subscriptions';
+import type { Db } from '../../db/client';
+import { forbidden } from '../../http/errors';
+import { createSubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository';
 
 const KNOWN_STATUSES = new Set<string>(['active', 'past_due', 'canceled', 'incomplete', 'paused']);
 

@@ -1,10 +1,10 @@
 import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
-import { DAY_MS } from '../../../domain/calendar';
-import { subscriptions } from '../../db/schema.js';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness.js';
-import { PREMIUM_REQUIRED_MESSAGE } from '../../../contract/subscriptions.js';
-import { createSubscriptionReader } from './subscription-reader.js';
+import { DAY_MS } from '@domain/calendar';
+import { subscriptions } from '../../db/schema';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
+import { createSubscriptionReader } from './subscription-reader';
 
 describe(`subscriptions API (${testDbKind})`, () => {
   let t: TestApp;

@@ -1,15 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import {
-  legacySubscriptionBody,
-  subscriptionResponse,
-  upgradeBody,
-  upgradeResponse,
-} from '../../../contract/subscriptions.js';
-import type { AppContext } from '../../context.js';
-import { userOf } from '../../http/session.js';
-import { createSubscriptionsRepository } from './subscriptions.repository.js';
-import { createSubscriptionsService, type SubscriptionCanceller } from './subscriptions.service.js';
+import { legacySubscriptionBody, subscriptionResponse, upgradeBody, upgradeResponse } from '@contract/subscriptions';
+import type { AppContext } from '../../context';
+import { userOf } from '../../http/session';
+import { createSubscriptionsRepository } from './subscriptions.repository';
+import { createSubscriptionsService, type SubscriptionCanceller } from './subscriptions.service';
 
 export interface SubscriptionsRouteOptions {
   /** The payment provider, to cancel a Stripe subscription; null when payments are not configured. */

@@ -7,11 +7,11 @@ import {
   upgradeModalPlan,
   type BillingCycle,
   type Tier,
-} from '../../../domain/plans.js';
-import type { LegacySubscriptionBody, Subscription, UpgradeBody } from '../../../contract/subscriptions.js';
-import { badRequest, conflict } from '../../http/errors.js';
-import { toSubscriptionView } from './subscription-reader.js';
-import type { SubscriptionsRepository } from './subscriptions.repository.js';
+} from '@domain/plans';
+import type { LegacySubscriptionBody, Subscription, UpgradeBody } from '@contract/subscriptions';
+import { badRequest, conflict } from '../../http/errors';
+import { toSubscriptionView } from './subscription-reader';
+import type { SubscriptionsRepository } from './subscriptions.repository';
 
 export const TRIAL_USED = 'The free trial has already been used on this account. Choose a plan on the pricing page.';
 export const ALREADY_ACTIVE = 'You already have an active subscription.';

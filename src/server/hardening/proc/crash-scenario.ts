@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../db/client.js';
-import { blobConsistency, jpeg, rng } from '../support.js';
-import { client, startServer, type ServerProcess } from './spawn.js';
+import { openDatabase } from '../../db/client';
+import { blobConsistency, jpeg, rng } from '../support';
+import { client, startServer, type ServerProcess } from './spawn';
 
 const sha = (b: Buffer | ArrayBuffer) =>
   createHash('sha256')

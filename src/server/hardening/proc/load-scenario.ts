@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fromRoot } from '../../lib/paths.js';
-import type { LatencyFigures, LoadAccount, LoadPlan, LoadResult } from './load-users.js';
-import { client, startServer, type ServerProcess } from './spawn.js';
+import { fromRoot } from '../../lib/paths';
+import type { LatencyFigures, LoadAccount, LoadPlan, LoadResult } from './load-users';
+import { client, startServer, type ServerProcess } from './spawn';
 
 export interface LoadFigures {
   users: number;

@@ -26,7 +26,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { rng, type Rng } from './rng.js';
+import { rng, type Rng } from './rng';
 
 export interface LoadAccount {
   cookie: string;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fromRoot } from '../../lib/paths.js';
+import { fromRoot } from '../../lib/paths';
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -8,11 +8,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { buildApp } from '../../app.js';
-import { loadConfig } from '../../config.js';
-import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits.js';
-import type { PhotoAnalyzer } from '../../features/analysis/index.js';
-import { sha256Hex } from '../../storage/blob-store.js';
+import { buildApp } from '../../app';
+import { loadConfig } from '../../config';
+import { DEFAULT_RATE_LIMITS } from '../../http/rate-limits';
+import type { PhotoAnalyzer } from '../../features/analysis/index';
+import { sha256Hex } from '../../storage/blob-store';
 
 const num = (v: string | undefined) => (v ? Number(v) : undefined);
 const analyzeMs = num(process.env.HARDENING_ANALYZE_MS) ?? 0;

@@ -2,7 +2,7 @@
  * From model outputs to a photo's category, tags and description. Pure: no I/O, no tfjs, so every
  * rule is unit-testable with synthetic detections.
  */
-import type { CategoryResult } from '../../../../domain/photo-categories';
+import type { CategoryResult } from '@domain/photo-categories';
 import type { Classification } from './nearest-centroid';
 import type { ColourSummary } from './colours';
 import { THRESHOLDS, type DetectedFace, type DetectedObject } from './detections';

@@ -1,5 +1,5 @@
 /** COCO labels grouped by what they say about a photo: its subject category and its setting. */
-import type { CategoryResult, PhotoCategory } from '../../../../domain/photo-categories';
+import type { CategoryResult, PhotoCategory } from '@domain/photo-categories';
 import type { Box, DetectedObject } from './detections';
 
 /** The categories a single detected object can decide. */

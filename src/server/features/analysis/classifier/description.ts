@@ -1,5 +1,5 @@
 /** The one-line description of a photo, e.g. "Two people outdoors with a dog". */
-import type { CategoryResult } from '../../../../domain/photo-categories';
+import type { CategoryResult } from '@domain/photo-categories';
 import type { DetectedObject } from './detections';
 import { ANIMALS } from './coco-labels';
 

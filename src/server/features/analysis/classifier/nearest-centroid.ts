@@ -2,7 +2,7 @@
  * The nearest-centroid classifier the probe replaced, and its leave-one-out evaluation: kept
  * because scripts compare against it and its Classification shape is what every decision returns.
  */
-import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '../../../../domain/photo-categories';
+import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '@domain/photo-categories';
 import { cosineSimilarity, normalize, type Vector } from './vectors';
 
 export interface Centroid {

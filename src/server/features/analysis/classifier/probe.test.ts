@@ -1,4 +1,4 @@
-import { PHOTO_CATEGORIES } from '../../../../domain/photo-categories';
+import { PHOTO_CATEGORIES } from '@domain/photo-categories';
 import { categoryIndex, predictProbe, trainProbe, type TrainingRow } from './probe';
 
 /** Six clusters in 8 dimensions, one per category, with a deterministic wobble. */

@@ -4,7 +4,7 @@
  * is unit-testable. Used twice: on the image embedding, and on a few numbers summarising the
  * embedding probe's answer plus what the detectors found. Pure: no I/O, no tfjs.
  */
-import { PHOTO_CATEGORIES, type PhotoCategory } from '../../../../domain/photo-categories';
+import { PHOTO_CATEGORIES, type PhotoCategory } from '@domain/photo-categories';
 
 export interface ProbeModel {
   /** Per-input standardisation learned on the training rows. */

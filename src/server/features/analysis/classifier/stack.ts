@@ -3,7 +3,7 @@
  * evidence, combined by a small learned softmax (trained on the tuning part, see
  * scripts/build-reference-embeddings.ts), then an abstain threshold. Pure and unit-testable.
  */
-import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '../../../../domain/photo-categories';
+import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '@domain/photo-categories';
 import type { Classification } from './nearest-centroid';
 import { THRESHOLDS, type DetectedFace, type DetectedObject } from './detections';
 import { subjectCategory } from './coco-labels';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { projectRoot } from '../../../lib/paths.js';
-import type { CategoryResult, PhotoCategory } from '../../../../domain/photo-categories';
+import { projectRoot } from '../../../lib/paths';
+import type { CategoryResult, PhotoCategory } from '@domain/photo-categories';
 import { createVisionEngine } from './engine';
 import { demoPhotos, figures, labelledPhotos, report, type LabelledPhoto } from './labelled-photos';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { fromRoot } from '../../../lib/paths.js';
-import { PHOTO_CATEGORIES } from '../../../../domain/photo-categories';
+import { fromRoot } from '../../../lib/paths';
+import { PHOTO_CATEGORIES } from '@domain/photo-categories';
 import { analyzePhoto, looksLikePeople, type PhotoAnalysis } from '../classifier/category-rules';
 import { summarizeColours } from '../classifier/colours';
 import type { Classification } from '../classifier/nearest-centroid';

@@ -5,13 +5,8 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { projectRoot } from '../../../lib/paths.js';
-import {
-  PHOTO_CATEGORIES,
-  isPhotoCategory,
-  type CategoryResult,
-  type PhotoCategory,
-} from '../../../../domain/photo-categories';
+import { projectRoot } from '../../../lib/paths';
+import { PHOTO_CATEGORIES, isPhotoCategory, type CategoryResult, type PhotoCategory } from '@domain/photo-categories';
 import { splitPart, type SplitPart } from '../classifier/split';
 
 export interface LabelledPhoto {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { projectRoot } from '../../../lib/paths.js';
+import { projectRoot } from '../../../lib/paths';
 import { createVisionEngine } from './engine';
 import { createVisionPool } from './pool';
 

@@ -1,5 +1,5 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { closeThreadSlots, spawnThread } from '../../../lib/worker-threads.js';
+import { closeThreadSlots, spawnThread } from '../../../lib/worker-threads';
 import {
   decodeForModels,
   type DecodedInputs,

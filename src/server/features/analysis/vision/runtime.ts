@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { fromRoot } from '../../../lib/paths.js';
+import { fromRoot } from '../../../lib/paths';
 
 /**
  * Locates an installed package's directory on disk. We need real paths (not module
