@@ -7,7 +7,7 @@ import { createTestApp, sessionCookieFrom, signUp, type TestApp } from '../test/
 import { recordFigure } from './support';
 
 /**
- * Promise 7: brute force is slowed per account and per IP, cross-site POSTs are refused, the
+ * brute force is slowed per account and per IP, cross-site POSTs are refused, the
  * session token changes at login, a reset token works once and expires, cookies are httpOnly and
  * SameSite, security headers are set and the page has no inline script.
  */

@@ -15,7 +15,7 @@ import {
 } from './support';
 
 /**
- * Promise 1: every endpoint in the route table (collected while the app builds, so a new endpoint
+ * every endpoint in the route table (collected while the app builds, so a new endpoint
  * is covered without editing this file), called by user B with user A's ids, reads and writes
  * nothing of A's; a foreign resource is a 404; signed out, everything but the public list is 401.
  */

@@ -3,7 +3,7 @@ import { runCrashScenario } from './proc/crash-scenario';
 import { recordFigure } from './support';
 
 /**
- * Promise 4, quick version: the real server process on PGlite, SIGKILLed mid-upload and
+ * Quick version: the real server process on PGlite, SIGKILLed mid-upload and
  * mid-analysis and restarted. The long suite runs 50 uploads (50 analysis jobs) and more kills.
  */
 describe('crash safety (SIGKILL during uploads and analysis)', () => {

@@ -6,7 +6,7 @@ import { startOwnCluster, type OwnCluster } from './proc/pg';
 import { recordFigure } from './support';
 
 /**
- * Promise 5: PostgreSQL stopped and restarted under traffic. While it is down every request that
+ * PostgreSQL stopped and restarted under traffic. While it is down every request that
  * needs it fails cleanly (503 with a message, never a 500), the process stays up, and it recovers
  * by itself when the database is back. Uses a cluster of its own, so stopping it harms no one.
  */

@@ -7,7 +7,7 @@ import { adBreakIds, createTestApp, signUp, type TestApp } from '../test/harness
 import { jpeg, multipart, recordFigure } from './support';
 
 /**
- * Promise 3: forged and replayed points, rewards, activities and subscription calls add nothing
+ * forged and replayed points, rewards, activities and subscription calls add nothing
  * beyond the rules. The expected total is computed from the rules in src/domain (never from what
  * the server answered) and checked against the sum of the ledger and both summary endpoints.
  */

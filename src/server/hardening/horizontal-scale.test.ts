@@ -8,7 +8,7 @@ import { client, startServer, type ServerProcess } from './proc/spawn';
 import { jpeg, recordFigure } from './support';
 
 /**
- * Promise 8: two server processes on one PostgreSQL database and one blob folder. A session made
+ * two server processes on one PostgreSQL database and one blob folder. A session made
  * on one works on the other, an upload on one is served by the other, and every analysis job runs
  * exactly once (jobs are claimed with FOR UPDATE SKIP LOCKED; the analyzer logs each run).
  */

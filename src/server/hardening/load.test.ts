@@ -3,7 +3,7 @@ import { printLoad, runLoad } from './proc/load-scenario';
 import { recordFigure } from './support';
 
 /**
- * Promise 6, quick version: 20 simulated users (the model of load-users.ts, with a short think time
+ * Quick version: 20 simulated users (the model of load-users.ts, with a short think time
  * of 50-150 ms so 5 s carry several hundred requests) on 5 accounts, against the real server process
  * on the embedded PGlite. The long suite runs 200 users with 0.5-1.5 s think time for 60 s (p99 <=
  * 250 ms on PostgreSQL). In `npm test` other suites share the two cores, so the quick bound on p99

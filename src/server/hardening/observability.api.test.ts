@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordFigure } from './support';
 
 /**
- * Promise 9: structured JSON logs with request id, user id and duration, and never a password,
+ * structured JSON logs with request id, user id and duration, and never a password,
  * token or cookie; /healthz and /readyz; an OpenAPI document generated from the zod contract.
  */
 const lines: string[] = [];

@@ -65,7 +65,7 @@ function runGenerator(plan: LoadPlan): Promise<LoadResult> {
 }
 
 /**
- * Promise 6: `users` simulated users (the model is described in load-users.ts: each its own
+ * `users` simulated users (the model is described in load-users.ts: each its own
  * keep-alive connection, random start offset, seeded request mix, random think time) signed in to
  * `accounts` accounts, for `seconds` of mixed traffic against the real server process on loopback:
  * dashboard queries, recorded activities, gallery pages and thumbnails. The generator runs in its

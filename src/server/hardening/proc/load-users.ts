@@ -1,5 +1,5 @@
 /**
- * The load generator of promise 6, run as its own process (`node --import tsx load-users.ts`,
+ * The load generator of the load test, run as its own process (`node --import tsx load-users.ts`,
  * started by load-scenario.ts) so its timers, sockets and parsing never share an event loop with
  * the test runner. Reads one JSON `LoadPlan` on stdin, writes one JSON `LoadResult` line on stdout.
  *

@@ -48,7 +48,7 @@ export interface MiniGameDialogProps {
   nextSeed?: () => number;
 }
 
-/** Spec section 2, 'Ad Break Mini-Game dialog'. */
+/** The mini-game that fills an ad break: intro, the game, then its score. */
 export function MiniGameDialog({
   open,
   onOpenChange,

@@ -11,7 +11,7 @@ import { ViewerActions, ViewerManageActions } from './viewer-actions';
 import type { Photo } from '@contract/photos';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 
-/** Spec section 9: the click-to-zoom scale. */
+/** The click-to-zoom scale: enough to read detail without losing the frame. */
 export const VIEWER_ZOOM = 1.5;
 /** Thumbnails rendered either side of the current photo: the strip stays small for any library size. */
 const STRIP_RADIUS = 12;
