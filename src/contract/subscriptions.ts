@@ -104,6 +104,20 @@ export const publicConfigResponse = z.object({
 export const webhookResponse = z.object({ received: z.literal(true), duplicate: z.boolean().optional() });
 
 export type Subscription = z.infer<typeof subscription>;
+
+/** An account with no subscription row: the free plan, nothing running, the trial still to take. */
+export const FREE_SUBSCRIPTION: Subscription = {
+  status: 'inactive',
+  tier: 'free',
+  billingCycle: 'monthly',
+  price: 0,
+  endDate: null,
+  source: 'none',
+  cancelAtPeriodEnd: false,
+  trialAvailable: true,
+  trial: false,
+  trialEndsAt: null,
+};
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 export type LegacySubscriptionBody = z.infer<typeof legacySubscriptionBody>;
 export type UpgradeBody = z.infer<typeof upgradeBody>;

@@ -3,19 +3,7 @@
  * (RFC 6266) that carries it, with an ASCII fallback and the UTF-8 name (RFC 5987/8187).
  */
 
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/avif': 'avif',
-  'image/tiff': 'tif',
-  'image/heic': 'heic',
-  'image/heif': 'heif',
-  'image/bmp': 'bmp',
-  'image/svg+xml': 'svg',
-};
-export const extensionFor = (mime: string) => EXTENSIONS[mime.toLowerCase()] ?? 'bin';
+import { extensionFor } from '@domain/image-types';
 
 const MAX_NAME = 180;
 

@@ -1,5 +1,5 @@
 import { isSubscriptionActive } from '@domain/plans';
-import { PREMIUM_REQUIRED_MESSAGE, type Subscription } from '@contract/subscriptions';
+import { FREE_SUBSCRIPTION, PREMIUM_REQUIRED_MESSAGE, type Subscription } from '@contract/subscriptions';
 import type { Db } from '../../db/client';
 import { forbidden } from '../../http/errors';
 import { createSubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository';
@@ -12,20 +12,7 @@ const KNOWN_STATUSES = new Set<string>(['active', 'past_due', 'canceled', 'incom
  * date has passed reads as 'expired' on the free tier.
  */
 export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date): Subscription {
-  if (!row) {
-    return {
-      status: 'inactive',
-      tier: 'free',
-      billingCycle: 'monthly',
-      price: 0,
-      endDate: null,
-      source: 'none',
-      cancelAtPeriodEnd: false,
-      trialAvailable: true,
-      trial: false,
-      trialEndsAt: null,
-    };
-  }
+  if (!row) return { ...FREE_SUBSCRIPTION };
   const active = isSubscriptionActive(row, now);
   const status: Subscription['status'] = active
     ? 'active'

@@ -1,14 +1,5 @@
 import type { Photo } from '@contract/photos';
-
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/avif': 'avif',
-  'image/tiff': 'tif',
-  'image/heic': 'heic',
-};
+import { extensionFor } from '@domain/image-types';
 
 export type ShareOutcome = 'shared' | 'cancelled' | 'unavailable';
 
@@ -27,7 +18,7 @@ export async function sharePhoto(photo: Photo, nav: Navigator = navigator): Prom
   if (!res.ok) throw new Error(`${res.status}: ${res.statusText}`);
   const blob = await res.blob();
   const type = blob.type || 'image/jpeg';
-  const file = new File([blob], `${photo.name}.${EXTENSIONS[type] ?? 'jpg'}`, { type });
+  const file = new File([blob], `${photo.name}.${extensionFor(type, 'jpg')}`, { type });
   if (!nav.canShare({ files: [file] })) return 'unavailable';
   try {
     await nav.share({ files: [file], title: photo.name });

@@ -1,19 +1,5 @@
-import type { Subscription } from '@contract/subscriptions';
+import { FREE_SUBSCRIPTION, type Subscription } from '@contract/subscriptions';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-
-/** What a screen shows before `GET /api/subscription` answers: the free plan, nothing running. */
-export const FREE_SUBSCRIPTION: Subscription = {
-  status: 'inactive',
-  tier: 'free',
-  billingCycle: 'monthly',
-  price: 0,
-  endDate: null,
-  source: 'none',
-  cancelAtPeriodEnd: false,
-  trialAvailable: true,
-  trial: false,
-  trialEndsAt: null,
-};
 
 /** `GET /api/subscription` answers a free default when the user has none; cached 5 minutes. */
 export const subscriptionQueryOptions = () =>

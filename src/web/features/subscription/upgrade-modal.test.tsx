@@ -1,4 +1,5 @@
 // @vitest-environment jsdom
+import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
@@ -16,18 +17,7 @@ function Harness() {
   return <UpgradeModal open={open} onOpenChange={setOpen} note="Premium subscription required for ad overlay" />;
 }
 
-const FREE = {
-  status: 'inactive',
-  tier: 'free',
-  billingCycle: 'monthly',
-  price: 0,
-  endDate: null,
-  source: 'none',
-  cancelAtPeriodEnd: false,
-  trialAvailable: true,
-  trial: false,
-  trialEndsAt: null,
-};
+const FREE = FREE_SUBSCRIPTION;
 
 function setup(answer: () => Promise<Response>, current: object = FREE) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
