@@ -50,7 +50,7 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     wasmPlatformFetch: false,
     modelBasePath: localModelBase(dir),
     cacheModels: false,
-    debug: process.env.EYEVU_VISION_DEBUG === '1',
+    debug: false,
     warmup: 'none',
     // Human is built for video: by default it reuses the previous frame's boxes when the input looks
     // similar enough. Photos are unrelated frames, so every call must run the models.
