@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { and, eq, gt, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import { sessions, users } from '../db/schema';
 import { hashToken } from '../lib/tokens';
 import { unauthorized } from './errors';
 import { isPublicRoute } from './route-table';
 import { SessionCache } from './session-cache';
+import { createSessionLookup } from './session.repository';
 
 export const SESSION_COOKIE = 'eyevu_session';
 export const SESSION_DAYS = 30;
@@ -80,22 +79,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   const cache = new SessionCache<CachedUser>({ ttlMs: SESSION_CACHE_MS, maxEntries: SESSION_CACHE_MAX });
   app.decorate('sessionCache', cache);
   app.decorateRequest('sessionUser', null);
-  // Prepared once (node-postgres: a named statement, parsed once per connection; PGlite: the SQL text
-  // is still built only once): drizzle's query building was a visible share of per-request CPU.
-  const findSession = ctx.db
-    .select({
-      id: users.id,
-      email: users.email,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      createdAt: users.createdAt,
-      expiresAt: sessions.expiresAt,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sql.placeholder('id')), gt(sessions.expiresAt, sql.placeholder('now'))))
-    .limit(1)
-    .prepare('session_user');
+  const findSession = createSessionLookup(ctx.db);
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return;
     const token = request.cookies[SESSION_COOKIE];
@@ -105,7 +89,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
     let user = request.url.startsWith('/api/auth/') ? undefined : cache.get(id)?.user;
     if (!user) {
       const startedAt = cache.begin();
-      const [row] = await findSession.execute({ id, now: new Date().toISOString() });
+      const row = await findSession(id, new Date());
       if (row) {
         const { expiresAt, ...found } = row;
         user = found;
