@@ -29,6 +29,8 @@ test('an Instagram ad break the server started counts down, records one activity
   await subscribe(page);
   await page.reload();
   await expect(statValue(page, 'Ads Skipped')).toHaveText('0');
+  // The screen knows the plan before the ad starts; a click before that would offer the upgrade.
+  await expect(page.getByText('Premium Plan')).toBeVisible();
 
   const started = page.waitForResponse((r) => r.url().endsWith('/api/ad-breaks') && r.request().method() === 'POST');
   // The page clock stands still while the overlay opens, so a slow machine cannot tick the countdown

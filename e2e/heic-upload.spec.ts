@@ -26,6 +26,10 @@ test('an iPhone HEIC uploads, shows in the gallery and zooms as an image the bro
   await expect(page.getByText('Photo uploaded successfully!')).toBeVisible();
   await expect(page.getByText('11 photos available')).toBeVisible();
 
+  // The timeline puts it at the month it was taken (July 2024); searching for the camera finds it.
+  await page.getByRole('searchbox', { name: 'Search photos' }).fill('iPhone');
+  await expect(page.getByRole('status').filter({ hasText: /found for “iPhone”/ })).toBeVisible();
+
   // In the grid with a thumbnail that decoded.
   const tile = page.getByTestId('photo-tile').filter({ hasText: 'IMG_0042' });
   await expect(tile).toHaveCount(1);
