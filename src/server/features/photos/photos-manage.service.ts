@@ -5,29 +5,13 @@ import { badRequest, notFound } from '../../http/errors';
 import type { BlobStore } from '../../storage/blob-store';
 import { downloadFileName } from './download-name';
 import type { PhotosManageRepository } from './photos-manage.repository';
-import type { PhotoCursor, PhotosRepository } from './photos.repository';
-import { toPhoto } from './photos.service';
+import type { PhotosRepository } from './photos.repository';
+import { keysetPage } from './photos.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
 const NOT_FOUND = 'Photo not found.';
 
 const photoWord = (n: number) => (n === 1 ? '1 photo' : `${n} photos`);
-
-function encodeCursor(c: PhotoCursor): string {
-  return Buffer.from(JSON.stringify([c.uploadedAt, c.id])).toString('base64url');
-}
-function decodeCursor(s: string): PhotoCursor {
-  try {
-    const [uploadedAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
-    if (typeof uploadedAt === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(uploadedAt)) {
-      return { uploadedAt, id };
-    }
-  } catch {
-    // fall through
-  }
-  throw badRequest('cursor: not a cursor returned by this endpoint');
-}
 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -89,13 +73,12 @@ export function createPhotosManageService(deps: {
     },
 
     async favoritesPage(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
-      const after = cursor ? decodeCursor(cursor) : null;
-      const { items, next } = await repo.favoritesPage(userId, limit, after);
-      const [total, shown] = await Promise.all([
-        !after && !next ? items.length : repo.favoritesCount(userId),
-        photos.withCurrentVersions(items),
-      ]);
-      return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+      return keysetPage(
+        photos,
+        cursor,
+        (after) => repo.favoritesPage(userId, limit, after),
+        () => repo.favoritesCount(userId),
+      );
     },
 
     async info(userId: string, id: string): Promise<PhotoInfo> {

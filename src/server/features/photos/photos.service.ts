@@ -98,6 +98,22 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
   };
 }
 
+/**
+ * One page of a keyset-paged list, as the API shows it. A first page that is also the last holds
+ * every photo: its length is the total, without a count(*).
+ */
+export async function keysetPage(
+  repo: Pick<PhotosRepository, 'withCurrentVersions'>,
+  cursor: string | undefined,
+  load: (after: PhotoCursor | null) => Promise<{ items: PhotoRow[]; next: PhotoCursor | null }>,
+  count: () => Promise<number>,
+): Promise<PhotoPage> {
+  const after = cursor ? decodeCursor(cursor) : null;
+  const { items, next } = await load(after);
+  const [total, shown] = await Promise.all([!after && !next ? items.length : count(), repo.withCurrentVersions(items)]);
+  return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+}
+
 export function encodeCursor(c: PhotoCursor): string {
   return Buffer.from(JSON.stringify([c.uploadedAt, c.id])).toString('base64url');
 }
@@ -212,14 +228,12 @@ export function createPhotosService(deps: {
     },
 
     async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
-      const after = cursor ? decodeCursor(cursor) : null;
-      const { items, next } = await repo.page(userId, limit, after);
-      // A first page that is also the last holds every photo: its length is the total, no count(*).
-      const [total, shown] = await Promise.all([
-        !after && !next ? items.length : repo.count(userId),
-        repo.withCurrentVersions(items),
-      ]);
-      return { items: shown.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total };
+      return keysetPage(
+        repo,
+        cursor,
+        (after) => repo.page(userId, limit, after),
+        () => repo.count(userId),
+      );
     },
 
     async get(userId: string, id: string): Promise<Photo> {
