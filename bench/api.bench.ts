@@ -32,7 +32,15 @@ function headersFor(mode: Mode, s: Session, etag: string): Record<string, string
   return { cookie: s.cookie };
 }
 
-function row(db: string, size: string, mode: Mode, app: LoadResult, ceiling: LoadResult, kb: number, seconds: number): Row {
+function row(
+  db: string,
+  size: string,
+  mode: Mode,
+  app: LoadResult,
+  ceiling: LoadResult,
+  kb: number,
+  seconds: number,
+): Row {
   const ratio = app.reqPerSec / ceiling.reqPerSec;
   // The 304 row expects 304s; every other row 200s.
   const bad = mode === '304' ? app.total - app.status3xx + app.errors : app.non2xx + app.errors;
@@ -72,7 +80,10 @@ async function one(db: string, s: Session, size: string, seconds: number): Promi
 /** P3 on these libraries (the server's database is the libraries' own). */
 export async function runApi(libs: Libraries, seconds = 10): Promise<Row[]> {
   const db = libs.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';
-  return [...(await one(db, libs.small, '100 photos', seconds)), ...(await one(db, libs.big, '100,000 photos', seconds))];
+  return [
+    ...(await one(db, libs.small, '100 photos', seconds)),
+    ...(await one(db, libs.big, '100,000 photos', seconds)),
+  ];
 }
 
 /** P3 on PostgreSQL: a throwaway cluster holds both libraries; the cluster is removed afterwards. */

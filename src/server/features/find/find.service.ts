@@ -85,7 +85,11 @@ export function createFindService(deps: {
       if (searching && !tsquery) return { items: [], nextCursor: null, total: cursor ? null : 0 };
       // The count first: a search that matches nothing (counted on the GIN index) then costs no
       // page query, which for an absent word would walk the user's whole timeline index.
-      const total = cursor ? null : !tsquery && libraryTotal !== undefined ? libraryTotal : await repo.count(userId, tsquery);
+      const total = cursor
+        ? null
+        : !tsquery && libraryTotal !== undefined
+          ? libraryTotal
+          : await repo.count(userId, tsquery);
       if (total === 0) return { items: [], nextCursor: null, total };
       const page = await repo.page(userId, opts.limit, cursor, tsquery);
       return {

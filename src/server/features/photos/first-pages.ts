@@ -145,10 +145,7 @@ function tagOf(userId: string, kind: FirstPageKind, version: number): string {
 function matches(header: string | undefined, tag: string): boolean {
   if (!header) return false;
   return header.split(',').some((t) => {
-    const v = t
-      .trim()
-      .replace(/^W\//, '')
-      .replace(/^"|"$/g, '');
+    const v = t.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
     return v === '*' || v === tag || v === `${tag}${SUFFIX.br}` || v === `${tag}${SUFFIX.gzip}`;
   });
 }
