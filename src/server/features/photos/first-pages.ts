@@ -34,6 +34,32 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
   /** One build per (user, page, version) at a time: fifty requests after a write share one. */
   const building = new Map<string, Promise<Entry>>();
   let bytes = 0;
+  /** Per user: the version read in flight and the one queued behind it. */
+  const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
+
+  function startRead(userId: string): Promise<LibraryState> {
+    const slot = { current: deps.state(userId), next: null as Promise<LibraryState> | null };
+    reads.set(userId, slot);
+    const done = () => {
+      if (reads.get(userId) === slot && !slot.next) reads.delete(userId);
+    };
+    slot.current.then(done, done);
+    return slot.current;
+  }
+
+  /**
+   * The user's library state as of a moment after this call. A read already in flight may have
+   * taken its snapshot before a write this request must see, so it is not shared; every request
+   * arriving meanwhile shares the one read that starts when it ends. A burst of requests of one
+   * user (a gallery opening, fifty connections) costs two reads, not one each.
+   */
+  function readState(userId: string): Promise<LibraryState> {
+    const slot = reads.get(userId);
+    if (!slot) return startRead(userId);
+    const ignore = () => undefined;
+    slot.next ??= slot.current.then(ignore, ignore).then(() => startRead(userId));
+    return slot.next;
+  }
 
   function store(key: string, entry: Entry) {
     const old = entries.get(key);
@@ -98,7 +124,7 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
       kind: FirstPageKind,
       build: (state: LibraryState) => Promise<string>,
     ) {
-      const state = await deps.state(userId);
+      const state = await readState(userId);
       const tag = tagOf(userId, kind, state.version);
       reply.header('Cache-Control', 'private, no-cache');
       reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
