@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
+import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
@@ -108,6 +109,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     crossOriginEmbedderPolicy: false,
   });
+  registerCompression(app);
   registerErrorHandler(app);
   registerOriginCheck(app);
   registerSessionLookup(app, ctx);
@@ -118,7 +120,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
   const photos = await photosRoutes(app, ctx);
-  await findRoutes(app, ctx, { present: (rows) => photos.present(rows) });
+  await findRoutes(app, ctx, { present: (rows) => photos.present(rows), firstPages: photos.firstPages });
   await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
