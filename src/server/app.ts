@@ -11,6 +11,7 @@ import { openDatabase, type Database } from './db/client';
 import { registerErrorHandler, registerNotFound } from './http/errors';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
+import { loadWebPages, pageHandler } from './http/web-pages';
 import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
 import { collectRoutes, registerDocs } from './http/route-table';
 import { authRoutes, type Mailer } from './features/auth/index';
@@ -133,7 +134,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   if (spa) await serveWeb(app, config.webDir!);
-  registerNotFound(app, { spa });
+  registerNotFound(app, { page: spa ? pageHandler(loadWebPages(config.webDir!)) : null });
   return app;
 }
 
