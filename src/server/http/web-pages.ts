@@ -66,6 +66,9 @@ const SCREENS: Record<string, Screen> = {
   '/forgot-password': { signedIn: [], signedOut: [`${F}/auth/forgot-password-page.tsx`], data: [] },
 };
 
+/** Every source module the pages name (build manifest keys), so a test can see they still exist. */
+export const SCREEN_MODULES = [...new Set(Object.values(SCREENS).flatMap((s) => [...s.signedIn, ...s.signedOut]))];
+
 interface ManifestChunk {
   file: string;
   imports?: string[];
@@ -83,17 +86,36 @@ export interface WebPage {
 export interface WebPages {
   /** The page for a URL path; `signedIn` is whether the request carries a session cookie. */
   page(pathname: string, signedIn: boolean): WebPage;
+  /** CSP sources (`'sha256-...'`) of the scripts the pages carry inline. */
+  scriptHashes: string[];
 }
+
+/**
+ * Small scripts that must run before the first paint, inlined: as files they hold the parser in
+ * <head> for a round trip, and the browser fetches little else until the parser reaches <body>.
+ * The CSP allows each by its hash only. The file stays for the service worker's copy of index.html.
+ */
+const INLINE_SCRIPTS = ['/theme-init.js'];
 
 /** Reads dist/web/index.html and Vite's manifest (dist/web/.vite/manifest.json) once. */
 export function loadWebPages(webDir: string): WebPages {
-  const template = readFileSync(path.join(webDir, 'index.html'), 'utf8');
+  const scriptHashes: string[] = [];
+  let template = readFileSync(path.join(webDir, 'index.html'), 'utf8');
+  for (const src of INLINE_SCRIPTS) {
+    const tag = `<script src="${src}"></script>`;
+    const file = path.join(webDir, src);
+    if (!template.includes(tag) || !existsSync(file)) continue;
+    const code = readFileSync(file, 'utf8');
+    scriptHashes.push(`'sha256-${createHash('sha256').update(code).digest('base64')}'`);
+    template = template.replace(tag, () => `<script>${code}</script>`);
+  }
   const manifestPath = path.join(webDir, '.vite', 'manifest.json');
   const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
   const chunksOf = moduleChunks(manifest);
   const cache = new Map<string, WebPage>();
 
   return {
+    scriptHashes,
     page(pathname, signedIn) {
       const key = Object.hasOwn(SCREENS, pathname) ? pathname : '';
       const cacheKey = `${key}\n${signedIn}`;
