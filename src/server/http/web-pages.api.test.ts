@@ -73,8 +73,8 @@ const signedIn = { cookie: 'eyevu_session=some-token' };
 const modulepreloads = (html: string) =>
   [...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]);
 const fetchPreloads = (html: string) =>
-  [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin="use-credentials"/g)].map(
-    (m) => m[1]!.replace(/&amp;/g, '&'),
+  [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin="use-credentials"/g)].map((m) =>
+    m[1]!.replace(/&amp;/g, '&'),
   );
 
 describe('the page served for a screen', () => {

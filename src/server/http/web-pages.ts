@@ -47,10 +47,7 @@ const SCREENS: Record<string, Screen> = {
     signedOut: LOGIN,
     data: ['/api/activities', '/api/photos', '/api/photos/summary', '/api/subscription'],
   },
-  '/gallery': signedInOnly(
-    [`${F}/gallery/gallery-page.tsx`],
-    ['/api/photos/timeline?limit=120'],
-  ),
+  '/gallery': signedInOnly([`${F}/gallery/gallery-page.tsx`], ['/api/photos/timeline?limit=120']),
   '/pricing': {
     signedIn: [`${F}/pricing/pricing-page.tsx`],
     signedOut: [`${F}/pricing/pricing-page.tsx`],
@@ -165,7 +162,10 @@ function withHints(template: string, chunkFiles: string[], data: string[]): stri
     ...data.map((u) => `<link rel="preload" href="${escapeAttr(u)}" as="fetch" crossorigin="use-credentials" />`),
     ...chunkFiles.map((f) => `<link rel="modulepreload" ${LOW} crossorigin href="/${escapeAttr(f)}" />`),
   ];
-  const page = template.replace(/<(script type="module"|link rel="modulepreload")(?![^>]*fetchpriority)/g, `<$1 ${LOW}`);
+  const page = template.replace(
+    /<(script type="module"|link rel="modulepreload")(?![^>]*fetchpriority)/g,
+    `<$1 ${LOW}`,
+  );
   if (!links.length) return page;
   return page.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
 }
