@@ -38,7 +38,13 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
   const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
 
   function startRead(userId: string): Promise<LibraryState> {
-    const slot = { current: deps.state(userId), next: null as Promise<LibraryState> | null };
+    // Started on the next turn of the event loop: the requests of this user that arrived in the
+    // same turn (parsed from their sockets before it) share it. On PGlite a query runs on this
+    // thread, so without the pause a read would finish before the next request was even read.
+    const slot = {
+      current: new Promise<void>((resolve) => setImmediate(resolve)).then(() => deps.state(userId)),
+      next: null as Promise<LibraryState> | null,
+    };
     reads.set(userId, slot);
     const done = () => {
       if (reads.get(userId) === slot && !slot.next) reads.delete(userId);
@@ -51,7 +57,7 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
    * The user's library state as of a moment after this call. A read already in flight may have
    * taken its snapshot before a write this request must see, so it is not shared; every request
    * arriving meanwhile shares the one read that starts when it ends. A burst of requests of one
-   * user (a gallery opening, fifty connections) costs two reads, not one each.
+   * user (a gallery opening, fifty connections) costs a read or two, not one each.
    */
   function readState(userId: string): Promise<LibraryState> {
     const slot = reads.get(userId);
