@@ -150,6 +150,10 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
         );
       }
       if (ingested.length === 0) await allowance;
+      // The gallery shows the new thumbnails next: they are served from memory, not read back.
+      for (const { thumbnail } of ingested) {
+        if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
+      }
       const reward = await service.afterBatch(user.id, ingested);
       const results: UploadResult[] = ingested.map((i) => i.result);
       const { firstError, ...counts } = summary(results);

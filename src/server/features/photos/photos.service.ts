@@ -180,6 +180,8 @@ export interface UploadAllowance {
 export interface Ingested {
   result: UploadResult;
   contentHash: string | null;
+  /** The stored thumbnail, which the gallery asks for next. */
+  thumbnail?: { key: string; bytes: Buffer };
 }
 
 export function createPhotosService(deps: {
@@ -436,7 +438,11 @@ export function createPhotosService(deps: {
       if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
       if (row === 'quota') return storageFull(await repo.storageUsed(userId));
       await announceIngested([row], afterAnswer);
-      return { result: { ok: true, fileName, photo: toPhoto(row) }, contentHash: row.originalKey };
+      return {
+        result: { ok: true, fileName, photo: toPhoto(row) },
+        contentHash: row.originalKey,
+        thumbnail: { key: row.thumbnailKey, bytes: d.thumbnail },
+      };
     },
 
     /**
