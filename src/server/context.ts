@@ -11,6 +11,9 @@ export interface UploadedPhoto {
   contentHash: string;
 }
 
+/** Runs `work` once the request at hand has been answered. */
+export type AfterAnswer = (work: () => void) => void;
+
 /** Run once after photos were deleted together (`POST /api/photos/delete`), with all their ids. */
 export type DeleteHook = (userId: string, photoIds: string[]) => Promise<void>;
 
@@ -40,8 +43,12 @@ export interface AppContext {
   onPhotoDeleted?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
   /** Run once after several photos were deleted in one request; failures are logged. */
   onPhotosDeleted?: DeleteHook[];
-  /** Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged. */
-  onPhotoIngested?: Array<(photo: { id: string; userId: string }) => Promise<void>>;
+  /**
+   * Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged.
+   * `afterAnswer` defers work until the request that stored the photo has been answered (at once
+   * when no request is waiting), so background work does not slow the upload itself.
+   */
+  onPhotoIngested?: Array<(photo: { id: string; userId: string }, afterAnswer: AfterAnswer) => Promise<void>>;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * Content-addressed blob storage: a blob's key is the SHA-256 of its bytes, so the same bytes are
@@ -23,6 +24,11 @@ export interface StagedBlob {
   discard(): Promise<void>;
 }
 
+/** A blob staged from a stream: its key and size are known once the last byte has arrived. */
+export interface StreamStagedBlob extends StagedBlob {
+  size: number;
+}
+
 export interface BlobStore {
   /** Stores the bytes (idempotent) and returns their key. Re-putting existing bytes refreshes modifiedAt. */
   put(bytes: Buffer): Promise<string>;
@@ -31,6 +37,12 @@ export interface BlobStore {
    * is still being checked; nothing becomes visible unless `commit` is called.
    */
   stage(bytes: Buffer): Promise<StagedBlob>;
+  /**
+   * Optional: `stage`, fed from a stream that is hashed and written as it arrives, so a large
+   * upload is on disk and keyed by the time its last byte is in. Stores without it are given the
+   * whole buffer through `stage`.
+   */
+  stageStream?(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob>;
   has(key: string): Promise<boolean>;
   stat(key: string): Promise<BlobInfo | null>;
   read(key: string): Promise<Buffer>;
@@ -98,6 +110,65 @@ export class LocalBlobStore implements BlobStore {
           await rm(tmp, { force: true });
         } catch {
           await rename(tmp, file);
+        }
+        return key;
+      },
+      discard: async () => {
+        if (done) return;
+        done = true;
+        await rm(tmp, { force: true });
+      },
+    };
+  }
+
+  /**
+   * The key is known only after the last byte, so the bytes go to a temp file in `staging/in`
+   * (two levels deep like the blob folders, so `removeStaleTempFiles` clears what a crash leaves
+   * there) and are renamed into place by `commit`.
+   */
+  async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
+    const dir = path.join(this.root, 'staging', 'in');
+    await mkdir(dir, { recursive: true });
+    const tmp = path.join(dir, `${randomBytes(8).toString('hex')}.tmp`);
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Uint8Array>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(tmp),
+      );
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const key = hash.digest('hex');
+    let done = false;
+    return {
+      key,
+      size,
+      commit: async () => {
+        if (done) return key;
+        done = true;
+        const file = this.pathOf(key);
+        const now = new Date();
+        try {
+          await utimes(file, now, now);
+          await rm(tmp, { force: true });
+        } catch {
+          try {
+            await mkdir(path.dirname(file), { recursive: true });
+            await rename(tmp, file);
+          } catch (err) {
+            await rm(tmp, { force: true });
+            throw err;
+          }
         }
         return key;
       },

@@ -46,9 +46,11 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     log: opts.log ?? (() => undefined),
   });
   // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.
-  ctx.onPhotoIngested?.push(async (photo) => {
+  // Queued durably at once; the threads are woken only once the upload has been answered, so
+  // inference does not compete for the cores with the rest of the upload that started it.
+  ctx.onPhotoIngested?.push(async (photo, afterAnswer) => {
     await repo.enqueuePhoto(photo.userId, photo.id);
-    worker.notify();
+    afterAnswer(() => worker.notify());
   });
   return {
     worker,

@@ -11,8 +11,14 @@ export interface VisionAnalyzer {
  * The real analyzer: a pool of vision threads, spawned on the first job (never at server start or
  * on a request); each thread loads the models then and keeps them for the life of the process.
  */
+/**
+ * Analysis is background work: its threads yield the cores to request handling (an upload, the
+ * gallery it returns to) whenever both want them, and have them all when the server is quiet.
+ */
+export const VISION_THREAD_NICE = 10;
+
 export function createVisionAnalyzer(threads: number): VisionAnalyzer {
-  const pool = createVisionPool({ threads });
+  const pool = createVisionPool({ threads, nice: VISION_THREAD_NICE });
   return {
     async analyze(image: Buffer): Promise<AnalysisOutcome> {
       const r = await pool.analyze(image);

@@ -21,10 +21,12 @@ export interface FindRoutesOptions {
  */
 export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: FindRoutesOptions): Promise<FindService> {
   const service = createFindService({ repo: createFindRepository(ctx.db), blobs: ctx.blobs, present: opts.present });
-  // A new photo's fingerprint is made in the background: uploads do not wait for it, and the
-  // endpoints below fill in any that are missing.
-  ctx.onPhotoIngested?.push(async (p) => {
-    service.fingerprintPhoto(p.userId, p.id).catch((err) => app.log.error({ err }, 'photo fingerprint failed'));
+  // A new photo's fingerprint is made in the background once its upload has been answered:
+  // uploads do not wait for it, and the endpoints below fill in any that are missing.
+  ctx.onPhotoIngested?.push(async (p, afterAnswer) => {
+    afterAnswer(() =>
+      service.fingerprintPhoto(p.userId, p.id).catch((err) => app.log.error({ err }, 'photo fingerprint failed')),
+    );
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

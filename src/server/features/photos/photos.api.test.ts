@@ -235,6 +235,38 @@ describe(`photos API (${testDbKind})`, () => {
     expect(hooked).toEqual([[user.id, 2]]);
   });
 
+  it('holds work deferred by ingest listeners (waking analysis) until the upload has been answered', async () => {
+    const { cookie } = await signUp(t.app);
+    const events: string[] = [];
+    let allWoken!: () => void;
+    const woken = new Promise<void>((resolve) => (allWoken = resolve));
+    const ingested = t.app.ctx.onPhotoIngested!;
+    const uploaded = t.app.ctx.onPhotosUploaded!;
+    ingested.push(async (_photo, afterAnswer) => {
+      events.push('stored');
+      afterAnswer(() => {
+        events.push('woken');
+        if (events.filter((e) => e === 'woken').length === 2) allWoken();
+      });
+    });
+    uploaded.push(async () => {
+      events.push('batch done');
+    });
+    try {
+      const res = await upload(cookie, [
+        { name: 'a.png', bytes: fx.png },
+        { name: 'b.webp', bytes: fx.webp },
+      ]);
+      expect(res.statusCode).toBe(201);
+      await woken;
+    } finally {
+      ingested.pop();
+      uploaded.pop();
+    }
+    // The batch hook runs just before the answer is sent; nothing was woken before it.
+    expect(events).toEqual(['stored', 'stored', 'batch done', 'woken', 'woken']);
+  });
+
   it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
     const { cookie, user } = await signUp(t.app);
     const [demo] = await rowsOf(user.id);

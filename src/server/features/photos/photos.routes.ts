@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   deletePhotoResponse,
@@ -14,7 +14,7 @@ import {
   uploadResponse,
   type UploadResult,
 } from '@contract/photos';
-import type { AppContext } from '../../context';
+import type { AfterAnswer, AppContext } from '../../context';
 import { badRequest } from '../../http/errors';
 import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
@@ -45,6 +45,27 @@ function summary(results: UploadResult[]) {
   else if (uploaded === 0) message = firstError && !firstError.ok ? firstError.message : 'Upload failed.';
   else message = `${uploaded} of ${results.length} photos uploaded.`;
   return { message, uploaded, failed, firstError };
+}
+
+/**
+ * Work held until this request has been answered (or its client has gone): a response's 'close'
+ * comes after its last byte was handed to the connection. Work deferred later runs at once.
+ */
+function answeredLater(reply: FastifyReply, log: (err: unknown) => void): AfterAnswer {
+  let answered = false;
+  const waiting: Array<() => void> = [];
+  const run = (work: () => void) => {
+    try {
+      work();
+    } catch (err) {
+      log(err);
+    }
+  };
+  reply.raw.once('close', () => {
+    answered = true;
+    for (const work of waiting.splice(0)) run(work);
+  });
+  return (work) => (answered ? run(work) : void waiting.push(work));
 }
 
 export async function photosRoutes(
@@ -122,18 +143,27 @@ export async function photosRoutes(
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
-      const allowance = await service.uploadAllowance(user.id);
+      // Asked while the first file arrives.
+      const allowance = service.uploadAllowance(user.id);
+      allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
+      const afterAnswer = answeredLater(reply, (err) => request.log.error({ err }, 'work after an upload failed'));
       for await (const part of request.files()) {
-        // Read to memory within the size limit; a file over it arrives truncated and is refused.
-        const bytes = await part.toBuffer();
+        // Within the size limit; a file over it arrives truncated and is refused.
+        const file = part.file;
         ingested.push(
           await service.ingestOne(
             user.id,
-            { fileName: part.filename, bytes, truncated: part.file.truncated },
+            { fileName: part.filename, stream: file, truncated: () => file.truncated },
             allowance,
+            afterAnswer,
           ),
         );
+      }
+      if (ingested.length === 0) await allowance;
+      // The gallery shows the new thumbnails next: they are served from memory, not read back.
+      for (const { thumbnail } of ingested) {
+        if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
       }
       const reward = await service.afterBatch(user.id, ingested);
       const results: UploadResult[] = ingested.map((i) => i.result);

@@ -11,9 +11,9 @@ import {
   type UploadReward,
 } from '@contract/photos';
 import type { Config } from '../../config';
-import type { AppContext } from '../../context';
+import type { AfterAnswer, AppContext } from '../../context';
 import { AppError, badRequest, notFound } from '../../http/errors';
-import { sha256Hex, type BlobStore } from '../../storage/blob-store';
+import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
 import type { ListedPhotoRow, PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
@@ -136,7 +136,37 @@ export function photoNameFrom(fileName: string | undefined): string {
   return (stem || 'Photo').slice(0, 200);
 }
 
-export type UploadInput = { fileName: string; bytes: Buffer; truncated: boolean };
+/** One file of an upload as it arrives; `truncated` is read once the stream has ended. */
+export interface UploadInput {
+  fileName: string;
+  stream: AsyncIterable<Buffer>;
+  truncated: () => boolean;
+}
+
+const runNow: AfterAnswer = (work) => work();
+
+/**
+ * Reads an upload to memory (the image work needs all of it) and, where the store can, hashes and
+ * stages it on disk in the same pass, so nothing is left to write or hash once the last byte is in.
+ */
+async function receive(
+  blobs: BlobStore,
+  stream: AsyncIterable<Buffer>,
+): Promise<{ bytes: Buffer; staged: StreamStagedBlob | null }> {
+  const chunks: Buffer[] = [];
+  async function* kept() {
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      yield chunk;
+    }
+  }
+  if (!blobs.stageStream) {
+    for await (const chunk of stream) chunks.push(chunk);
+    return { bytes: Buffer.concat(chunks), staged: null };
+  }
+  const staged = await blobs.stageStream(kept());
+  return { bytes: Buffer.concat(chunks, staged.size), staged };
+}
 
 /** What the user's plan allows for new uploads, read once per request (re-checked at insert). */
 export interface UploadAllowance {
@@ -150,6 +180,8 @@ export interface UploadAllowance {
 export interface Ingested {
   result: UploadResult;
   contentHash: string | null;
+  /** The stored thumbnail, which the gallery asks for next. */
+  thumbnail?: { key: string; bytes: Buffer };
 }
 
 export function createPhotosService(deps: {
@@ -186,10 +218,12 @@ export function createPhotosService(deps: {
     return demoStored;
   }
 
-  async function announceIngested(rows: PhotoRow[]) {
+  async function announceIngested(rows: PhotoRow[], afterAnswer: AfterAnswer = runNow) {
     for (const hook of hooks.onPhotoIngested ?? []) {
       for (const r of rows) {
-        await hook({ id: r.id, userId: r.userId }).catch((err) => deps.log('onPhotoIngested hook failed', err));
+        await hook({ id: r.id, userId: r.userId }, afterAnswer).catch((err) =>
+          deps.log('onPhotoIngested hook failed', err),
+        );
       }
     }
   }
@@ -304,48 +338,82 @@ export function createPhotosService(deps: {
     },
 
     /**
-     * Checks, derives, stores and records one uploaded file. Nothing is written until the file
-     * has been fully validated and decoded; the row is inserted last, in one transaction, so a
-     * crash leaves at most unreferenced blobs (swept later), never a half-visible photo.
+     * Checks, derives, stores and records one uploaded file. The file is hashed and written out of
+     * sight as it arrives (while the plan's checks are asked); nothing becomes visible until it has
+     * been fully validated and decoded; the row is inserted last, in one transaction, so a crash
+     * leaves at most unreferenced blobs (swept later), never a half-visible photo.
      */
-    async ingestOne(userId: string, input: UploadInput, allowance: UploadAllowance): Promise<Ingested> {
+    async ingestOne(
+      userId: string,
+      input: UploadInput,
+      allowance: UploadAllowance | Promise<UploadAllowance>,
+      afterAnswer: AfterAnswer = runNow,
+    ): Promise<Ingested> {
       const fileName = input.fileName || 'file';
       const fail = (status: number, message: string): Ingested => ({
         result: { ok: false, fileName, status, message },
         contentHash: null,
       });
-      const { maxPhotos, quotaBytes, tier } = allowance;
+      // Only the user is needed to ask these, so they are answered while the bytes arrive; the
+      // insert checks both again under the user's lock.
+      const checks = (async () => {
+        const plan = await allowance;
+        const counted = plan.maxPhotos === null ? 0 : await repo.count(userId, { excludeDemo: true });
+        return { plan, counted, used: await repo.storageUsed(userId) };
+      })();
+      checks.catch(() => undefined); // awaited below, once the file is in
+      let received: Awaited<ReturnType<typeof receive>>;
+      try {
+        received = await receive(blobs, input.stream);
+      } catch (err) {
+        await checks.catch(() => undefined);
+        throw err;
+      }
+      const { bytes } = received;
+      let checked: Awaited<typeof checks>;
+      try {
+        checked = await checks;
+      } catch (err) {
+        await received.staged?.discard();
+        throw err;
+      }
+      const { maxPhotos, quotaBytes, tier } = checked.plan;
       const storageFull = (used: number) => fail(413, storageFullMessage(tier, quotaBytes, used));
-      if (input.truncated) return fail(413, tooLargeMessage(config.maxUploadBytes));
-      if (input.bytes.length === 0) return fail(400, 'This file is empty.');
-      if (maxPhotos !== null && (await repo.count(userId, { excludeDemo: true })) >= maxPhotos)
-        return fail(403, freeLimitMessage(maxPhotos));
-      // Checked before any blob is written; the insert checks again under the user's lock.
-      const used = await repo.storageUsed(userId);
-      if (used + input.bytes.length > quotaBytes) return storageFull(used);
+      const refuse = async (refusal: Ingested) => {
+        await received.staged?.discard();
+        return refusal;
+      };
+      if (input.truncated()) return refuse(fail(413, tooLargeMessage(config.maxUploadBytes)));
+      if (bytes.length === 0) return refuse(fail(400, 'This file is empty.'));
+      if (maxPhotos !== null && checked.counted >= maxPhotos) return refuse(fail(403, freeLimitMessage(maxPhotos)));
+      if (checked.used + bytes.length > quotaBytes) return refuse(storageFull(checked.used));
 
-      // The original is written (out of sight) while it is decoded: the slow disk write of a
-      // large file overlaps the image work instead of following it.
-      const staging = blobs.stage(input.bytes);
+      // A store that cannot stage a stream writes the original (out of sight) while it is decoded.
+      const staging = received.staged ? Promise.resolve(received.staged) : blobs.stage(bytes);
+      staging.catch(() => undefined); // awaited below, after the decode
       let d;
       try {
-        d = await makeDerivatives(input.bytes);
+        d = await makeDerivatives(bytes);
       } catch (err) {
         await (await staging).discard();
         if (err instanceof ImageRejected) return fail(err.status, err.message);
         throw err;
       }
       const staged = await staging;
-      const put = () => Promise.all([staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)]);
-      const [originalKey, previewKey, thumbnailKey] = await put();
-      const rewrite = () => Promise.all([blobs.put(input.bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const originalKey = staged.key;
+      const previewKey = sha256Hex(d.preview);
+      const thumbnailKey = sha256Hex(d.thumbnail);
+      // Written while the row's transaction runs; it waits for them before it commits.
+      const writes = Promise.all([staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      writes.catch(() => undefined);
+      const rewrite = () => Promise.all([blobs.put(bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
       const row = await repo.insertUploaded(
         {
           userId,
           name: photoNameFrom(input.fileName),
           fileName: safeFileName(input.fileName) || null,
           mime: d.mime,
-          size: input.bytes.length,
+          size: bytes.length,
           width: d.width,
           height: d.height,
           originalKey,
@@ -360,16 +428,22 @@ export function createPhotosService(deps: {
           maxCounted: maxPhotos,
           quotaBytes,
           ensureBlobs: async () => {
+            await writes;
             const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
             if (present.includes(false)) await rewrite();
           },
         },
       );
       // A refused insert leaves only unreferenced blobs, which the orphan sweep removes.
+      await writes;
       if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
       if (row === 'quota') return storageFull(await repo.storageUsed(userId));
-      await announceIngested([row]);
-      return { result: { ok: true, fileName, photo: toPhoto(row) }, contentHash: row.originalKey };
+      await announceIngested([row], afterAnswer);
+      return {
+        result: { ok: true, fileName, photo: toPhoto(row) },
+        contentHash: row.originalKey,
+        thumbnail: { key: row.thumbnailKey, bytes: d.thumbnail },
+      };
     },
 
     /**

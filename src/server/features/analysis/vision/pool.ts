@@ -7,7 +7,7 @@ import {
   type VisionEngineOptions,
   type VisionResult,
 } from './engine';
-import type { ThreadReply, ThreadRequest } from './thread';
+import type { ThreadData, ThreadReply, ThreadRequest } from './thread';
 
 /**
  * Several vision threads behind the VisionEngine interface. tfjs' WASM backend is single-threaded
@@ -18,6 +18,11 @@ export interface VisionPoolOptions extends VisionEngineOptions {
   threads: number;
   /** Memory caps per thread; a thread that exceeds them dies and is replaced for the next photo. */
   resourceLimits?: ResourceLimits;
+  /**
+   * The threads' nice value (Linux, where it is per thread): the server runs analysis below
+   * request handling. Unset, they run at the process's own priority (tests, benchmarks).
+   */
+  nice?: number;
 }
 
 type Task = { type: 'load' } | { type: 'analyze' | 'embed'; inputs: DecodedInputs };
@@ -35,15 +40,15 @@ interface Slot {
   own: Pending[];
 }
 
-const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits) =>
+const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits, nice?: number) =>
   spawnThread(
     import.meta.url,
     { source: './thread.ts', bundled: './vision-thread.js' },
-    { workerData: { options }, resourceLimits },
+    { workerData: { options, nice } satisfies ThreadData, resourceLimits },
   );
 
 export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
-  const { threads, resourceLimits, ...options } = o;
+  const { threads, resourceLimits, nice, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
   const queue: Pending[] = [];
@@ -62,7 +67,7 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
 
   function ensureWorker(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
-    const w = spawn(options, resourceLimits);
+    const w = spawn(options, resourceLimits, nice);
     w.unref();
     w.on('message', (r: ThreadReply) => {
       const cur = slot.current;

@@ -3,6 +3,7 @@
  * one copy of the models: WASM inference is single-threaded in Node, so parallelism across cores
  * comes from several threads. Pixels arrive already decoded (sharp runs in the parent's libuv pool).
  */
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVisionCore, type DecodedInputs, type VisionEngineOptions } from './engine';
 
@@ -12,9 +13,24 @@ export type ThreadRequest =
 export type ThreadReply =
   { id: number; ok: true; value: unknown; loadMs?: number } | { id: number; ok: false; error: string };
 
+export interface ThreadData {
+  options?: VisionEngineOptions;
+  nice?: number;
+}
+
 if (!parentPort) throw new Error('vision thread: must run inside a worker thread');
 const port = parentPort;
-const core = createVisionCore((workerData as { options?: VisionEngineOptions } | null)?.options ?? {});
+const data = (workerData as ThreadData | null) ?? {};
+// On Linux a nice value is per thread, so this lowers only this thread; elsewhere it would lower
+// the whole server, so it is left alone.
+if (data.nice !== undefined && process.platform === 'linux') {
+  try {
+    os.setPriority(data.nice);
+  } catch {
+    // Not permitted here: analysis then runs at the server's own priority.
+  }
+}
+const core = createVisionCore(data.options ?? {});
 
 port.on('message', (m: ThreadRequest) => {
   const work =
