@@ -19,7 +19,7 @@ import { filtersRoutes, type FiltersRouteOptions } from './features/filters/inde
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index';
 import { albumsRoutes } from './features/albums/index';
 import { findRoutes } from './features/find/index';
-import { LocalBlobStore } from './storage/blob-store';
+import { openBlobStore } from './storage/open-blob-store';
 import { activitiesRoutes } from './features/activities/index';
 import { appStatusRoutes } from './features/app-status/index';
 import { createLedger, rewardsRoutes } from './features/rewards/index';
@@ -69,6 +69,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
   collectRoutes(app);
 
+  // The object store first: an unreachable bucket stops the start before a database is opened.
+  const store = await openBlobStore(config);
   const database = opts.database ?? (await openDatabase(config));
   const ctx: AppContext = {
     config,
@@ -76,7 +78,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     db: database.db,
     subscriptions: createSubscriptionReader(database.db),
     ledger: createLedger(database.db),
-    blobs: new LocalBlobStore(config.blobDir),
+    blobs: store.blobs,
     onUserCreated: [],
     onPhotosUploaded: [],
     onPhotoDeleted: [],
@@ -88,6 +90,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onClose', async () => {
     for (const stop of ctx.onClose) await stop();
     if (!opts.database) await database.close();
+    await store.close();
   });
 
   await app.register(cookie);
