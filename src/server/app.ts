@@ -116,7 +116,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerSessionLookup(app, ctx);
   registerAuthGate(app);
   // Before any feature: the limits table (http/rate-limits.ts) is applied to routes as they register.
-  await registerRateLimits(app, config.rateLimits);
+  await registerRateLimits(app, config.rateLimits, {
+    shared: database.kind === 'postgres' ? database.db : undefined,
+    prune: config.startWorkers,
+  });
 
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
