@@ -177,8 +177,7 @@ export function parseTrustProxy(raw: string | undefined): false | number | strin
 }
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-const STORE_URL_EXAMPLE =
-  'e.g. s3://eyevu-photos?region=eu-west-1 or s3://photos/eyevu?endpoint=http://127.0.0.1:9000';
+const STORE_URL_EXAMPLE = 'e.g. s3://eyevu-photos?region=eu-west-1 or s3://photos/eyevu?endpoint=http://127.0.0.1:9000';
 
 /**
  * BLOB_STORE_URL: `s3://bucket[/prefix]?endpoint=...&region=...&forcePathStyle=true|false`. A custom
@@ -222,7 +221,7 @@ export function parseBlobStoreUrl(
   if (style !== null && style !== 'true' && style !== 'false') fail('forcePathStyle must be true or false');
   if (!!aws.accessKeyId !== !!aws.secretAccessKey) {
     throw new ConfigError(
-      'Invalid environment:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both (or neither, to use the SDK\'s own credential chain)',
+      "Invalid environment:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both (or neither, to use the SDK's own credential chain)",
     );
   }
   return {
