@@ -62,7 +62,9 @@ export default defineConfig({
       '@web': r('./src/web'),
     },
   },
-  build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false },
+  // The manifest (dist/web/.vite/manifest.json) tells the server which chunks a screen needs, so the
+  // page for that path preloads them (src/server/http/web-pages.ts).
+  build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false, manifest: true },
   // `npm run dev` (scripts/dev.mjs): the API runs on PORT (default 5000) on loopback; 127.0.0.1 rather than
   // 'localhost', which Node may resolve to ::1 where the API is not listening. changeOrigin stays false (the
   // string shorthand turns it on): the API refuses a POST whose Origin is not its Host, so the browser's

@@ -4,11 +4,15 @@
  * plus the initial JS and CSS each page transfers and their gzip size (each file gzipped at level 9,
  * whatever the server sent). Targets: score 100 each; initial JS <= 150 KB gzip.
  *
+ * A score moves with the machine's load, so each page is audited LIGHTHOUSE_RUNS times (default 3)
+ * and the run with the median score is reported, with every score and the load average in the note.
+ *
  *   npx tsx bench/lighthouse.bench.ts
  */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium';
@@ -19,6 +23,7 @@ import { ROOT, withServer, type RunningServer } from './lib/server.js';
 const PAGES = ['/', '/gallery', '/pricing'];
 const TARGET_SCORE = 100;
 const TARGET_JS_KB = 150;
+const RUNS = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));
 
 interface NetworkItem {
   url: string;
@@ -67,6 +72,10 @@ async function audit(port: number, s: Session, pathname: string) {
   const css = of('Stylesheet');
   const sum = (xs: NetworkItem[], f: (i: NetworkItem) => number) => xs.reduce((a, i) => a + f(i), 0);
   const metric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
+  // Which element Lighthouse took as the largest paint: the lever for LCP.
+  const lcpItems = (lhr.audits['largest-contentful-paint-element']?.details as { items?: unknown[] } | undefined)
+    ?.items;
+  const lcpNode = JSON.stringify(lcpItems ?? []).match(/"snippet":"((?:[^"\\]|\\.)*)"/)?.[1] ?? '?';
   return {
     score,
     jsGzip: sum(js, (i) => gzipSizeOf(i.url)),
@@ -74,7 +83,7 @@ async function audit(port: number, s: Session, pathname: string) {
     jsFiles: js.length,
     cssGzip: sum(css, (i) => gzipSizeOf(i.url)),
     cssTransfer: sum(css, (i) => i.transferSize ?? 0),
-    metrics: `FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, SI ${metric('speed-index')}`,
+    metrics: `FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, SI ${metric('speed-index')}; LCP element ${lcpNode.slice(0, 80)}`,
   };
 }
 
@@ -89,8 +98,14 @@ export async function runLighthouse(server: RunningServer): Promise<Row[]> {
   try {
     for (const p of PAGES) {
       try {
-        // A trace now and then comes back unusable (NO_NAVSTART) on a loaded machine: one retry.
-        const r = await audit(chrome.port, s, p).catch(() => audit(chrome.port, s, p));
+        const runs = [];
+        for (let i = 0; i < RUNS; i++) {
+          // A trace now and then comes back unusable (NO_NAVSTART) on a loaded machine: one retry.
+          runs.push(await audit(chrome.port, s, p).catch(() => audit(chrome.port, s, p)));
+        }
+        const sorted = [...runs].sort((a, b) => a.score - b.score);
+        const r = sorted[Math.floor((sorted.length - 1) / 2)]!;
+        const load = os.loadavg()[0]!.toFixed(1);
         rows.push({
           id: 'P5',
           measure: `Lighthouse mobile performance ${p}`,
@@ -99,7 +114,7 @@ export async function runLighthouse(server: RunningServer): Promise<Row[]> {
           ratio: '',
           target: `${TARGET_SCORE}`,
           met: r.score >= TARGET_SCORE,
-          note: r.metrics,
+          note: `median of ${runs.map((x) => x.score).join(' / ')} (load ${load}): ${r.metrics}`,
         });
         rows.push({
           id: 'P5',

@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: builds the app (under the shared e2e lock), starts it on a free port with a
  * temporary DATA_DIR, runs P1-P6, prints one table and writes bench/results/latest.{json,md}.
+ * P3 runs on PGlite and then on a throwaway PostgreSQL cluster (P3 alone: `npx tsx bench/api.bench.ts`).
  * A benchmark that fails becomes an 'error' row; the others still run. Never fails the process
  * because a target is missed: benchmarks record, they do not gate.
  *
  *   npm run bench            BENCH_SKIP_BUILD=1 npm run bench   (dist/ known fresh)
  */
 import os from 'node:os';
-import { runApi } from './api.bench.js';
+import { runApi, runApiPostgres } from './api.bench.js';
 import { runEditor } from './editor.bench.js';
 import { runGallery } from './gallery.bench.js';
 import { prepareLibraries } from './lib/libraries.js';
@@ -67,7 +68,7 @@ async function main() {
     console.log(`${((performance.now() - t) / 1000).toFixed(0)} s (seeding ${libs.seedSeconds.toFixed(0)} s)`);
     try {
       await step(
-        'P3 API',
+        'P3 API on PGlite',
         rows,
         () => runApi(libs),
         () => stub('P3', 'GET /api/photos?limit=100', 'ratio >= 0.5; p99 <= 50 ms'),
@@ -86,6 +87,13 @@ async function main() {
     rows.push(failedRow('P3', 'GET /api/photos?limit=100 (library setup)', 'ratio >= 0.5; p99 <= 50 ms', err));
     rows.push(failedRow('P4', 'gallery at 100,000 photos (library setup)', 'ratio <= 1.2', err));
   }
+
+  await step(
+    'P3 API on PostgreSQL',
+    rows,
+    () => runApiPostgres(),
+    () => stub('P3', 'GET /api/photos?limit=100, PostgreSQL', 'ratio >= 0.5; p99 <= 50 ms'),
+  );
 
   await step(
     'P6 editor',

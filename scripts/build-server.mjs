@@ -5,12 +5,13 @@ import { BUILD_STAMP, buildInputsHash } from './build-inputs.mjs';
 import { precompressWeb } from './precompress-web.mjs';
 
 await build({
-  // The vision and filter threads are their own entries: node:worker_threads loads them from
-  // dist/server/vision-thread.js and dist/server/filter-thread.js.
+  // The vision, filter and HEIC threads are their own entries: node:worker_threads loads them from
+  // dist/server/vision-thread.js, filter-thread.js and heic-thread.js.
   entryPoints: [
     { in: 'src/server/main.ts', out: 'main' },
     { in: 'src/server/features/analysis/vision/thread.ts', out: 'vision-thread' },
     { in: 'src/server/features/filters/filter-thread.ts', out: 'filter-thread' },
+    { in: 'src/server/lib/heic-thread.ts', out: 'heic-thread' },
   ],
   outdir: 'dist/server',
   bundle: true,

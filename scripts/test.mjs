@@ -72,7 +72,8 @@ function countPlaywright(file) {
 run('lint (ESLint + Prettier)', 'npm', ['run', 'lint']);
 run('typecheck (TypeScript)', 'npm', ['run', 'typecheck']);
 
-for (const f of ['.tmp/vitest.json', '.tmp/vitest-pg.json', '.tmp/playwright.json']) rmSync(f, { force: true });
+for (const f of ['.tmp/vitest.json', '.tmp/vitest-pg.json', '.tmp/playwright.json', '.tmp/node-versions.json'])
+  rmSync(f, { force: true });
 
 run('unit, component and API tests (PGlite)', 'npx', [
   'vitest',
@@ -96,6 +97,9 @@ if (run('build', 'npm', ['run', 'build'])) {
     PLAYWRIGHT_JSON_OUTPUT_NAME: '.tmp/playwright.json',
   });
   countPlaywright('.tmp/playwright.json');
+  // The same build on the other Node versions `engines` promises (fetched from the npm registry).
+  run('the built server on Node 22 and 24', 'node', ['scripts/node-versions.mjs']);
+  countVitest('.tmp/node-versions.json');
 }
 
 cleanup();

@@ -15,6 +15,8 @@ export const SMALL = 100;
 const DEMO = 10;
 
 export interface Libraries {
+  /** Which database the server runs on: the embedded default or a throwaway PostgreSQL cluster. */
+  kind: 'pglite' | 'postgres';
   server: RunningServer;
   big: Session;
   small: Session;
@@ -23,26 +25,28 @@ export interface Libraries {
   seedSeconds: number;
 }
 
-async function seed(dataDir: string, email: string, count: number) {
+async function seed(dataDir: string, email: string, count: number, env: NodeJS.ProcessEnv) {
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/seed-photos.ts', email, String(count)], {
     cwd: ROOT,
-    env: serverEnv(dataDir, 0),
+    env: { ...serverEnv(dataDir, 0), ...env },
     timeout: 600_000,
     maxBuffer: 1 << 24,
   });
 }
 
-export async function prepareLibraries(): Promise<Libraries> {
+/** `databaseUrl`: on that PostgreSQL database instead of the embedded PGlite. */
+export async function prepareLibraries(opts: { databaseUrl?: string } = {}): Promise<Libraries> {
   const dataDir = tempDataDir('bench-lib');
-  let server = await startServer({ dataDir });
+  const env: NodeJS.ProcessEnv = opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {};
+  let server = await startServer({ dataDir, env });
   const big = await register(server.url, 'big');
   const small = await register(server.url, 'small');
   await server.stop();
   const t = performance.now();
-  await seed(dataDir, big.email, BIG - DEMO);
-  await seed(dataDir, small.email, SMALL - DEMO);
+  await seed(dataDir, big.email, BIG - DEMO, env);
+  await seed(dataDir, small.email, SMALL - DEMO, env);
   const seedSeconds = (performance.now() - t) / 1000;
-  server = await startServer({ dataDir });
+  server = await startServer({ dataDir, env });
   // Sessions live in the database, so the cookies still hold; the URL changed with the port.
   const b = { ...big, url: server.url };
   const s = { ...small, url: server.url };
@@ -50,6 +54,7 @@ export async function prepareLibraries(): Promise<Libraries> {
   await waitAnalysisIdle(b, 300_000);
   await waitAnalysisIdle(s, 300_000);
   return {
+    kind: opts.databaseUrl ? 'postgres' : 'pglite',
     server,
     big: b,
     small: s,

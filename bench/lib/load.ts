@@ -10,6 +10,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Answers 300-399 (a 304 is what a revalidating client expects). */
+  status3xx: number;
   errors: number;
   total: number;
 }
@@ -18,6 +20,7 @@ interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
+  '3xx': number;
   errors: number;
 }
 type Autocannon = (opts: {
@@ -39,6 +42,7 @@ export async function load(
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx,
+    status3xx: r['3xx'],
     errors: r.errors,
     total: r.requests.total,
   } satisfies LoadResult;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { DELETE_PHOTOS_MAX } from './photos-manage-limits';
 
 /**
  * Managing photos: delete many at once, download, favourite, and the viewer's Info panel.
  * Shared by the server routes (features/photos/photos-manage.routes.ts) and the gallery.
  */
 
-/** `POST /api/photos/delete` takes at most this many ids (the client sends larger selections in several). */
-export const DELETE_PHOTOS_MAX = 200;
+export { DELETE_PHOTOS_MAX };
 
 /** All or nothing: one id that is unknown, malformed or another user's deletes none (404). */
 export const deletePhotosBody = z.object({

@@ -10,8 +10,7 @@ export const tier = z.enum(TIERS);
 
 export const billingCycle = z.enum(BILLING_CYCLES);
 
-/** The 403 a free account gets for the ad overlay; the dashboard shows the same words before asking. */
-export const PREMIUM_REQUIRED_MESSAGE = 'Premium subscription required for ad overlay';
+export { FREE_SUBSCRIPTION, PREMIUM_REQUIRED_MESSAGE } from './subscriptions-values';
 
 /**
  * 'active' is the only status that unlocks paid features, and only while endDate is in the future
@@ -105,19 +104,6 @@ export const webhookResponse = z.object({ received: z.literal(true), duplicate: 
 
 export type Subscription = z.infer<typeof subscription>;
 
-/** An account with no subscription row: the free plan, nothing running, the trial still to take. */
-export const FREE_SUBSCRIPTION: Subscription = {
-  status: 'inactive',
-  tier: 'free',
-  billingCycle: 'monthly',
-  price: 0,
-  endDate: null,
-  source: 'none',
-  cancelAtPeriodEnd: false,
-  trialAvailable: true,
-  trial: false,
-  trialEndsAt: null,
-};
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 export type LegacySubscriptionBody = z.infer<typeof legacySubscriptionBody>;
 export type UpgradeBody = z.infer<typeof upgradeBody>;

@@ -8,9 +8,11 @@ import sharp from 'sharp';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
+import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
+import { loadWebPages, pageHandler } from './http/web-pages';
 import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
 import { collectRoutes, registerDocs } from './http/route-table';
 import { authRoutes, type Mailer } from './features/auth/index';
@@ -94,12 +96,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   await app.register(cookie);
+  const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
+  const pages = spa ? loadWebPages(config.webDir!) : null;
   // Helmet's headers, computed once (http/security-headers.ts), not rebuilt on every request.
   await registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", 'https://js.stripe.com'],
+        // The pages' inline scripts by hash only (http/web-pages.ts); never 'unsafe-inline'.
+        scriptSrc: ["'self'", ...(pages?.scriptHashes ?? []), 'https://js.stripe.com'],
         frameSrc: ["'self'", 'https://js.stripe.com', 'https://hooks.stripe.com'],
         connectSrc: ["'self'", 'https://api.stripe.com'],
         imgSrc: ["'self'", 'data:', 'blob:'],
@@ -111,6 +116,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     crossOriginEmbedderPolicy: false,
   });
+  registerCompression(app);
   registerErrorHandler(app);
   registerOriginCheck(app);
   registerSessionLookup(app, ctx);
@@ -124,7 +130,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });
   const photos = await photosRoutes(app, ctx);
-  await findRoutes(app, ctx, { present: (rows) => photos.present(rows) });
+  await findRoutes(app, ctx, { present: (rows) => photos.present(rows), firstPages: photos.firstPages });
   await filtersRoutes(app, ctx, opts.filters);
   await analysisRoutes(app, ctx, opts.analysis);
   await albumsRoutes(app, ctx);
@@ -137,9 +143,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await appStatusRoutes(app, ctx);
   registerDocs(app);
 
-  const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   if (spa) await serveWeb(app, config.webDir!);
-  registerNotFound(app, { spa });
+  registerNotFound(app, { page: pages ? pageHandler(pages) : null });
   return app;
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { PageHandler } from './web-pages';
 
 /** Services throw these; the one error handler below turns them into HTTP answers. */
 export class AppError extends Error {
@@ -89,11 +90,14 @@ export function registerErrorHandler(app: FastifyInstance) {
   });
 }
 
-/** Unknown API paths answer JSON 404; with a built client, other GETs load the single page. */
-export function registerNotFound(app: FastifyInstance, opts: { spa: boolean }) {
+/**
+ * Unknown API paths answer JSON 404; with a built client, other GETs load the single page
+ * (web-pages.ts: the page for that path, with its screen's hints).
+ */
+export function registerNotFound(app: FastifyInstance, opts: { page: PageHandler | null }) {
   app.setNotFoundHandler((request, reply) => {
-    if (opts.spa && request.method === 'GET' && !request.url.startsWith('/api/')) {
-      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+    if (opts.page && request.method === 'GET' && !request.url.startsWith('/api/')) {
+      return opts.page(request, reply);
     }
     return reply
       .status(404)

@@ -27,11 +27,18 @@ export interface RateLimitRule {
   key: RateLimitKey;
   max: number;
   windowMs: number;
+  /** Counts only the requests it accepts (a route whose cheap and costly uses share a URL). */
+  when?: (request: FastifyRequest) => boolean;
 }
 
 export type RateLimitTable = Readonly<Record<string, readonly RateLimitRule[]>>;
 
 const MINUTE = 60_000;
+
+const withQuery = (name: string) => (request: FastifyRequest) =>
+  Boolean((request.query as Record<string, unknown> | undefined)?.[name]);
+const withParam = (name: string, value: string) => (request: FastifyRequest) =>
+  (request.params as Record<string, unknown> | undefined)?.[name] === value;
 
 export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // Each answer hashes a password with scrypt (128 MiB); 50 leaves room for a browser test suite
@@ -57,6 +64,18 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/create-subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
+  // The library's own reads. Paging is not limited (reaching the end of 100,000 photos is 500
+  // pages); what costs work per call is: a search (a full-text count and a page), a display
+  // rendition (a decode of the original: HEIC in WebAssembly), similar photos (fingerprints made
+  // for up to 100 photos still without one), and the writes.
+  'GET /api/photos/timeline': [{ key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') }],
+  'GET /api/photos/:id/:variant': [
+    { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
+  ],
+  'GET /api/photos/:id/similar': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  'POST /api/photos/delete': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  'DELETE /api/photos/:id': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
+  'PUT /api/photos/:id/favorite': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
 };
 
 /** Keys kept per rule in memory; the least recently seen are dropped first (a flood of new keys cannot grow memory). */
@@ -122,8 +141,9 @@ export async function registerRateLimits(
       if (!rules?.length) continue;
       // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
       // limit on the same route would never run.
-      const limiters = rules.map((rule, i) =>
-        app.createRateLimit({
+      const limiters = rules.map((rule, i) => ({
+        rule,
+        limit: app.createRateLimit({
           max: rule.max,
           timeWindow: rule.windowMs,
           // The rule in the key: a shared store has one table for every rule.
@@ -131,13 +151,14 @@ export async function registerRateLimits(
           // The LRU size; typed on the route options only.
           ...({ cache: KEYS_PER_RULE } as object),
         }),
-      );
+      }));
       const check = async (request: FastifyRequest, reply: FastifyReply) => {
         if (request.method !== method) return;
         let waitMs = 0;
         // Every rule counts the request, so one over its limit does not let the others reset.
-        for (const limiter of limiters) {
-          const r = await limiter(request);
+        for (const { rule, limit } of limiters) {
+          if (rule.when && !rule.when(request)) continue;
+          const r = await limit(request);
           if (!r.isAllowed && r.isExceeded) waitMs = Math.max(waitMs, r.ttl);
         }
         if (waitMs > 0) {

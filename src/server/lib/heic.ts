@@ -1,40 +1,20 @@
-import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import sharp, { type Sharp } from 'sharp';
+import { decodeHeicHere, HeicRefusal, type HeicPixels } from './heic-decode';
+import type { HeicThreadReply, HeicThreadRequest } from './heic-thread';
+import { spawnThread } from './worker-threads';
 
 /**
  * HEIC (HEVC-coded HEIF, the iPhone's format) decoded in WebAssembly. The libvips inside sharp's
  * prebuilt binaries reads the HEIF container (size, EXIF) but has no HEVC decoder, so the pixels
  * come from libheif compiled to WASM (`libheif-js`, the module and its .wasm bundled in the npm
  * package: nothing is fetched at run time). Used only when sharp cannot decode the file.
+ *
+ * On the HTTP thread the decoding runs in one dedicated worker thread, one photo at a time: the
+ * event loop stays free, and memory is bounded by one frame in the WASM heap (4 bytes a pixel).
+ * Code already in a worker thread (the filter apply) decodes in place.
  */
-
-interface HeifImageData {
-  data: Uint8ClampedArray;
-  width: number;
-  height: number;
-}
-interface HeifImage {
-  get_width(): number;
-  get_height(): number;
-  is_primary(): boolean;
-  display(target: HeifImageData, done: (result: HeifImageData | null) => void): void;
-  free(): void;
-}
-interface HeifDecoder {
-  decoder: number | null;
-  decode(bytes: Uint8Array): HeifImage[];
-}
-interface LibHeif {
-  HeifDecoder: new () => HeifDecoder;
-  heif_context_free(context: number): void;
-}
-
-let lib: LibHeif | undefined;
-/** Loaded on first use (~0.5 s and some memory), so a server that never sees a HEIC never pays. */
-function libheif(): LibHeif {
-  lib ??= createRequire(import.meta.url)('libheif-js/wasm-bundle') as LibHeif;
-  return lib;
-}
 
 /** A decoded HEIC: interleaved RGBA, displayed orientation (the container's rotation applied). */
 export interface DecodedHeic {
@@ -54,44 +34,94 @@ export class HeicDecodeError extends Error {
   }
 }
 
-/** One decode at a time: the WASM heap holds a whole frame (4 bytes a pixel), so this bounds memory. */
-let queue: Promise<unknown> = Promise.resolve();
+interface Pending {
+  id: number;
+  resolve: (p: HeicPixels) => void;
+  reject: (e: Error) => void;
+}
+
+let thread: Worker | undefined;
+let current: Pending | undefined;
+const waiting: Array<{ bytes: Uint8Array; maxPixels: number } & Omit<Pending, 'id'>> = [];
+let nextId = 1;
+let decoded = 0;
+
+/** How the HEIC thread is doing, for tests and health output. */
+export const heicThreadStats = () => ({ running: current ? 1 : 0, queued: waiting.length, decoded });
+
+function startThread(): Worker {
+  const w = spawnThread(import.meta.url, { source: './heic-thread.ts', bundled: './heic-thread.js' });
+  w.on('message', (r: HeicThreadReply) => {
+    const cur = current;
+    if (!cur || cur.id !== r.id) return;
+    current = undefined;
+    decoded += 1;
+    if (r.ok) cur.resolve(r.pixels);
+    else cur.reject(r.refused ? new HeicDecodeError(r.error, r.tooLarge) : new Error(r.error));
+    next();
+  });
+  const stopped = (why: string) => {
+    if (thread !== w) return;
+    thread = undefined;
+    // A crash (the WASM heap out of memory, say) fails only the photo being decoded; the next one
+    // starts a fresh thread.
+    const cur = current;
+    current = undefined;
+    cur?.reject(new Error(`HEIC thread stopped: ${why}`));
+    next();
+  };
+  w.on('error', (err: Error) => stopped(err.message));
+  w.on('exit', (code) => stopped(`exit code ${code}`));
+  return w;
+}
+
+function next() {
+  if (current) return;
+  const job = waiting.shift();
+  if (!job) {
+    // An idle thread never keeps the process alive.
+    thread?.unref();
+    return;
+  }
+  thread ??= startThread();
+  thread.ref();
+  current = { id: nextId++, resolve: job.resolve, reject: job.reject };
+  // A copy the thread can own: the caller keeps its bytes (they are stored as the original).
+  const bytes = new Uint8Array(job.bytes);
+  thread.postMessage({ id: current.id, bytes, maxPixels: job.maxPixels } satisfies HeicThreadRequest, [bytes.buffer]);
+}
+
+function inThread(bytes: Uint8Array, maxPixels: number): Promise<HeicPixels> {
+  return new Promise((resolve, reject) => {
+    waiting.push({ bytes, maxPixels, resolve, reject });
+    next();
+  });
+}
 
 /**
  * Decodes the primary image of a HEIC. Its size is read from the container first and checked
  * against `maxPixels` before a single pixel is decoded, so a decompression bomb costs a header read.
  */
-export function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<DecodedHeic> {
-  const run = queue.then(() => decodeNow(bytes, maxPixels));
-  queue = run.catch(() => undefined);
-  return run;
+export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<DecodedHeic> {
+  let pixels: HeicPixels;
+  if (isMainThread) pixels = await inThread(bytes, maxPixels);
+  else {
+    pixels = await decodeHeicHere(bytes, maxPixels).catch((err: unknown) => {
+      throw err instanceof HeicRefusal ? new HeicDecodeError(err.message, err.tooLarge) : err;
+    });
+  }
+  const data = Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength);
+  return { data, width: pixels.width, height: pixels.height, channels: 4 };
 }
 
-async function decodeNow(bytes: Uint8Array, maxPixels: number): Promise<DecodedHeic> {
-  const heif = libheif();
-  const decoder = new heif.HeifDecoder();
-  const images = decoder.decode(bytes);
-  try {
-    const image = images.find((i) => i.is_primary()) ?? images[0];
-    if (!image) throw new HeicDecodeError('HEIF: no image in the file');
-    const width = image.get_width();
-    const height = image.get_height();
-    if (!(width > 0 && height > 0)) throw new HeicDecodeError('HEIF: image without a size');
-    if (width * height > maxPixels) throw new HeicDecodeError('HEIF: over the pixel limit', true);
-    const target: HeifImageData = { data: new Uint8ClampedArray(width * height * 4), width, height };
-    const shown = await new Promise<HeifImageData | null>((resolve) => image.display(target, resolve));
-    if (!shown) throw new HeicDecodeError('HEIF: the image data is corrupt');
-    return {
-      data: Buffer.from(shown.data.buffer, shown.data.byteOffset, shown.data.byteLength),
-      width,
-      height,
-      channels: 4,
-    };
-  } finally {
-    for (const i of images) i.free();
-    if (decoder.decoder) heif.heif_context_free(decoder.decoder);
-    decoder.decoder = null;
-  }
+/** Stops the HEIC thread (tests and shutdown); a later decode starts a new one. */
+export async function closeHeicThread() {
+  const w = thread;
+  thread = undefined;
+  for (const job of waiting.splice(0)) job.reject(new Error('HEIC decoder is closed'));
+  current?.reject(new Error('HEIC decoder is closed'));
+  current = undefined;
+  if (w) await w.terminate();
 }
 
 /** A sharp pipeline over a decoded HEIC's pixels. */

@@ -2,7 +2,7 @@ import { and, eq, ne, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { photos, photoVersions } from '../../db/schema';
 import { lockBlobKeys } from '../../db/locks';
-import { createPhotosRepository, type PhotoRow } from '../photos/index';
+import { createPhotosRepository, lockOwner, type PhotoRow } from '../photos/index';
 
 export type PhotoVersionRow = typeof photoVersions.$inferSelect;
 export interface NewVersion {
@@ -47,6 +47,7 @@ export function createFiltersRepository(db: Db) {
       ensureBlobs: () => Promise<void>,
     ): Promise<PhotoRow | null> {
       return db.transaction(async (tx) => {
+        await lockOwner(tx, userId);
         const [locked] = await tx
           .select({ id: photos.id })
           .from(photos)

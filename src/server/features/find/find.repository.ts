@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { photos } from '../../db/schema';
+import { listedColumns } from '../photos/index';
 
 export type PhotoRow = typeof photos.$inferSelect;
 
@@ -38,7 +39,7 @@ export function createFindRepository(db: Db) {
     /** One timeline page, newest taken first; with `tsquery`, only matching photos. */
     async page(userId: string, limit: number, cursor: TimelineCursor | null, tsquery: string | null) {
       const rows = await db
-        .select({ photo: photos, position: sql<string>`${sortAt}::text` })
+        .select({ photo: listedColumns, position: sql<string>`${sortAt}::text` })
         .from(photos)
         .where(where(userId, tsquery, cursor))
         .orderBy(...takenNewestFirst)

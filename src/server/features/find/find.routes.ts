@@ -4,12 +4,15 @@ import { duplicates, similarPhotos, timelinePage, timelineQuery } from '@contrac
 import { photoIdParams, type Photo } from '@contract/photos';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
-import { createFindRepository, type PhotoRow } from './find.repository';
+import type { FirstPages, ListedPhotoRow } from '../photos/index';
+import { createFindRepository } from './find.repository';
 import { createFindService, type FindService } from './find.service';
 
 export interface FindRoutesOptions {
   /** Rows to the API's Photo, as the photos feature shows them (applied filter versions included). */
-  present: (rows: PhotoRow[]) => Promise<Photo[]>;
+  present: (rows: ListedPhotoRow[]) => Promise<Photo[]>;
+  /** The photos feature's cache of first pages (the timeline without search is the gallery's first screen). */
+  firstPages: FirstPages;
 }
 
 /**
@@ -28,7 +31,14 @@ export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: Fi
   r.get(
     '/api/photos/timeline',
     { schema: { querystring: timelineQuery, response: { 200: timelinePage } } },
-    async (request) => service.timeline(userOf(request).id, request.query),
+    async (request, reply) => {
+      const userId = userOf(request).id;
+      const { limit, cursor, q } = request.query;
+      if (cursor || (q ?? '').trim() !== '') return service.timeline(userId, request.query);
+      return opts.firstPages.send(request, reply, userId, `timeline:${limit}`, async (state) =>
+        JSON.stringify(timelinePage.parse(await service.timeline(userId, { limit }, state.total))),
+      );
+    },
   );
 
   r.get('/api/photos/duplicates', { schema: { response: { 200: duplicates } } }, async (request) =>

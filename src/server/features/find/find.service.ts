@@ -7,6 +7,7 @@ import {
   type TimelinePage,
 } from '@contract/find';
 import type { Photo } from '@contract/photos';
+import type { ListedPhotoRow } from '../photos/index';
 import { badRequest, notFound } from '../../http/errors';
 import type { BlobStore } from '../../storage/blob-store';
 import { bytesToVector, fingerprint, FINGERPRINT_MODEL, vectorToBytes } from './fingerprint';
@@ -48,7 +49,7 @@ export function createFindService(deps: {
   repo: FindRepository;
   blobs: BlobStore;
   /** Rows to the API's Photo (with any applied filter version), from the photos feature. */
-  present: (rows: PhotoRow[]) => Promise<Photo[]>;
+  present: (rows: ListedPhotoRow[]) => Promise<Photo[]>;
 }) {
   const { repo, blobs, present } = deps;
 
@@ -71,7 +72,12 @@ export function createFindService(deps: {
   }
 
   return {
-    async timeline(userId: string, opts: { limit: number; cursor?: string; q?: string }): Promise<TimelinePage> {
+    /** `libraryTotal`: the user's photo count when the caller already read it (the whole timeline's total). */
+    async timeline(
+      userId: string,
+      opts: { limit: number; cursor?: string; q?: string },
+      libraryTotal?: number,
+    ): Promise<TimelinePage> {
       const cursor = opts.cursor ? decodeTimelineCursor(opts.cursor) : null;
       const searching = (opts.q ?? '').trim() !== '';
       const tsquery = searching ? toPrefixTsquery(searchWords(opts.q!)) : null;
@@ -79,7 +85,11 @@ export function createFindService(deps: {
       if (searching && !tsquery) return { items: [], nextCursor: null, total: cursor ? null : 0 };
       // The count first: a search that matches nothing (counted on the GIN index) then costs no
       // page query, which for an absent word would walk the user's whole timeline index.
-      const total = cursor ? null : await repo.count(userId, tsquery);
+      const total = cursor
+        ? null
+        : !tsquery && libraryTotal !== undefined
+          ? libraryTotal
+          : await repo.count(userId, tsquery);
       if (total === 0) return { items: [], nextCursor: null, total };
       const page = await repo.page(userId, opts.limit, cursor, tsquery);
       return {

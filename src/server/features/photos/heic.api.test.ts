@@ -46,7 +46,7 @@ describe(`HEIC uploads (${testDbKind})`, () => {
   it('stores a HEIC with WebP derivatives, its size, date taken and camera', async () => {
     const { cookie, user } = await signUp(t.app);
     const res = await upload(cookie, 'IMG_0042.HEIC', HEIC);
-    expect(res.statusCode).toBe(201);
+    expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body.message).toBe('Photo uploaded successfully!');
     const p = body.results[0].photo;

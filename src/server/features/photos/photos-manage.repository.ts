@@ -2,7 +2,7 @@ import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { lockBlobKeys } from '../../db/locks';
 import { photos, photoVersions } from '../../db/schema';
-import { referencedKeys, type PhotoCursor, type PhotoRow } from './photos.repository';
+import { lockOwner, referencedKeys, type PhotoCursor, type PhotoRow } from './photos.repository';
 
 const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
 /** The order (and index, photos_user_favorite_idx) of the gallery: newest upload first. */
@@ -24,6 +24,7 @@ export function createPhotosManageRepository(db: Db) {
       removeBlob: (key: string) => Promise<void>,
     ): Promise<'missing' | PhotoRow[]> {
       return db.transaction(async (tx) => {
+        await lockOwner(tx, userId);
         const owned = await tx
           .select({ id: photos.id })
           .from(photos)

@@ -1,4 +1,5 @@
 import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { bigint, integer, pgTable, uuid } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { lockBlobKeys, type Tx } from '../../db/locks';
 import { photos, photoVersions, users } from '../../db/schema';
@@ -6,8 +7,55 @@ import { photos, photoVersions, users } from '../../db/schema';
 export type PhotoRow = typeof photos.$inferSelect;
 export type NewPhotoRow = typeof photos.$inferInsert;
 
+/**
+ * The columns a photo in a list needs (see toPhoto): not the EXIF, the analysis error or the file
+ * name, which only the single-photo answers show. Lists of 100-200 rows decode a third less.
+ */
+export const listedColumns = {
+  id: photos.id,
+  userId: photos.userId,
+  name: photos.name,
+  mime: photos.mime,
+  size: photos.size,
+  width: photos.width,
+  height: photos.height,
+  originalKey: photos.originalKey,
+  previewKey: photos.previewKey,
+  thumbnailKey: photos.thumbnailKey,
+  thumbhash: photos.thumbhash,
+  takenAt: photos.takenAt,
+  uploadedAt: photos.uploadedAt,
+  demoKey: photos.demoKey,
+  analyzed: photos.analyzed,
+  category: photos.category,
+  tags: photos.tags,
+  description: photos.description,
+  albumId: photos.albumId,
+  currentVersionId: photos.currentVersionId,
+  favorite: photos.favorite,
+};
+export type ListedPhotoRow = Pick<PhotoRow, keyof typeof listedColumns>;
+
+export type AppliedFilter = { filterName: string; intensity: number } | null;
 /** The photo as shown: with a filter applied, its blobs are the applied version's. */
-export type ShownPhotoRow = PhotoRow & { appliedFilter: { filterName: string; intensity: number } | null };
+export type ShownPhotoRow<R extends ListedPhotoRow = PhotoRow> = R & { appliedFilter: AppliedFilter };
+
+/**
+ * Each user's library version and photo count, kept by the triggers of migration
+ * 0004_photo_library_version in the same transaction as every write to photos (not in schema.ts,
+ * as the migration is written by hand).
+ */
+const photoLibrary = pgTable('photo_library', {
+  userId: uuid('user_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+  photoCount: integer('photo_count').notNull(),
+});
+
+/** A user's library as of now: `version` changes with every write to their photos. */
+export interface LibraryState {
+  version: number;
+  total: number;
+}
 
 /** Filtered versions are always JPEG (see filters/filter-pipelines.ts FILTER_OUTPUT). */
 const VERSION_MIME = 'image/jpeg';
@@ -39,6 +87,16 @@ export async function referencedKeys(tx: Tx | Db, keys: string[]): Promise<Set<s
   return found;
 }
 
+/**
+ * Locks the user's row, first thing in a transaction that takes blob-key locks and then writes
+ * photos. Every write to photos also locks the user's photo_library row (its triggers), so
+ * without this order an upload (blob locks, then that row) and a delete of the same user (that
+ * row, then blob locks) could deadlock; with it, such transactions of one user run one at a time.
+ */
+export async function lockOwner(tx: Tx, userId: string): Promise<void> {
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+}
+
 /** Originals of uploaded photos (the demo library is shared and free) plus every filter version. */
 export async function usedBytes(tx: Tx | Db, userId: string): Promise<number> {
   const [row] = await tx
@@ -62,7 +120,7 @@ export function createPhotosRepository(db: Db) {
   // The gallery's first page and the image routes' lookup, prepared once (built once; on
   // node-postgres parsed once per connection).
   const firstPage = db
-    .select({ photo: photos, position: uploadedAtText })
+    .select({ photo: listedColumns, position: uploadedAtText })
     .from(photos)
     .where(eq(photos.userId, sql.placeholder('userId')))
     .orderBy(...newestFirst)
@@ -74,13 +132,18 @@ export function createPhotosRepository(db: Db) {
     .where(and(eq(photos.userId, sql.placeholder('userId')), eq(photos.id, sql.placeholder('id'))))
     .limit(1)
     .prepare('photos_by_id');
+  const library = db
+    .select({ version: photoLibrary.version, total: photoLibrary.photoCount })
+    .from(photoLibrary)
+    .where(eq(photoLibrary.userId, sql.placeholder('userId')))
+    .prepare('photo_library_state');
   /**
    * Overlays each row's current version (photos.current_version_id, set by the photo editor's
    * apply) on the row: original/preview/thumbnail keys, size and mime become the edit's, so every
    * URL and image route serves the edit while `photos.original_key` keeps the untouched original.
    * One query for the whole list.
    */
-  async function withCurrentVersions(rows: PhotoRow[]): Promise<ShownPhotoRow[]> {
+  async function withCurrentVersions<R extends ListedPhotoRow>(rows: R[]): Promise<ShownPhotoRow<R>[]> {
     const ids = [...new Set(rows.map((r) => r.currentVersionId).filter((id): id is string => id !== null))];
     if (ids.length === 0) return rows.map((r) => ({ ...r, appliedFilter: null }));
     const versions = await db.select().from(photoVersions).where(inArray(photoVersions.id, ids));
@@ -104,14 +167,21 @@ export function createPhotosRepository(db: Db) {
   return {
     withCurrentVersions,
 
-    async withCurrentVersion(row: PhotoRow): Promise<ShownPhotoRow> {
+    async withCurrentVersion<R extends ListedPhotoRow>(row: R): Promise<ShownPhotoRow<R>> {
       const [shown] = await withCurrentVersions([row]);
       return shown!;
     },
 
     /** The newest `limit` photos. */
-    async list(userId: string, limit: number): Promise<PhotoRow[]> {
+    async list(userId: string, limit: number): Promise<ListedPhotoRow[]> {
       return (await firstPage.execute({ userId, limit })).map((r) => r.photo);
+    },
+
+    /** One primary-key read: the version every cached first page is keyed by, and the photo count. */
+    async libraryState(userId: string): Promise<LibraryState> {
+      const [row] = await library.execute({ userId });
+      // No row yet: the user never had a photo (the first insert creates it).
+      return row ?? { version: 0, total: 0 };
     },
 
     /** Counts over the whole library in one statement (each subquery on the user_id index). */
@@ -145,7 +215,7 @@ export function createPhotosRepository(db: Db) {
     async page(userId: string, limit: number, cursor: PhotoCursor | null) {
       const rows = cursor
         ? await db
-            .select({ photo: photos, position: uploadedAtText })
+            .select({ photo: listedColumns, position: uploadedAtText })
             .from(photos)
             .where(
               and(
@@ -233,6 +303,7 @@ export function createPhotosRepository(db: Db) {
      */
     async deletePhoto(userId: string, id: string, removeBlob: (key: string) => Promise<void>): Promise<boolean> {
       return db.transaction(async (tx) => {
+        await lockOwner(tx, userId);
         const versions = await tx
           .select({ o: photoVersions.originalKey, p: photoVersions.previewKey, t: photoVersions.thumbnailKey })
           .from(photoVersions)

@@ -20,6 +20,7 @@ import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
 import { createPhotosRepository } from './photos.repository';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service';
+import { createFirstPages, type FirstPages } from './first-pages';
 import { photosManageRoutes } from './photos-manage.routes';
 
 /**
@@ -46,10 +47,15 @@ function summary(results: UploadResult[]) {
   return { message, uploaded, failed, firstError };
 }
 
-export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promise<PhotosService> {
+export async function photosRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+): Promise<PhotosService & { firstPages: FirstPages }> {
   const derivatives = new RenderCache(DERIVATIVE_CACHE_BYTES);
+  const repo = createPhotosRepository(ctx.db);
+  const firstPages = createFirstPages({ state: (userId) => repo.libraryState(userId) });
   const service = createPhotosService({
-    repo: createPhotosRepository(ctx.db),
+    repo,
     blobs: ctx.blobs,
     config: ctx.config,
     hooks: ctx,
@@ -93,14 +99,19 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
     r.get(
       '/api/photos',
       { schema: { querystring: photosQuery, response: { 200: photoList.or(photoPage) } } },
-      async (request) => {
+      async (request, reply) => {
         const user = userOf(request);
         const { limit, cursor } = request.query;
         if (limit === undefined) {
           if (cursor) throw badRequest('cursor: needs limit');
-          return service.list(user.id);
+          return firstPages.send(request, reply, user.id, 'list', async () =>
+            JSON.stringify(photoList.parse(await service.list(user.id))),
+          );
         }
-        return service.page(user.id, limit, cursor);
+        if (cursor) return service.page(user.id, limit, cursor);
+        return firstPages.send(request, reply, user.id, `page:${limit}`, async (state) =>
+          JSON.stringify(photoPage.parse(await service.page(user.id, limit, undefined, state.total))),
+        );
       },
     );
 
@@ -180,5 +191,5 @@ export async function photosRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     );
   });
-  return service;
+  return { ...service, firstPages };
 }

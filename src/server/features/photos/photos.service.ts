@@ -16,7 +16,7 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { sha256Hex, type BlobStore } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
-import type { PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
+import type { ListedPhotoRow, PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
 import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
@@ -69,7 +69,7 @@ export function tooLargeMessage(maxBytes: number) {
 const categoryOf = (stored: string | null): PhotoCategoryResult | null => photoCategory.safeParse(stored).data ?? null;
 
 /** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
-export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
+export function toPhoto(row: ListedPhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
   const v = (key: string) => key.slice(0, VERSION_CHARS);
   const base = `/api/photos/${row.id}`;
   return {
@@ -105,7 +105,7 @@ export function toPhoto(row: PhotoRow & { appliedFilter?: ShownPhotoRow['applied
 export async function keysetPage(
   repo: Pick<PhotosRepository, 'withCurrentVersions'>,
   cursor: string | undefined,
-  load: (after: PhotoCursor | null) => Promise<{ items: PhotoRow[]; next: PhotoCursor | null }>,
+  load: (after: PhotoCursor | null) => Promise<{ items: ListedPhotoRow[]; next: PhotoCursor | null }>,
   count: () => Promise<number>,
 ): Promise<PhotoPage> {
   const after = cursor ? decodeCursor(cursor) : null;
@@ -215,7 +215,7 @@ export function createPhotosService(deps: {
     },
 
     /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
-    async present(rows: PhotoRow[]): Promise<Photo[]> {
+    async present(rows: ListedPhotoRow[]): Promise<Photo[]> {
       return (await repo.withCurrentVersions(rows)).map(toPhoto);
     },
 
@@ -227,12 +227,13 @@ export function createPhotosService(deps: {
       };
     },
 
-    async page(userId: string, limit: number, cursor?: string): Promise<PhotoPage> {
+    /** The total is the trigger-kept count (no count(*)); `total` when the caller already read it. */
+    async page(userId: string, limit: number, cursor?: string, total?: number): Promise<PhotoPage> {
       return keysetPage(
         repo,
         cursor,
         (after) => repo.page(userId, limit, after),
-        () => repo.count(userId),
+        async () => total ?? (await repo.libraryState(userId)).total,
       );
     },
 

@@ -1,4 +1,4 @@
-import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
+import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions-values';
 import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
 import { toast } from '../../lib/toast';

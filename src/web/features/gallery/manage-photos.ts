@@ -6,7 +6,8 @@ import {
   type InfiniteData,
   type QueryClient,
 } from '@tanstack/react-query';
-import { DELETE_PHOTOS_MAX, type DeletePhotosResponse, type PhotoInfo } from '@contract/photos-manage';
+import type { DeletePhotosResponse, PhotoInfo } from '@contract/photos-manage';
+import { DELETE_PHOTOS_MAX } from '@contract/photos-manage-limits';
 import { apiRequest, throwIfResNotOk } from '../../lib/api';
 import type { Photo, PhotoPage } from '@contract/photos';
 import { GALLERY_PAGE_SIZE } from './photos-query';

@@ -1,4 +1,5 @@
-import { FREE_SUBSCRIPTION, type Subscription } from '@contract/subscriptions';
+import type { Subscription } from '@contract/subscriptions';
+import { FREE_SUBSCRIPTION } from '@contract/subscriptions-values';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 /** `GET /api/subscription` answers a free default when the user has none; cached 5 minutes. */

@@ -1,0 +1,242 @@
+import sharp from 'sharp';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../app';
+import { openDatabase, type Database } from '../../db/client';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { createAnalysisRepository } from '../analysis/analysis.repository';
+import { createAnalysisWorker } from '../analysis/analysis.worker';
+
+function multipart(name: string, bytes: Buffer) {
+  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+const jpeg = (seed: number) =>
+  sharp({ create: { width: 64 + seed, height: 48, channels: 3, background: { r: seed % 256, g: 40, b: 90 } } })
+    .jpeg()
+    .toBuffer();
+
+const FIRST_PAGES = ['/api/photos?limit=50', '/api/photos', '/api/photos/timeline?limit=50'];
+
+type Item = { id: string; favorite: boolean; albumId: string | null; category: string | null; appliedFilter: unknown };
+const itemsOf = (body: string): Item[] => {
+  const json = JSON.parse(body) as Item[] | { items: Item[] };
+  return Array.isArray(json) ? json : json.items;
+};
+
+function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
+  return app.inject({ method: 'GET', url, headers: { cookie, ...headers } });
+}
+
+describe(`cached first gallery pages (${testDbKind})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const post = (cookie: string, url: string, payload: object) =>
+    t.app.inject({ method: 'POST', url, headers: { cookie }, payload });
+
+  it('answers each first page with a strong ETag (304 on a repeat) and in brotli or gzip decoding to the same JSON', async () => {
+    const { cookie } = await signUp(t.app);
+    for (const url of FIRST_PAGES) {
+      const plain = await get(t.app, cookie, url);
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['content-type']).toMatch(/^application\/json/);
+      expect(plain.headers['cache-control']).toBe('private, no-cache');
+      const etag = String(plain.headers.etag);
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expect(itemsOf(plain.body)).toHaveLength(10);
+
+      const again = await get(t.app, cookie, url, { 'if-none-match': etag });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+      expect(again.headers.etag).toBe(etag);
+
+      for (const [encoding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
+        const packed = await get(t.app, cookie, url, { 'accept-encoding': `${encoding}, identity;q=0.5` });
+        expect(packed.headers['content-encoding']).toBe(encoding);
+        expect(packed.headers.vary).toMatch(/Accept-Encoding/);
+        expect(packed.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+        expect(decode(packed.rawPayload).toString()).toBe(plain.body);
+        expect(packed.headers.etag).not.toBe(etag);
+        const revalidated = await get(t.app, cookie, url, {
+          'accept-encoding': encoding,
+          'if-none-match': String(packed.headers.etag),
+        });
+        expect(revalidated.statusCode).toBe(304);
+      }
+    }
+  });
+
+  it('compresses other JSON answers, never image bytes', async () => {
+    const { cookie } = await signUp(t.app);
+    // A later page: not one of the cached first pages.
+    const { nextCursor } = JSON.parse((await get(t.app, cookie, '/api/photos?limit=2')).body);
+    const url = `/api/photos?limit=6&cursor=${nextCursor}`;
+    const plain = await get(t.app, cookie, url);
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+    const gz = await get(t.app, cookie, url, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+
+    const [photo] = itemsOf((await get(t.app, cookie, '/api/photos?limit=1')).body) as Array<
+      Item & { thumbnailUrl: string }
+    >;
+    const image = await get(t.app, cookie, photo!.thumbnailUrl, { 'accept-encoding': 'br, gzip' });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-encoding']).toBeUndefined();
+    expect(image.rawPayload.equals((await get(t.app, cookie, photo!.thumbnailUrl)).rawPayload)).toBe(true);
+  });
+
+  it('every write that changes the page changes its ETag and its body', async () => {
+    const { cookie, user } = await signUp(t.app);
+    let last = new Map<string, { etag: string; body: string }>();
+    const read = async () => {
+      const now = new Map<string, { etag: string; body: string }>();
+      for (const url of FIRST_PAGES) {
+        const res = await get(t.app, cookie, url);
+        expect(res.statusCode).toBe(200);
+        now.set(url, { etag: String(res.headers.etag), body: res.body });
+      }
+      return now;
+    };
+    /** After a write: every first page has a new ETag and a new body, and the old ETag no longer answers 304. */
+    const expectChanged = async (write: string) => {
+      const now = await read();
+      for (const url of FIRST_PAGES) {
+        const before = last.get(url)!;
+        expect({ write, url, etag: now.get(url)!.etag }).not.toEqual({ write, url, etag: before.etag });
+        expect({ write, url, changed: now.get(url)!.body !== before.body }).toEqual({ write, url, changed: true });
+        expect((await get(t.app, cookie, url, { 'if-none-match': before.etag })).statusCode).toBe(200);
+      }
+      last = now;
+      return itemsOf(now.get('/api/photos?limit=50')!.body);
+    };
+    last = await read();
+
+    const upload = multipart('new.jpg', await jpeg(1));
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos',
+      headers: { ...upload.headers, cookie },
+      payload: upload.payload,
+    });
+    expect(up.statusCode).toBe(201);
+    const id = up.json().results[0].photo.id as string;
+    let items = await expectChanged('upload');
+    expect(items[0]!.id).toBe(id);
+    expect(JSON.parse(last.get('/api/photos?limit=50')!.body).total).toBe(11);
+
+    const fav = await t.app.inject({
+      method: 'PUT',
+      url: `/api/photos/${id}/favorite`,
+      headers: { cookie },
+      payload: { favorite: true },
+    });
+    expect(fav.statusCode).toBe(200);
+    items = await expectChanged('favourite');
+    expect(items.find((p) => p.id === id)!.favorite).toBe(true);
+
+    expect(
+      (await post(cookie, '/api/photo-filters/apply', { photoId: id, filterName: 'black_white', intensity: 100 }))
+        .statusCode,
+    ).toBe(200);
+    items = await expectChanged('filter apply');
+    expect(items.find((p) => p.id === id)!.appliedFilter).toEqual({ filterName: 'black_white', intensity: 100 });
+    expect((await post(cookie, '/api/photo-filters/revert', { photoId: id })).statusCode).toBe(200);
+    items = await expectChanged('filter revert');
+    expect(items.find((p) => p.id === id)!.appliedFilter).toBeNull();
+
+    const analysis = createAnalysisRepository(t.app.ctx.db);
+    await analysis.enqueueUnanalysed(user.id);
+    await createAnalysisWorker({
+      repo: analysis,
+      blobs: t.app.ctx.blobs,
+      analyze: async () => ({ category: 'food_drink', tags: ['red'], description: 'A test photo', faceCount: 0 }),
+      retryDelayMs: 0,
+    }).drain();
+    items = await expectChanged('analysis result');
+    expect(items.every((p) => p.category === 'food_drink')).toBe(true);
+
+    const album = await post(cookie, '/api/albums', { name: 'Trip', photoIds: [id] });
+    expect(album.statusCode).toBe(201);
+    items = await expectChanged('album');
+    expect(items.find((p) => p.id === id)!.albumId).toBe(album.json().id);
+
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } })).statusCode).toBe(
+      200,
+    );
+    items = await expectChanged('delete');
+    expect(items.map((p) => p.id)).not.toContain(id);
+
+    const two = items.slice(0, 2).map((p) => p.id);
+    expect((await post(cookie, '/api/photos/delete', { ids: two })).statusCode).toBe(200);
+    items = await expectChanged('delete many');
+    expect(items).toHaveLength(8);
+    expect(JSON.parse(last.get('/api/photos/timeline?limit=50')!.body).total).toBe(8);
+  });
+
+  it("never serves one user's page to another, whatever ETag they send", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    for (const url of FIRST_PAGES) {
+      const mine = await get(t.app, a.cookie, url);
+      const theirs = await get(t.app, b.cookie, url, { 'if-none-match': String(mine.headers.etag) });
+      expect(theirs.statusCode).toBe(200);
+      expect(theirs.headers.etag).not.toBe(mine.headers.etag);
+      const aIds = new Set(itemsOf(mine.body).map((p) => p.id));
+      expect(itemsOf(theirs.body).some((p) => aIds.has(p.id))).toBe(false);
+    }
+    expect((await get(t.app, '', FIRST_PAGES[0]!)).statusCode).toBe(401);
+  });
+
+  it('two app instances on one database: a write through one is seen through the other at once', async () => {
+    // A second process would open its own connections; PGlite in memory is one per process, so shared.
+    const second: Database =
+      testDbKind === 'postgres' ? await openDatabase({ databaseUrl: t.database.url!, pgliteDir: '' }) : t.database;
+    const other = await buildApp(t.config, { database: second });
+    await other.ready();
+    try {
+      const { cookie } = await signUp(t.app);
+      const url = FIRST_PAGES[0]!;
+      const cached = await get(other, cookie, url);
+      expect((await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304);
+      const [first] = itemsOf(cached.body);
+
+      await t.app.inject({
+        method: 'PUT',
+        url: `/api/photos/${first!.id}/favorite`,
+        headers: { cookie },
+        payload: { favorite: true },
+      });
+      const seen = await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) });
+      expect(seen.statusCode).toBe(200);
+      expect(itemsOf(seen.body)[0]!.favorite).toBe(true);
+
+      // And back: a delete through the second is seen through the first, total included.
+      const before = await get(t.app, cookie, url);
+      expect(
+        (await other.inject({ method: 'DELETE', url: `/api/photos/${first!.id}`, headers: { cookie } })).statusCode,
+      ).toBe(200);
+      const after = JSON.parse((await get(t.app, cookie, url, { 'if-none-match': String(before.headers.etag) })).body);
+      expect(after.items.map((p: Item) => p.id)).not.toContain(first!.id);
+      expect(after.total).toBe(9);
+    } finally {
+      await other.close();
+      if (second !== t.database) await second.close();
+    }
+  });
+});

@@ -1,0 +1,177 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { compress, mergeVary, preferredEncoding, type Encoding } from '../../http/compression';
+import type { LibraryState } from './photos.repository';
+
+/** Serialised first pages kept in memory, least recently used out first (a few hundred KB per user). */
+export const FIRST_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+interface Entry {
+  version: number;
+  json: Buffer;
+  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+  bytes: number;
+}
+
+/** Which first page: the plain list, a page of `limit`, the timeline's first page of `limit`. */
+export type FirstPageKind = string;
+
+const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
+
+/**
+ * Each user's first gallery pages, serialised and compressed once per library version.
+ *
+ * Every request reads the user's library version (one primary-key row kept by triggers in the
+ * same transaction as each write to photos, migration 0004_photo_library_version): a page is
+ * served from memory only while the version it was made at is still the database's, so a write
+ * through any process on the same database is seen by the next request of every process. The
+ * ETag names user, page and version, so a repeat with If-None-Match costs that one read (304).
+ * A request with `Cache-Control: no-cache` (a browser's hard reload) makes the page again.
+ */
+export function createFirstPages(deps: { state: (userId: string) => Promise<LibraryState>; maxBytes?: number }) {
+  const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
+  const entries = new Map<string, Entry>();
+  /** One build per (user, page, version) at a time: fifty requests after a write share one. */
+  const building = new Map<string, Promise<Entry>>();
+  let bytes = 0;
+  /** Per user: the version read in flight and the one queued behind it. */
+  const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
+
+  function startRead(userId: string): Promise<LibraryState> {
+    const slot = { current: deps.state(userId), next: null as Promise<LibraryState> | null };
+    reads.set(userId, slot);
+    const done = () => {
+      if (reads.get(userId) === slot && !slot.next) reads.delete(userId);
+    };
+    slot.current.then(done, done);
+    return slot.current;
+  }
+
+  /**
+   * The user's library state as of a moment after this call. A read already in flight may have
+   * taken its snapshot before a write this request must see, so it is not shared; every request
+   * arriving meanwhile shares the one read that starts when it ends. A burst of requests of one
+   * user (a gallery opening, fifty connections) costs two reads, not one each.
+   */
+  function readState(userId: string): Promise<LibraryState> {
+    const slot = reads.get(userId);
+    if (!slot) return startRead(userId);
+    const ignore = () => undefined;
+    slot.next ??= slot.current.then(ignore, ignore).then(() => startRead(userId));
+    return slot.next;
+  }
+
+  function store(key: string, entry: Entry) {
+    const old = entries.get(key);
+    if (old) {
+      entries.delete(key);
+      bytes -= old.bytes;
+    }
+    if (entry.bytes > maxBytes) return;
+    entries.set(key, entry);
+    bytes += entry.bytes;
+    for (const [k, e] of entries) {
+      if (bytes <= maxBytes) break;
+      entries.delete(k);
+      bytes -= e.bytes;
+    }
+  }
+
+  async function make(state: LibraryState, build: (state: LibraryState) => Promise<string>): Promise<Entry> {
+    const json = Buffer.from(await build(state));
+    // Room for the compressed copies, made when first asked for (about a fifth of the JSON each).
+    return { version: state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
+  }
+
+  async function entryFor(
+    key: string,
+    state: LibraryState,
+    fresh: boolean,
+    build: (state: LibraryState) => Promise<string>,
+  ): Promise<Entry> {
+    const found = entries.get(key);
+    if (!fresh && found && found.version === state.version) {
+      entries.delete(key);
+      entries.set(key, found);
+      return found;
+    }
+    const flight = `${key}\n${state.version}`;
+    const inFlight = building.get(flight);
+    if (!fresh && inFlight) return inFlight;
+    const p = make(state, build);
+    building.set(flight, p);
+    try {
+      const entry = await p;
+      // A slower, older build never replaces a newer page.
+      const current = entries.get(key);
+      if (!current || current.version <= entry.version) store(key, entry);
+      return entry;
+    } finally {
+      if (building.get(flight) === p) building.delete(flight);
+    }
+  }
+
+  return {
+    /**
+     * Answers a first page for `userId`: 304 when If-None-Match names the current version,
+     * otherwise the cached bytes (made by `build`, which returns the JSON, on a miss) in the
+     * encoding the client prefers.
+     */
+    async send(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      userId: string,
+      kind: FirstPageKind,
+      build: (state: LibraryState) => Promise<string>,
+    ) {
+      const state = await readState(userId);
+      const tag = tagOf(userId, kind, state.version);
+      reply.header('Cache-Control', 'private, no-cache');
+      reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
+      if (matches(request.headers['if-none-match'], tag)) {
+        reply.header('ETag', `"${tag}"`);
+        return reply.code(304).send();
+      }
+      const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
+      const entry = await entryFor(`${userId}\n${kind}`, state, fresh, build);
+      const encoding = preferredEncoding(request.headers['accept-encoding']);
+      reply.type('application/json; charset=utf-8');
+      if (!encoding) {
+        reply.header('ETag', `"${tag}"`);
+        return reply.send(entry.json);
+      }
+      let encoded = entry.encoded[encoding];
+      if (!encoded) {
+        const made = compress(entry.json, encoding);
+        entry.encoded[encoding] = encoded = made;
+        made.catch(() => entry.encoded[encoding] === made && delete entry.encoded[encoding]);
+      }
+      // A strong ETag names the bytes: each encoding has its own.
+      reply.header('ETag', `"${tag}${SUFFIX[encoding]}"`);
+      reply.header('Content-Encoding', encoding);
+      return reply.send(await encoded);
+    },
+
+    /** Forgets every page (tests, memory pressure); the next request makes them again. */
+    clear() {
+      entries.clear();
+      bytes = 0;
+    },
+  };
+}
+export type FirstPages = ReturnType<typeof createFirstPages>;
+
+/** Names the user's page at this version without showing the user id. */
+function tagOf(userId: string, kind: FirstPageKind, version: number): string {
+  const h = createHash('sha256').update(`${userId}\n${kind}`).digest('base64url').slice(0, 16);
+  return `${h}.${version}`;
+}
+
+/** If-None-Match names this version (in any encoding: the content is the same, only its bytes differ). */
+function matches(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
+    return v === '*' || v === tag || v === `${tag}${SUFFIX.br}` || v === `${tag}${SUFFIX.gzip}`;
+  });
+}

@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app';
+import { createTestDatabase, testConfig, type TestDatabase } from '../test/harness';
+import { SCREEN_MODULES } from './web-pages';
+
+/**
+ * The single page as served per path: the screen's chunks and first answers preloaded, the theme
+ * script inline and allowed by its hash in the CSP, no-cache with an ETag. A built client shaped
+ * as Vite writes it (index.html with the entry's tags, .vite/manifest.json, theme-init.js).
+ */
+const THEME_INIT = "(function () {\n  document.documentElement.dataset.theme = 'purple';\n})();\n";
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <title>Eyevu</title>
+    <script src="/theme-init.js"></script>
+    <script type="module" crossorigin src="/assets/index-E1.js"></script>
+    <link rel="modulepreload" crossorigin href="/assets/button-B1.js">
+    <link rel="stylesheet" crossorigin href="/assets/index-C1.css">
+  </head>
+  <body><div id="root"><div class="shell">Checking your session</div></div></body>
+</html>
+`;
+const F = 'src/web/features';
+const MANIFEST = {
+  'index.html': { file: 'assets/index-E1.js', isEntry: true, imports: ['_button-B1.js'] },
+  '_button-B1.js': { file: 'assets/button-B1.js' },
+  '_gallery-G1.js': { file: 'assets/gallery-G1.js', imports: ['_button-B1.js', 'index.html'] },
+  [`${F}/gallery/gallery-page.tsx`]: {
+    file: 'assets/gallery-page-P1.js',
+    isDynamicEntry: true,
+    imports: ['_gallery-G1.js', 'index.html', '_button-B1.js'],
+  },
+  [`${F}/auth/login-page.tsx`]: { file: 'assets/login-page-L1.js', isDynamicEntry: true, imports: ['index.html'] },
+  [`${F}/pricing/pricing-page.tsx`]: { file: 'assets/pricing-page-R1.js', isDynamicEntry: true },
+  [`${F}/dashboard/dashboard-page.tsx`]: {
+    file: 'assets/dashboard-page-D1.js',
+    isDynamicEntry: true,
+    imports: ['_gallery-G1.js'],
+  },
+};
+
+let app: FastifyInstance;
+let database: TestDatabase;
+let cleanup: () => void;
+let webDir: string;
+beforeAll(async () => {
+  webDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-web-'));
+  mkdirSync(path.join(webDir, '.vite'));
+  writeFileSync(path.join(webDir, 'index.html'), INDEX_HTML);
+  writeFileSync(path.join(webDir, 'theme-init.js'), THEME_INIT);
+  writeFileSync(path.join(webDir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+  database = await createTestDatabase();
+  const config = testConfig({ webDir });
+  cleanup = config.cleanup;
+  app = await buildApp(config, { database });
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.destroy();
+  cleanup?.();
+  rmSync(webDir, { recursive: true, force: true });
+});
+
+const signedIn = { cookie: 'eyevu_session=some-token' };
+const modulepreloads = (html: string) =>
+  [...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]);
+const fetchPreloads = (html: string) =>
+  [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin="use-credentials"/g)].map((m) =>
+    m[1]!.replace(/&amp;/g, '&'),
+  );
+
+describe('the page served for a screen', () => {
+  it('/gallery signed in preloads the gallery chunks, the auth check and the first timeline page', async () => {
+    const res = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    // The screen's chunk and the chunk it imports, each once; the entry's own chunks are not repeated.
+    expect(modulepreloads(res.body).sort()).toEqual(
+      ['/assets/button-B1.js', '/assets/gallery-G1.js', '/assets/gallery-page-P1.js'].sort(),
+    );
+    expect(fetchPreloads(res.body)).toEqual(['/api/auth/user', '/api/app-status', '/api/photos/timeline?limit=120']);
+    // The shell still paints without JavaScript.
+    expect(res.body).toContain('<div id="root"><div class="shell">Checking your session</div></div>');
+  });
+
+  it('without a session cookie: the login chunk and the auth check only, no private answers', async () => {
+    const res = await app.inject({ method: 'GET', url: '/gallery' });
+    expect(modulepreloads(res.body)).toContain('/assets/login-page-L1.js');
+    expect(modulepreloads(res.body)).not.toContain('/assets/gallery-page-P1.js');
+    expect(fetchPreloads(res.body)).toEqual(['/api/auth/user']);
+    const pricing = await app.inject({ method: 'GET', url: '/pricing' });
+    expect(modulepreloads(pricing.body)).toContain('/assets/pricing-page-R1.js');
+  });
+
+  it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {
+    const page = await app.inject({ method: 'GET', url: '/no-such-screen?x=1', headers: signedIn });
+    expect(page.statusCode).toBe(200);
+    expect(fetchPreloads(page.body)).toEqual(['/api/auth/user', '/api/app-status']);
+    const api = await app.inject({ method: 'GET', url: '/api/no-such-route', headers: signedIn });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('the theme script is inline and the CSP allows exactly its hash, never unsafe-inline', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    expect(res.body).not.toContain('src="/theme-init.js"');
+    const inline = [...res.body.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(inline).toEqual([THEME_INIT]);
+    const csp = String(res.headers['content-security-policy']);
+    const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(csp)![1]!.split(' ');
+    const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
+    expect(scriptSrc).toContain(hash);
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    // Every script the page runs is either a file or that one hashed inline script.
+    for (const m of res.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+      if (m[2]!.trim()) expect(m[1]).not.toMatch(/src=/);
+      else expect(m[1]).toMatch(/src=/);
+    }
+  });
+
+  it('scripts load at low priority behind the painted shell; the stylesheet keeps its place', async () => {
+    const res = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
+    for (const tag of res.body.match(/<(script type="module"|link rel="modulepreload")[^>]*>/g) ?? []) {
+      expect(tag).toContain('fetchpriority="low"');
+    }
+    expect(res.body).toContain('<link rel="stylesheet" crossorigin href="/assets/index-C1.css">');
+  });
+
+  it('revalidates by ETag and compresses as accepted', async () => {
+    const first = await app.inject({ method: 'GET', url: '/pricing', headers: { 'accept-encoding': 'gzip' } });
+    expect(first.headers['content-encoding']).toBe('gzip');
+    expect(first.headers.vary).toMatch(/Cookie/);
+    const plain = await app.inject({ method: 'GET', url: '/pricing' });
+    expect(gunzipSync(first.rawPayload).toString()).toBe(plain.body);
+    const again = await app.inject({
+      method: 'GET',
+      url: '/pricing',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    // Another variant (signed in) is another document, with another ETag.
+    const other = await app.inject({ method: 'GET', url: '/pricing', headers: signedIn });
+    expect(other.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('every screen module the pages name exists in the client source', () => {
+    for (const m of SCREEN_MODULES) expect(existsSync(path.resolve(m)), m).toBe(true);
+  });
+});
