@@ -21,7 +21,7 @@ import { filtersRoutes, type FiltersRouteOptions } from './features/filters/inde
 import { analysisRoutes, type AnalysisRoutesOptions } from './features/analysis/index';
 import { albumsRoutes } from './features/albums/index';
 import { findRoutes } from './features/find/index';
-import { LocalBlobStore } from './storage/blob-store';
+import { openBlobStore } from './storage/open-blob-store';
 import { activitiesRoutes } from './features/activities/index';
 import { appStatusRoutes } from './features/app-status/index';
 import { createLedger, rewardsRoutes } from './features/rewards/index';
@@ -71,6 +71,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
   collectRoutes(app);
 
+  // The object store first: an unreachable bucket stops the start before a database is opened.
+  const store = await openBlobStore(config);
   const database = opts.database ?? (await openDatabase(config));
   const ctx: AppContext = {
     config,
@@ -78,7 +80,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     db: database.db,
     subscriptions: createSubscriptionReader(database.db),
     ledger: createLedger(database.db),
-    blobs: new LocalBlobStore(config.blobDir),
+    blobs: store.blobs,
     onUserCreated: [],
     onPhotosUploaded: [],
     onPhotoDeleted: [],
@@ -90,6 +92,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onClose', async () => {
     for (const stop of ctx.onClose) await stop();
     if (!opts.database) await database.close();
+    await store.close();
   });
 
   await app.register(cookie);
@@ -119,7 +122,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerSessionLookup(app, ctx);
   registerAuthGate(app);
   // Before any feature: the limits table (http/rate-limits.ts) is applied to routes as they register.
-  await registerRateLimits(app, config.rateLimits);
+  await registerRateLimits(app, config.rateLimits, {
+    shared: database.kind === 'postgres' ? database.db : undefined,
+    prune: config.startWorkers,
+  });
 
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx, { mailer: opts.mailer });

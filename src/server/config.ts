@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_RATE_LIMITS, type RateLimitTable } from './http/rate-limits';
+import type { S3StoreSettings } from './storage/s3-blob-store';
 
 /**
  * The only reader of process.env. Everything the server can be told from outside is parsed here
@@ -22,6 +23,14 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
     .optional(),
   BLOB_DIR: z.string().min(1).optional(),
+  BLOB_STORE_URL: z.string().min(1).optional(),
+  // The object store's credentials and region, under the names every S3 tool reads.
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
+  AWS_DEFAULT_REGION: z.string().min(1).optional(),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   // Unset: on only when the server listens on loopback (see resolveDemoMode).
   DEMO_MODE: booleanFromEnv.optional(),
   SMTP_URL: z.string().url('SMTP_URL must be a URL such as smtp://user:pass@host:587').optional(),
@@ -49,6 +58,10 @@ export interface Config {
   /** Where PGlite keeps its files; 'memory://' keeps it in memory (tests). */
   pgliteDir: string;
   blobDir: string;
+  /** Photos in an S3-compatible object store (BLOB_STORE_URL) instead of `blobDir`. */
+  objectStore?: S3StoreSettings;
+  /** Server processes main.ts runs (WEB_CONCURRENCY); more than one needs PostgreSQL. */
+  webConcurrency: number;
   /**
    * The spec's local demo: forgot-password answers with the reset token. Only ever without a mail
    * transport; see resolveDemoMode for when it is on.
@@ -163,6 +176,67 @@ export function parseTrustProxy(raw: string | undefined): false | number | strin
   return list;
 }
 
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const STORE_URL_EXAMPLE = 'e.g. s3://eyevu-photos?region=eu-west-1 or s3://photos/eyevu?endpoint=http://127.0.0.1:9000';
+
+/**
+ * BLOB_STORE_URL: `s3://bucket[/prefix]?endpoint=...&region=...&forcePathStyle=true|false`. A custom
+ * endpoint (MinIO, R2, Ceph...) defaults to path-style addressing, which every such server accepts;
+ * AWS itself to virtual-hosted. Credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (both
+ * or neither: without them the SDK's own chain, e.g. an instance role, is used).
+ */
+export function parseBlobStoreUrl(
+  raw: string,
+  aws: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string } = {},
+): S3StoreSettings {
+  const fail = (why: string): never => {
+    throw new ConfigError(`Invalid environment:\n  BLOB_STORE_URL: ${why} (${STORE_URL_EXAMPLE})`);
+  };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail('not a URL');
+  }
+  if (url.protocol !== 's3:') fail(`unsupported scheme "${url.protocol}", only s3:// is`);
+  if (url.username || url.password) fail('put credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, not the URL');
+  const bucket = url.hostname;
+  if (!BUCKET_NAME.test(bucket)) fail(`"${bucket}" is not a bucket name`);
+  const prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  if (prefix && prefix.split('/').some((part) => part === '' || part === '.' || part === '..'))
+    fail('the prefix after the bucket has an empty, "." or ".." part');
+  const known = new Set(['endpoint', 'region', 'forcePathStyle']);
+  for (const name of url.searchParams.keys()) if (!known.has(name)) fail(`unknown option "${name}"`);
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined) {
+    let e: URL | undefined;
+    try {
+      e = new URL(endpoint);
+    } catch {
+      e = undefined;
+    }
+    if (!e || (e.protocol !== 'http:' && e.protocol !== 'https:')) fail('endpoint must be an http:// or https:// URL');
+  }
+  const style = url.searchParams.get('forcePathStyle');
+  if (style !== null && style !== 'true' && style !== 'false') fail('forcePathStyle must be true or false');
+  if (!!aws.accessKeyId !== !!aws.secretAccessKey) {
+    throw new ConfigError(
+      "Invalid environment:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both (or neither, to use the SDK's own credential chain)",
+    );
+  }
+  return {
+    bucket,
+    prefix: prefix ? `${prefix}/` : '',
+    endpoint,
+    region: url.searchParams.get('region') ?? aws.region ?? 'us-east-1',
+    forcePathStyle: style === null ? endpoint !== undefined : style === 'true',
+    credentials:
+      aws.accessKeyId && aws.secretAccessKey
+        ? { accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey, sessionToken: aws.sessionToken }
+        : undefined,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -171,6 +245,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
+  if (e.BLOB_STORE_URL && e.BLOB_DIR) {
+    throw new ConfigError('Invalid environment:\n  BLOB_DIR and BLOB_STORE_URL: set one (photos go to one store)');
+  }
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    throw new ConfigError(
+      `Invalid environment:\n  WEB_CONCURRENCY=${e.WEB_CONCURRENCY} needs DATABASE_URL: the embedded PGlite ` +
+        'database runs inside one process and cannot be shared. Set DATABASE_URL to a PostgreSQL server, or ' +
+        'WEB_CONCURRENCY=1.',
+    );
+  }
+  const objectStore = e.BLOB_STORE_URL
+    ? parseBlobStoreUrl(e.BLOB_STORE_URL, {
+        accessKeyId: e.AWS_ACCESS_KEY_ID,
+        secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+        sessionToken: e.AWS_SESSION_TOKEN,
+        region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION,
+      })
+    : undefined;
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -179,6 +271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     pgliteDir: path.join(dataDir, 'db'),
     blobDir: e.BLOB_DIR ? path.resolve(e.BLOB_DIR) : path.join(dataDir, 'blobs'),
+    objectStore,
+    webConcurrency: e.WEB_CONCURRENCY,
     demoMode: resolveDemoMode(e.DEMO_MODE, e.HOST),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -294,4 +295,19 @@ export const jobs = pgTable(
       .on(t.kind, t.photoId)
       .where(sql`status in ('queued', 'running')`),
   ],
+);
+
+/**
+ * Request limits shared by every server process on PostgreSQL (http/rate-limit-store.ts): one
+ * fixed-window counter per rule and key. `key` is a SHA-256 of the rule and the client's key, so no
+ * address or email is stored; `resets_at` is in ms since the epoch, by the server's clock.
+ */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').primaryKey(),
+    hits: integer('hits').notNull(),
+    resetsAt: bigint('resets_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('rate_limit_counters_resets_idx').on(t.resetsAt)],
 );

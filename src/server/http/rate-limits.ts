@@ -1,13 +1,17 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Db } from '../db/client';
 import { tooMany } from './errors';
+import { createRateLimitRepository } from './rate-limit.repository';
+import { postgresRateLimitStore } from './rate-limit-store';
 
 /**
  * Every request limit of the app, in one table keyed by 'METHOD /url', applied by one `onRoute`
  * hook installed before any feature registers: a feature's routes need no edits to be limited.
  *
- * Counters are @fastify/rate-limit's in-process stores (fixed windows, one LRU per rule): with n
- * server processes an address or user gets at most n x max per window.
+ * Counters (fixed windows) are in PostgreSQL when the app runs on it, so every server process and
+ * machine counts into the same window (rate-limit-store.ts); on the embedded PGlite, which only
+ * ever has one process, they are @fastify/rate-limit's in-memory stores (one LRU per rule).
  */
 export type RateLimitKey =
   /** the client address (IPv6 by /64, so one host cannot rotate through its own prefix) */
@@ -74,8 +78,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'PUT /api/photos/:id/favorite': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
 };
 
-/** Keys kept per rule; the least recently seen are dropped first (a flood of new keys cannot grow memory). */
+/** Keys kept per rule in memory; the least recently seen are dropped first (a flood of new keys cannot grow memory). */
 const KEYS_PER_RULE = 20_000;
+/** How often ended windows are deleted from the shared table (any process may; deleting twice is harmless). */
+const PRUNE_EVERY_MS = 10 * 60_000;
 
 export const tooManyMessage = (seconds: number) =>
   `Too many attempts. Please wait ${Math.max(1, Math.ceil(seconds / 60))} minute(s) and try again.`;
@@ -105,9 +111,29 @@ function keyOf(kind: RateLimitKey, request: FastifyRequest): string {
  * preHandler: after the session lookup (so 'user' keys work) and after body validation (so the email
  * is a checked string and a malformed request, refused for free, spends nobody's budget).
  */
-export async function registerRateLimits(app: FastifyInstance, table: RateLimitTable) {
+export async function registerRateLimits(
+  app: FastifyInstance,
+  table: RateLimitTable,
+  opts: {
+    /** PostgreSQL: counters shared by every process on it. Unset: in this process's memory. */
+    shared?: Db;
+    /** Background pruning of the shared table runs with the other background workers. */
+    prune?: boolean;
+  } = {},
+) {
   // global: false, so only routes listed here are limited, each by all of its rules.
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, {
+    global: false,
+    ...(opts.shared ? { store: postgresRateLimitStore(opts.shared) } : {}),
+  });
+  if (opts.shared && opts.prune) {
+    const repo = createRateLimitRepository(opts.shared);
+    const prune = () =>
+      repo.removeEnded(Date.now()).catch((err: unknown) => app.log.warn({ err }, 'rate limit pruning failed'));
+    const timer = setInterval(prune, PRUNE_EVERY_MS);
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
@@ -115,12 +141,13 @@ export async function registerRateLimits(app: FastifyInstance, table: RateLimitT
       if (!rules?.length) continue;
       // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
       // limit on the same route would never run.
-      const limiters = rules.map((rule) => ({
+      const limiters = rules.map((rule, i) => ({
         rule,
         limit: app.createRateLimit({
           max: rule.max,
           timeWindow: rule.windowMs,
-          keyGenerator: (request) => keyOf(rule.key, request),
+          // The rule in the key: a shared store has one table for every rule.
+          keyGenerator: (request) => `${method} ${route.url} #${i}\n${keyOf(rule.key, request)}`,
           // The LRU size; typed on the route options only.
           ...({ cache: KEYS_PER_RULE } as object),
         }),

@@ -71,4 +71,21 @@ describe('SessionCache', () => {
     c.set('s1', entry('u1'), c.begin());
     expect(c.get('s1')).toBeUndefined();
   });
+
+  it('paused, it answers nothing and stores nothing, until resumed', () => {
+    const c = make();
+    c.set('s1', entry('u1'), c.begin());
+    const started = c.begin();
+    c.pause();
+    expect(c.get('s1')).toBeUndefined();
+    c.set('s2', entry('u2'), c.begin());
+    expect(c.get('s2')).toBeUndefined();
+    c.resume();
+    expect(c.get('s1')).toBeUndefined();
+    // A lookup that began before the pause may have missed an eviction meanwhile: not stored.
+    c.set('s3', entry('u3'), started);
+    expect(c.get('s3')).toBeUndefined();
+    c.set('s4', entry('u4'), c.begin());
+    expect(c.get('s4')?.userId).toBe('u4');
+  });
 });

@@ -4,8 +4,9 @@
  *
  * Only found sessions are cached (a session made on another process is seen at once). An entry
  * lives `ttlMs` at most and never past the session's own expiry. Logout and password reset evict
- * locally, so on this process they take effect immediately; another process may keep answering
- * for a deleted session until its entry ages out (at most `ttlMs`, see ARCHITECTURE.md).
+ * here at once; on PostgreSQL every other process hears of it too (session-events.ts) and evicts
+ * within milliseconds. While a process cannot hear those events it is `paused`: it caches nothing,
+ * so every request asks the database. `ttlMs` bounds what a silently lost event could leave.
  */
 export interface CachedSession<U> {
   user: U;
@@ -22,6 +23,7 @@ export class SessionCache<U> {
   private readonly entries = new Map<string, Entry<U>>();
   /** Bumped by every eviction: a lookup that raced one must not store what it read. */
   private generation = 0;
+  private paused = false;
 
   constructor(private readonly opts: { ttlMs: number; maxEntries: number; now?: () => number }) {}
 
@@ -34,6 +36,7 @@ export class SessionCache<U> {
   }
 
   get(sessionId: string): CachedSession<U> | undefined {
+    if (this.paused) return undefined;
     const e = this.entries.get(sessionId);
     if (!e) return undefined;
     const now = this.now();
@@ -54,7 +57,7 @@ export class SessionCache<U> {
    * may have been read just before a logout deleted it).
    */
   set(sessionId: string, value: CachedSession<U>, startedAt: number) {
-    if (startedAt !== this.generation) return;
+    if (startedAt !== this.generation || this.paused) return;
     if (this.opts.ttlMs <= 0 || this.opts.maxEntries <= 0) return;
     this.entries.delete(sessionId);
     // Bounded: the oldest insertion goes first (Map keeps insertion order).
@@ -80,5 +83,15 @@ export class SessionCache<U> {
   clear() {
     this.generation += 1;
     this.entries.clear();
+  }
+
+  /** Forgets everything and caches nothing until `resume` (evictions may be going unheard). */
+  pause() {
+    this.paused = true;
+    this.clear();
+  }
+
+  resume() {
+    this.paused = false;
   }
 }

@@ -4,11 +4,15 @@ import { hashToken } from '../lib/tokens';
 import { unauthorized } from './errors';
 import { isPublicRoute } from './route-table';
 import { SessionCache } from './session-cache';
+import { localSessionEnds, postgresSessionEnds, type SessionEnds } from './session-events';
 import { createSessionLookup } from './session.repository';
 
 export const SESSION_COOKIE = 'eyevu_session';
 export const SESSION_DAYS = 30;
-/** How long a resolved session is reused without a query (the multi-process staleness window). */
+/**
+ * How long a resolved session is reused without a query. Other processes' logouts arrive as events
+ * (session-events.ts); this only bounds what an event lost with its connection could leave.
+ */
 export const SESSION_CACHE_MS = 5_000;
 const SESSION_CACHE_MAX = 10_000;
 
@@ -30,6 +34,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Resolved sessions of this process; logout and password reset evict from it. */
     sessionCache: SessionCache<CachedUser>;
+    /** Ends sessions in this process's cache and, on PostgreSQL, in every other process's. */
+    sessionEnds: SessionEnds;
   }
 }
 
@@ -78,6 +84,12 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   const cache = new SessionCache<CachedUser>({ ttlMs: SESSION_CACHE_MS, maxEntries: SESSION_CACHE_MAX });
   app.decorate('sessionCache', cache);
+  const ends =
+    ctx.database.kind === 'postgres' && ctx.config.databaseUrl
+      ? postgresSessionEnds({ databaseUrl: ctx.config.databaseUrl, db: ctx.db, cache, log: app.log })
+      : localSessionEnds(cache);
+  app.decorate('sessionEnds', ends);
+  ctx.onClose.push(() => ends.close());
   app.decorateRequest('sessionUser', null);
   const findSession = createSessionLookup(ctx.db);
   app.addHook('onRequest', async (request, reply) => {

@@ -35,7 +35,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     mailer: opts.mailer ?? (ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined),
     onUserCreated: ctx.onUserCreated,
     log: app.log,
-    sessionCache: app.sessionCache,
+    sessionCache: app.sessionEnds,
   });
   // Reset mail still on its way is finished before the database closes.
   ctx.onClose.push(() => service.drain());

@@ -24,8 +24,8 @@ export function createAuthService(deps: {
   mailer?: Mailer;
   onUserCreated: Array<(u: { id: string; email: string }) => Promise<void>>;
   log: { error(obj: object, msg: string): void; warn(msg: string): void };
-  /** This process's session cache (http/session.ts): ended sessions are evicted at once. */
-  sessionCache: { evict(sessionId: string): void; evictUser(userId: string): void };
+  /** The session caches (http/session-events.ts): ended sessions are evicted in every process. */
+  sessionCache: { evict(sessionId: string): Promise<void>; evictUser(userId: string): Promise<void> };
   now?: () => Date;
 }) {
   const { repo, config } = deps;
@@ -105,7 +105,7 @@ export function createAuthService(deps: {
 
     async logout(sessionId: string) {
       await repo.deleteSession(sessionId);
-      deps.sessionCache.evict(sessionId);
+      await deps.sessionCache.evict(sessionId);
     },
 
     /**
@@ -136,7 +136,7 @@ export function createAuthService(deps: {
       if (!(await repo.isResetLive(id, now()))) throw badRequest(INVALID_RESET);
       const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now());
       // The reset deleted every session of the user; none may be served from the cache either.
-      if (userId) deps.sessionCache.evictUser(userId);
+      if (userId) await deps.sessionCache.evictUser(userId);
       if (!userId) throw badRequest(INVALID_RESET);
       return { message: 'Password reset successfully' };
     },

@@ -1,0 +1,60 @@
+import { ConfigError, loadConfig, parseBlobStoreUrl } from './config';
+
+describe('object store and process settings', () => {
+  const keys = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
+
+  it('BLOB_STORE_URL: bucket, prefix, custom endpoint (path-style), region and keys from the standard variables', () => {
+    const c = loadConfig({
+      BLOB_STORE_URL: 's3://eyevu-photos/prod/v1?endpoint=http://127.0.0.1:9000',
+      AWS_REGION: 'eu-west-1',
+      ...keys,
+    });
+    expect(c.objectStore).toEqual({
+      bucket: 'eyevu-photos',
+      prefix: 'prod/v1/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: undefined },
+    });
+    // AWS itself: virtual-hosted addressing; no keys means the SDK's own chain (an instance role).
+    expect(parseBlobStoreUrl('s3://eyevu-photos?region=us-west-2')).toMatchObject({
+      endpoint: undefined,
+      region: 'us-west-2',
+      forcePathStyle: false,
+      credentials: undefined,
+    });
+    expect(loadConfig({}).objectStore).toBeUndefined();
+  });
+
+  it('refuses a bad BLOB_STORE_URL, keys in the URL, half a key pair, or BLOB_DIR beside it, naming the setting', () => {
+    const bad = {
+      'https://bucket': /only s3:\/\//,
+      's3://Bad_Bucket': /not a bucket name/,
+      's3://bucket?endpoint=ftp://x': /endpoint must be an http/,
+      's3://bucket?acl=public': /unknown option "acl"/,
+      's3://bucket/a//b': /prefix/,
+      's3://key:secret@bucket': /not the URL/,
+      's3://bucket?forcePathStyle=yes': /forcePathStyle must be true or false/,
+    };
+    for (const [url, why] of Object.entries(bad)) {
+      expect(() => loadConfig({ BLOB_STORE_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ BLOB_STORE_URL: url })).toThrow(why);
+    }
+    expect(() => loadConfig({ BLOB_STORE_URL: 's3://bucket', AWS_ACCESS_KEY_ID: 'only-one' })).toThrow(
+      /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both/,
+    );
+    expect(() => loadConfig({ BLOB_STORE_URL: 's3://bucket', BLOB_DIR: '/srv/blobs' })).toThrow(/set one/);
+  });
+
+  it('WEB_CONCURRENCY above 1 needs PostgreSQL: the embedded PGlite is refused with the reason', () => {
+    expect(loadConfig({}).webConcurrency).toBe(1);
+    expect(() => loadConfig({ WEB_CONCURRENCY: '2' })).toThrow(
+      /WEB_CONCURRENCY=2 needs DATABASE_URL: the embedded PGlite database runs inside one process/,
+    );
+    expect(loadConfig({ WEB_CONCURRENCY: '4', DATABASE_URL: 'postgres://u@db/eyevu' }).webConcurrency).toBe(4);
+    expect(() => loadConfig({ WEB_CONCURRENCY: '0', DATABASE_URL: 'postgres://u@db/eyevu' })).toThrow(
+      /WEB_CONCURRENCY/,
+    );
+  });
+});

@@ -1,0 +1,8 @@
+-- Request limits shared by every server process on PostgreSQL (http/rate-limit-store.ts).
+CREATE TABLE "rate_limit_counters" (
+	"key" text PRIMARY KEY NOT NULL,
+	"hits" integer NOT NULL,
+	"resets_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "rate_limit_counters_resets_idx" ON "rate_limit_counters" USING btree ("resets_at");

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
+import { LocalBlobStore, sha256Hex, type BlobStore } from './blob-store';
+import { S3BlobStore } from './s3-blob-store';
+
+/**
+ * One contract, two stores: every case runs against the local folder and against an S3-compatible
+ * server (s3rver, started here on loopback), so the object store can stand in for the folder.
+ */
+interface Subject {
+  store: BlobStore & { removeStaleTempFiles(olderThan: Date): Promise<number> };
+  /** Makes a stored blob look written at `when` (what the orphan sweep's grace reads). */
+  age(key: string, when: Date): Promise<void>;
+  close(): Promise<void>;
+}
+
+const subjects: Record<string, () => Promise<Subject>> = {
+  'local folder': async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'eyevu-blobs-'));
+    const store = new LocalBlobStore(root);
+    return {
+      store,
+      age: (key, when) => utimes(path.join(root, key.slice(0, 2), key.slice(2, 4), key), when, when),
+      close: async () => rmSync(root, { recursive: true, force: true }),
+    };
+  },
+  'S3-compatible object store': async () => {
+    const server: TestObjectStore = await startTestObjectStore();
+    const store = new S3BlobStore(server.settings);
+    await store.check();
+    return {
+      store,
+      age: (key, when) => server.age(`blobs/${key}`, when),
+      close: async () => {
+        store.close();
+        await server.stop();
+      },
+    };
+  },
+};
+
+const keysOf = async (store: BlobStore) => {
+  const keys: string[] = [];
+  for await (const b of store.list()) keys.push(b.key);
+  return keys.sort();
+};
+
+const drain = async (stream: Readable) => {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+};
+
+const HOUR = 60 * 60 * 1000;
+
+for (const [name, open] of Object.entries(subjects)) {
+  describe(`BlobStore contract: ${name}`, () => {
+    let s: Subject;
+    beforeAll(async () => {
+      s = await open();
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
+
+    it('stores bytes under their SHA-256, once, and gives them back by read, stream, stat and list', async () => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17);
+      const key = await s.store.put(bytes);
+      expect(key).toBe(sha256Hex(bytes));
+      expect(await s.store.put(Buffer.from(bytes))).toBe(key);
+      expect((await s.store.read(key)).equals(bytes)).toBe(true);
+      expect((await drain(s.store.stream(key))).equals(bytes)).toBe(true);
+      expect(await s.store.has(key)).toBe(true);
+      const info = await s.store.stat(key);
+      expect(info?.size).toBe(bytes.length);
+      expect(Math.abs(info!.modifiedAt.getTime() - Date.now())).toBeLessThan(60_000);
+      expect((await keysOf(s.store)).filter((k) => k === key)).toHaveLength(1);
+      const listed = [];
+      for await (const b of s.store.list()) if (b.key === key) listed.push(b);
+      expect(listed[0]?.size).toBe(bytes.length);
+    });
+
+    it('a missing blob is absent everywhere: has false, stat null, read and stream fail with ENOENT, delete is a no-op', async () => {
+      const key = sha256Hex(Buffer.from(`never stored ${name}`));
+      expect(await s.store.has(key)).toBe(false);
+      expect(await s.store.stat(key)).toBeNull();
+      await expect(s.store.read(key)).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(drain(s.store.stream(key))).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(s.store.delete(key)).resolves.toBeUndefined();
+    });
+
+    it('refuses a key that is not a SHA-256 (no path tricks)', async () => {
+      for (const bad of ['../../etc/passwd', 'ABC', `${'a'.repeat(64)}/x`]) {
+        await expect(s.store.read(bad)).rejects.toThrow(/invalid blob key/);
+        await expect(s.store.delete(bad)).rejects.toThrow(/invalid blob key/);
+      }
+    });
+
+    it('delete removes the blob and its listing', async () => {
+      const key = await s.store.put(Buffer.from(`to delete ${name}`));
+      await s.store.delete(key);
+      expect(await s.store.has(key)).toBe(false);
+      expect(await keysOf(s.store)).not.toContain(key);
+    });
+
+    it('re-storing bytes already there refreshes their time, so the orphan sweep spares them', async () => {
+      const key = await s.store.put(Buffer.from(`re-put ${name}`));
+      await s.age(key, new Date(Date.now() - 2 * HOUR));
+      expect((await s.store.stat(key))!.modifiedAt.getTime()).toBeLessThan(Date.now() - HOUR);
+      await s.store.put(Buffer.from(`re-put ${name}`));
+      expect((await s.store.stat(key))!.modifiedAt.getTime()).toBeGreaterThan(Date.now() - HOUR);
+    });
+
+    it('a staged blob is invisible until committed; commit is idempotent', async () => {
+      const bytes = Buffer.from(`staged ${name} ${Date.now()}`);
+      const staged = await s.store.stage(bytes);
+      expect(staged.key).toBe(sha256Hex(bytes));
+      expect(await s.store.has(staged.key)).toBe(false);
+      expect(await keysOf(s.store)).not.toContain(staged.key);
+      expect(await staged.commit()).toBe(staged.key);
+      expect(await staged.commit()).toBe(staged.key);
+      expect((await s.store.read(staged.key)).equals(bytes)).toBe(true);
+      await staged.discard();
+      expect(await s.store.has(staged.key)).toBe(true);
+    });
+
+    it('discarding a staged copy of stored bytes leaves the stored blob alone; nothing is left behind', async () => {
+      const bytes = Buffer.from(`shared ${name}`);
+      const key = await s.store.put(bytes);
+      const staged = await s.store.stage(bytes);
+      await staged.discard();
+      await staged.discard();
+      expect((await s.store.read(key)).equals(bytes)).toBe(true);
+      const refused = await s.store.stage(Buffer.from(`refused upload ${name}`));
+      await refused.discard();
+      expect(await s.store.has(refused.key)).toBe(false);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
+    });
+
+    it('committing bytes already stored keeps one blob and refreshes it', async () => {
+      const bytes = Buffer.from(`committed twice ${name}`);
+      const key = await s.store.put(bytes);
+      await s.age(key, new Date(Date.now() - 2 * HOUR));
+      await (await s.store.stage(bytes)).commit();
+      expect((await s.store.stat(key))!.modifiedAt.getTime()).toBeGreaterThan(Date.now() - HOUR);
+      expect((await keysOf(s.store)).filter((k) => k === key)).toHaveLength(1);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
+    });
+
+    it('a stage a crash never finished is not a blob, and the stale sweep removes it', async () => {
+      const before = await keysOf(s.store);
+      const abandoned = await s.store.stage(Buffer.from(`crashed mid-upload ${name}`));
+      expect(await keysOf(s.store)).toEqual(before);
+      // Younger than the cutoff: kept (an upload may still be running).
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() - HOUR))).toBe(0);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(1);
+      expect(await s.store.has(abandoned.key)).toBe(false);
+      expect(await keysOf(s.store)).toEqual(before);
+    });
+  });
+}

@@ -1,0 +1,267 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type _Object,
+} from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { isBlobKey, sha256Hex, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store';
+
+/** Where and how to reach the bucket; parsed from BLOB_STORE_URL by config.ts. */
+export interface S3StoreSettings {
+  bucket: string;
+  /** '' or a folder inside the bucket, ending in '/'. */
+  prefix: string;
+  /** A non-AWS server (MinIO, R2, Ceph...); unset means AWS S3 in `region`. */
+  endpoint?: string;
+  region: string;
+  /** `endpoint/bucket/key` rather than `bucket.endpoint/key`; what custom endpoints expect. */
+  forcePathStyle: boolean;
+  /** Unset: the SDK's own chain (instance role, profile...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+/**
+ * S3 has no "touch": re-storing bytes that are already there rewrites the object's metadata (a copy
+ * onto itself), and this field records when. Not every S3-compatible server moves LastModified on
+ * such a copy, so `stat` takes the later of the two.
+ */
+const TOUCHED = 'touched-ms';
+
+/** A missing blob fails like a missing file, so callers test `code === 'ENOENT'` for both stores. */
+function missing(key: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`blob not found: ${key}`);
+  err.code = 'ENOENT';
+  return err;
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  if (e?.name === 'NoSuchBucket') return false;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/**
+ * Blobs as objects `<prefix>blobs/<sha256>` in one bucket; uploads not yet committed wait under
+ * `<prefix>staging/`, where neither readers nor the orphan sweep's `list` look. Reads go through
+ * the server (see docs/decisions), so the owner check and cache headers stay those of the routes.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly blobPrefix: string;
+  private readonly stagingPrefix: string;
+
+  constructor(readonly settings: S3StoreSettings) {
+    this.bucket = settings.bucket;
+    this.blobPrefix = `${settings.prefix}blobs/`;
+    this.stagingPrefix = `${settings.prefix}staging/`;
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      forcePathStyle: settings.forcePathStyle,
+      credentials: settings.credentials,
+      // The SDK's default checksums (CRC32 headers and trailers) are newer than many S3-compatible
+      // servers; with a custom endpoint they are sent only where the API requires them.
+      ...(settings.endpoint
+        ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+        : {}),
+    });
+  }
+
+  /** Fails with a message naming the bucket when it cannot be reached (called once at start). */
+  async check(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+      const where = this.settings.endpoint ?? `AWS S3 (${this.settings.region})`;
+      const why =
+        e.$metadata?.httpStatusCode === 404
+          ? 'it does not exist (create it first)'
+          : e.$metadata?.httpStatusCode === 403
+            ? 'access denied (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+            : `${e.name ?? 'error'}: ${e.message ?? String(err)}`;
+      throw new Error(`Object store: bucket "${this.bucket}" at ${where}: ${why}`, { cause: err });
+    }
+  }
+
+  close() {
+    this.client.destroy();
+  }
+
+  private objectKey(key: string) {
+    if (!isBlobKey(key)) throw new Error(`invalid blob key: ${key}`);
+    return this.blobPrefix + key;
+  }
+
+  private copySource(objectKey: string) {
+    return `${this.bucket}/${objectKey.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /** Marks an existing blob as just written (the orphan sweep's grace); false when there is none. */
+  private async touch(key: string): Promise<boolean> {
+    const objectKey = this.objectKey(key);
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: objectKey,
+          CopySource: this.copySource(objectKey),
+          MetadataDirective: 'REPLACE',
+          ContentType: 'application/octet-stream',
+          Metadata: { [TOUCHED]: String(Date.now()) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  private async write(objectKey: string, bytes: Buffer) {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: objectKey,
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: 'application/octet-stream',
+      }),
+    );
+  }
+
+  private async remove(objectKey: string) {
+    // S3 answers a delete of a missing object with success, so this is idempotent like unlink-if-present.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+  }
+
+  async put(bytes: Buffer): Promise<string> {
+    const key = sha256Hex(bytes);
+    if (!(await this.touch(key))) await this.write(this.objectKey(key), bytes);
+    return key;
+  }
+
+  async stage(bytes: Buffer): Promise<StagedBlob> {
+    const key = sha256Hex(bytes);
+    const staging = `${this.stagingPrefix}${key}.${randomBytes(6).toString('hex')}`;
+    await this.write(staging, bytes);
+    let done = false;
+    return {
+      key,
+      commit: async () => {
+        if (done) return key;
+        // Stored already (another photo's bytes): only its time moves; otherwise a server-side copy.
+        if (!(await this.touch(key))) {
+          await this.client.send(
+            new CopyObjectCommand({
+              Bucket: this.bucket,
+              Key: this.objectKey(key),
+              CopySource: this.copySource(staging),
+              ContentType: 'application/octet-stream',
+            }),
+          );
+        }
+        done = true;
+        await this.remove(staging);
+        return key;
+      },
+      discard: async () => {
+        if (done) return;
+        done = true;
+        await this.remove(staging);
+      },
+    };
+  }
+
+  async has(key: string) {
+    return (await this.stat(key)) !== null;
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const touched = Number(head.Metadata?.[TOUCHED] ?? 0);
+      const modified = head.LastModified?.getTime() ?? 0;
+      return { key, size: head.ContentLength ?? 0, modifiedAt: new Date(Math.max(touched, modified)) };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  private async get(key: string) {
+    try {
+      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    } catch (err) {
+      if (isNotFound(err)) throw missing(key);
+      throw err;
+    }
+  }
+
+  async read(key: string): Promise<Buffer> {
+    const res = await this.get(key);
+    if (!res.Body) throw missing(key);
+    return Buffer.from(await res.Body.transformToByteArray());
+  }
+
+  /**
+   * The object's bytes as they arrive, without holding the file in memory. The request starts when
+   * the stream is first read; a reader that goes away (a closed connection) ends the download.
+   */
+  stream(key: string): Readable {
+    const get = () => this.get(key);
+    async function* chunks() {
+      const res = await get();
+      if (!res.Body) throw missing(key);
+      for await (const chunk of res.Body as Readable) yield chunk as Buffer;
+    }
+    return Readable.from(chunks(), { objectMode: false });
+  }
+
+  async delete(key: string) {
+    await this.remove(this.objectKey(key));
+  }
+
+  private async *objects(prefix: string): AsyncIterable<_Object> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      yield* page.Contents ?? [];
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /**
+   * Every blob with its LastModified, one request per 1,000. A blob re-stored since may be younger
+   * than listed (see TOUCHED): the sweep re-reads `stat` under the blob's lock before deleting.
+   */
+  async *list(): AsyncIterable<BlobInfo> {
+    for await (const o of this.objects(this.blobPrefix)) {
+      const key = o.Key?.slice(this.blobPrefix.length) ?? '';
+      if (!isBlobKey(key)) continue;
+      yield { key, size: o.Size ?? 0, modifiedAt: o.LastModified ?? new Date(0) };
+    }
+  }
+
+  /** Staged uploads a crash never committed or discarded, older than `olderThan` (the sweep calls it). */
+  async removeStaleTempFiles(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for await (const o of this.objects(this.stagingPrefix)) {
+      if (o.Key && o.LastModified && o.LastModified < olderThan) {
+        await this.remove(o.Key);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,19 @@
+// s3rver ships no type declarations; only what the tests use.
+declare module 's3rver' {
+  import type { Server } from 'node:http';
+  import type { AddressInfo } from 'node:net';
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    silent?: boolean;
+    directory?: string;
+    resetOnClose?: boolean;
+    configureBuckets?: Array<{ name: string }>;
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+    httpServer?: Server;
+  }
+}
