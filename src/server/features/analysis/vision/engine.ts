@@ -8,7 +8,7 @@ import type { Classification } from '../classifier/nearest-centroid';
 import { predictProbe, type ProbeModel } from '../classifier/probe';
 import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
 import { ensureTfWasm } from './runtime';
-import { EMBEDDING_INPUT, EMBEDDING_LAYERS, loadEmbedder, type Embedder, type RgbImage } from './embedder';
+import { EMBEDDING_INPUT, EMBEDDING_LAYERS, EMBEDDING_MODEL, loadEmbedder, type Embedder, type RgbImage } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
@@ -102,6 +102,15 @@ function parseProbe(v: unknown, inputs: number | undefined, what: string): Probe
   return m;
 }
 
+/** Backbones the engine can cut and pool (nsfwjs ships both as Keras layers models). */
+const BACKBONES = ['inception_v3', 'mobilenet_v2'] as const;
+
+function backboneOf(model: string): string {
+  const name = model.replace(/^nsfwjs\//, '');
+  if (!(BACKBONES as readonly string[]).includes(name)) throw new Error(`vision: unknown embedding model ${model}`);
+  return name;
+}
+
 export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
   if (
     !isRecord(json) ||
@@ -186,7 +195,12 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         reference = parseReferenceEmbeddings(JSON.parse(await readFile(refPath, 'utf8')));
       }
       // The network is cut after the blocks the category model was trained on.
-      embedder = await loadEmbedder(options.nodeModulesDir, reference?.layers ?? EMBEDDING_LAYERS);
+      embedder = await loadEmbedder(
+        options.nodeModulesDir,
+        reference?.layers ?? EMBEDDING_LAYERS,
+        EMBEDDING_INPUT,
+        reference ? backboneOf(reference.model) : EMBEDDING_MODEL,
+      );
       if (reference && (reference.dims !== embedder.dims || reference.inputSize !== EMBEDDING_INPUT)) {
         throw new Error(
           `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
