@@ -59,7 +59,7 @@ describe('vision engine on photos it was not tuned on (real models)', () => {
         ),
         '',
         report(
-          'FRESH test part (round 2)',
+          'FRESH test part (rounds 2 and 3)',
           testRows.filter((r) => r.fresh),
         ),
         '',
