@@ -1,6 +1,6 @@
 /**
  * The vision engine alone: accuracy on photos it was never tuned on, and throughput.
- * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2]
+ * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2] [batch=the server's]
  *
  * Photos: the TEST part of assets/reference-photos (fixed by file name before tuning; see
  * bench/README.md) and then the demo library. The FRESH test part (test-part photos listed in
@@ -18,6 +18,7 @@ import { loadavg } from 'node:os';
 import {
   createVisionEngine,
   createVisionPool,
+  VISION_BATCH,
   demoPhotos,
   figures,
   labelledPhotos,
@@ -28,6 +29,7 @@ import {
 
 const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv[2]) : Infinity;
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);
+const batch = Number(process.argv[4] ?? VISION_BATCH);
 const test = await labelledPhotos('test');
 const demo = await demoPhotos();
 const photos = [...test, ...demo].slice(0, limit);
@@ -70,7 +72,7 @@ for (const threads of threadCounts) {
     );
     continue;
   }
-  const pool = createVisionPool({ threads });
+  const pool = createVisionPool({ threads, batch });
   let t = performance.now();
   await pool.load();
   const loadMs = performance.now() - t;
@@ -79,7 +81,7 @@ for (const threads of threadCounts) {
   results = await Promise.all(buffers.map((b) => pool.analyze(b)));
   const secs = (performance.now() - t) / 1000;
   console.log(
-    `${threads} vision threads (the server's pool): ${(photos.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms), ${cpuPerPhoto(c0)}`,
+    `${threads} vision threads (the server's pool, batches of up to ${batch}): ${(photos.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms), ${cpuPerPhoto(c0)}`,
   );
   await pool.close();
 }
