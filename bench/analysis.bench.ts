@@ -98,7 +98,10 @@ if (results.length === photos.length) {
   const demoRows = rows.filter((r) => r.part === 'demo');
   const freshRows = rows.filter((r) => r.fresh);
   console.log(
-    `\n${report('round 3 test part (first scored with this model)', freshRows.filter((r) => r.round === 3))}\n`,
+    `\n${report(
+      'round 3 test part (first scored with this model)',
+      freshRows.filter((r) => r.round === 3),
+    )}\n`,
   );
   console.log(`\n${report('FRESH test part (rounds 2 and 3, never looked at while choosing)', freshRows)}\n`);
   const ff = figures(freshRows);

@@ -330,8 +330,14 @@ if (process.env.VISION_SCORE_TEST === '1') {
         `precision ${((right / Math.max(given, 1)) * 100).toFixed(1)} % (${per})`,
     );
   };
-  show('TEST round 3', rows.filter((r) => rounds.get(r.file) === 3));
-  show('TEST fresh (rounds 2+3)', rows.filter((r) => rounds.has(r.file)));
+  show(
+    'TEST round 3',
+    rows.filter((r) => rounds.get(r.file) === 3),
+  );
+  show(
+    'TEST fresh (rounds 2+3)',
+    rows.filter((r) => rounds.has(r.file)),
+  );
   show('TEST whole', rows);
   console.log(`detectors skipped on ${rows.filter((r) => r.skip).length}/${rows.length} test photos`);
   for (const r of rows.filter((x) => x.got !== x.want)) console.log(`  ${r.file}: ${r.want} -> ${r.got}`);

@@ -8,7 +8,14 @@ import type { Classification } from '../classifier/nearest-centroid';
 import { predictProbe, type ProbeModel } from '../classifier/probe';
 import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
 import { ensureTfWasm } from './runtime';
-import { EMBEDDING_INPUT, EMBEDDING_LAYERS, EMBEDDING_MODEL, loadEmbedder, type Embedder, type RgbImage } from './embedder';
+import {
+  EMBEDDING_INPUT,
+  EMBEDDING_LAYERS,
+  EMBEDDING_MODEL,
+  loadEmbedder,
+  type Embedder,
+  type RgbImage,
+} from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
@@ -243,9 +250,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     // A confident probe on a photo that is not about people needs no detector evidence: the
     // rules would not change its category, and the detectors cost as much as the embedding.
     const confident =
-      ref.detectorRules &&
-      leaning.similarity >= ref.detectorSkipConfidence &&
-      !looksLikePeople(leaning);
+      ref.detectorRules && leaning.similarity >= ref.detectorSkipConfidence && !looksLikePeople(leaning);
     const detections: Detections =
       detector && !confident
         ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
@@ -253,10 +258,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     const detectorsRun = detector !== undefined && !confident;
     const t3 = performance.now();
     const probs = ref.stack
-      ? predictProbe(
-          ref.stack,
-          stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)),
-        )
+      ? predictProbe(ref.stack, stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)))
       : embeddingProbs;
     const classification: Classification = decideFromProbabilities(probs, ref.minConfidence);
     const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);

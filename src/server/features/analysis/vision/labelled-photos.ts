@@ -37,8 +37,7 @@ export async function labelledPhotos(part?: SplitPart): Promise<LabelledPhoto[]>
   for (const category of PHOTO_CATEGORIES) {
     const dir = path.join(root, category);
     for (const f of (await readdir(dir)).filter((x) => /\.(jpe?g|png|webp)$/i.test(x)).sort()) {
-      if (!part || splitPart(f) === part)
-      {
+      if (!part || splitPart(f) === part) {
         const round = roundOf.get(`${category}/${f}`) ?? 1;
         out.push({ file: path.join(dir, f), expected: category, fresh: round > 1, round });
       }
