@@ -1,11 +1,12 @@
 /**
  * The vision engine alone: accuracy on photos it was never tuned on, and throughput.
- * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2]
+ * Run: npx tsx bench/analysis.bench.ts [photos=all] [threads=1,2] [batch=the server's]
  *
  * Photos: the TEST part of assets/reference-photos (fixed by file name before tuning; see
  * bench/README.md) and then the demo library. The FRESH test part (test-part photos listed in
- * round2.txt, added after the rule was frozen and never looked at while choosing) is reported on
- * its own first. For each thread count: model load, photos/s for the
+ * round2.txt and round3.txt, added after the rule was frozen and never looked at while choosing) is
+ * reported on its own first, round 3 also alone. For each thread count: model load, photos/s and CPU
+ * time per photo (process.cpuUsage: every thread of this process) for the
  * full analysis (decode + embedding + detectors + category model), in this thread (1) or through
  * the vision thread pool the server uses (> 1, one tfjs WASM runtime per thread). Accuracy, per
  * category, the confusion matrix, the share left uncategorized and the precision of the categories
@@ -17,6 +18,7 @@ import { loadavg } from 'node:os';
 import {
   createVisionEngine,
   createVisionPool,
+  VISION_BATCH,
   demoPhotos,
   figures,
   labelledPhotos,
@@ -27,6 +29,7 @@ import {
 
 const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv[2]) : Infinity;
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);
+const batch = Number(process.argv[4] ?? VISION_BATCH);
 const test = await labelledPhotos('test');
 const demo = await demoPhotos();
 const photos = [...test, ...demo].slice(0, limit);
@@ -36,6 +39,13 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 console.log(`photos: ${photos.length} (test part ${test.length}, demo library ${demo.length}); load average ${load()}`);
+
+/** CPU time of this whole process (all threads) per photo since `from`, and what 2 idle cores would give. */
+function cpuPerPhoto(from: NodeJS.CpuUsage): string {
+  const u = process.cpuUsage(from);
+  const ms = (u.user + u.system) / 1000 / photos.length;
+  return `CPU ${ms.toFixed(0)} ms per photo (${(2000 / ms).toFixed(2)} photos/s on 2 idle cores)`;
+}
 
 let results: VisionResult[] = [];
 for (const threads of threadCounts) {
@@ -47,6 +57,7 @@ for (const threads of threadCounts) {
     let embedMs = 0;
     let detectMs = 0;
     results = [];
+    const c0 = process.cpuUsage();
     t = performance.now();
     for (const b of buffers) {
       const r = await engine.analyze(b);
@@ -56,41 +67,49 @@ for (const threads of threadCounts) {
     }
     const secs = (performance.now() - t) / 1000;
     console.log(
-      `1 thread, in process: ${(photos.length / secs).toFixed(2)} photos/s ` +
-        `(embedding ${(embedMs / photos.length).toFixed(0)} ms, detectors ${(detectMs / photos.length).toFixed(0)} ms per photo)`,
+      `1 thread, in process: ${(photos.length / secs).toFixed(2)} photos/s, ${cpuPerPhoto(c0)} ` +
+        `(embedding ${(embedMs / photos.length).toFixed(0)} ms, detectors ${(detectMs / photos.length).toFixed(0)} ms per photo, wall)`,
     );
     continue;
   }
-  const pool = createVisionPool({ threads });
+  const pool = createVisionPool({ threads, batch });
   let t = performance.now();
   await pool.load();
   const loadMs = performance.now() - t;
+  const c0 = process.cpuUsage();
   t = performance.now();
   results = await Promise.all(buffers.map((b) => pool.analyze(b)));
   const secs = (performance.now() - t) / 1000;
   console.log(
-    `${threads} vision threads (the server's pool): ${(photos.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms)`,
+    `${threads} vision threads (the server's pool, batches of up to ${batch}): ${(photos.length / secs).toFixed(2)} photos/s (load ${loadMs.toFixed(0)} ms), ${cpuPerPhoto(c0)}`,
   );
   await pool.close();
 }
 
 if (results.length === photos.length) {
-  const rows: (Scored & { part: 'test' | 'demo'; fresh: boolean })[] = photos.map((p, i) => ({
+  const rows: (Scored & { part: 'test' | 'demo'; fresh: boolean; round: number })[] = photos.map((p, i) => ({
     expected: p.expected,
     got: results[i]!.category,
     part: i < test.length ? 'test' : 'demo',
     fresh: i < test.length && p.fresh === true,
+    round: 'round' in p && typeof p.round === 'number' ? p.round : 1,
   }));
   const testRows = rows.filter((r) => r.part === 'test');
   const demoRows = rows.filter((r) => r.part === 'demo');
   const freshRows = rows.filter((r) => r.fresh);
-  console.log(`\n${report('FRESH test part (round 2, never looked at while choosing)', freshRows)}\n`);
+  console.log(
+    `\n${report(
+      'round 3 test part (first scored with this model)',
+      freshRows.filter((r) => r.round === 3),
+    )}\n`,
+  );
+  console.log(`\n${report('FRESH test part (rounds 2 and 3, never looked at while choosing)', freshRows)}\n`);
   const ff = figures(freshRows);
   console.log(
     `fresh test-part accuracy ${(ff.accuracy * 100).toFixed(1)} %, uncategorized ${(ff.abstained * 100).toFixed(1)} %, ` +
       `precision ${(ff.precision * 100).toFixed(1)} %`,
   );
-  console.log(`\n${report('whole TEST part (round 1 + round 2)', testRows)}\n`);
+  console.log(`\n${report('whole TEST part (rounds 1, 2 and 3)', testRows)}\n`);
   const f = figures(testRows);
   const skipped = results.filter((r) => !r.detectorsRun).length;
   console.log(`detectors skipped (confident probe, not people): ${skipped}/${results.length}`);

@@ -132,9 +132,17 @@ console.log(`tuning part: ${tune.length} photos; ${FOLDS}-fold cross-validation`
 const fixed = process.env.VISION_CONFIG?.split(':');
 if (fixed) tryConfig({ layers: fixed[0]!.split(','), augment: false, l2: Number(fixed[1]) });
 else console.log('step 1: blocks (l2 = 0.01), then l2');
-for (const layers of fixed
-  ? []
-  : [['mixed9'], ['mixed8', 'mixed9'], ['mixed9', 'mixed10'], ['mixed8', 'mixed9', 'mixed10']]) {
+const backbone = index.model ?? 'inception_v3';
+const blockSets: Record<string, string[][]> = {
+  inception_v3: [['mixed9'], ['mixed8', 'mixed9'], ['mixed9', 'mixed10'], ['mixed8', 'mixed9', 'mixed10']],
+  mobilenet_v2: [
+    ['out_relu'],
+    ['block_16_expand_relu'],
+    ['block_16_expand_relu', 'out_relu'],
+    ['block_13_expand_relu', 'block_16_expand_relu', 'out_relu'],
+  ],
+};
+for (const layers of fixed ? [] : (blockSets[backbone] ?? [])) {
   tryConfig({ layers, augment: false, l2: 0.01 });
 }
 const bestOf = () => [...tried].sort((a, b) => b.acc - a.acc)[0];
@@ -260,7 +268,7 @@ const pack = (m: ProbeModel) => ({
   bias: m.bias.map(round),
 });
 const out = {
-  model: 'nsfwjs/inception_v3',
+  model: `nsfwjs/${backbone}`,
   layers: best.c.layers,
   layer: `${best.c.layers.join('+')}+globalAveragePooling+sqrt`,
   dims: embedding.mean.length,
@@ -282,3 +290,55 @@ const out = {
 };
 await writeFile(outPath, JSON.stringify(out) + '\n');
 console.log(`wrote ${path.relative(projectRoot, outPath)} (${tried.length} configurations tried)`);
+
+// VISION_SCORE_TEST=1: one look at the test part with the model just written (from the cached
+// features, the engine's decision path). Only for a model already chosen above: nothing here feeds
+// back into any choice, and every look is to be counted in bench/README.md.
+if (process.env.VISION_SCORE_TEST === '1') {
+  const test = index.entries.filter((e) => e.set === 'test');
+  const rows = test.map((e) => {
+    const p = predictProbe(embedding, vectorOf(e.rows.orig!, best.c.layers));
+    const leaning = decideFromProbabilities(p, 0);
+    const skip = stage2 === 'rules' && Math.max(...p) >= detectorSkipConfidence && !looksLikePeople(leaning);
+    const got: CategoryResult =
+      stage2 === 'rules' && !skip
+        ? analyzePhoto({
+            classification: decideFromProbabilities(p, minConfidence),
+            objects: e.detections.objects,
+            faces: e.detections.faces,
+            colours: { brightness: 0.5, dominant: [], skyShare: 0 },
+          }).category
+        : decideFromProbabilities(p, minConfidence).category;
+    return { file: e.file, want: e.category, got, skip };
+  });
+  const rounds = new Map<string, number>();
+  for (const n of [2, 3]) {
+    const list = await readFile(path.join(projectRoot, 'assets', 'reference-photos', `round${n}.txt`), 'utf8').catch(
+      () => '',
+    );
+    for (const f of list.split('\n').filter(Boolean)) rounds.set(path.join('assets', 'reference-photos', f), n);
+  }
+  const show = (title: string, rs: typeof rows) => {
+    const given = rs.filter((r) => r.got !== 'uncategorized').length;
+    const right = rs.filter((r) => r.got === r.want).length;
+    const per = PHOTO_CATEGORIES.map(
+      (c) => `${c} ${rs.filter((r) => r.want === c && r.got === c).length}/${rs.filter((r) => r.want === c).length}`,
+    ).join(', ');
+    console.log(
+      `${title}: ${rs.length} photos, right ${((right / Math.max(rs.length, 1)) * 100).toFixed(1)} %, ` +
+        `uncategorized ${(((rs.length - given) / Math.max(rs.length, 1)) * 100).toFixed(1)} %, ` +
+        `precision ${((right / Math.max(given, 1)) * 100).toFixed(1)} % (${per})`,
+    );
+  };
+  show(
+    'TEST round 3',
+    rows.filter((r) => rounds.get(r.file) === 3),
+  );
+  show(
+    'TEST fresh (rounds 2+3)',
+    rows.filter((r) => rounds.has(r.file)),
+  );
+  show('TEST whole', rows);
+  console.log(`detectors skipped on ${rows.filter((r) => r.skip).length}/${rows.length} test photos`);
+  for (const r of rows.filter((x) => x.got !== x.want)) console.log(`  ${r.file}: ${r.want} -> ${r.got}`);
+}

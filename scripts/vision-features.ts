@@ -24,7 +24,11 @@ import {
 } from '../src/server/features/analysis/index';
 import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-categories';
 
-export const FEATURE_LAYERS = ['mixed8', 'mixed9', 'mixed10'] as const;
+/** Blocks cached per backbone (the ReLU outputs: square-rooting needs non-negative values). */
+export const FEATURE_LAYERS: Record<string, readonly string[]> = {
+  inception_v3: ['mixed8', 'mixed9', 'mixed10'],
+  mobilenet_v2: ['block_13_expand_relu', 'block_16_expand_relu', 'out_relu'],
+};
 export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right'] as const;
 
 export interface FeatureEntry {
@@ -37,6 +41,8 @@ export interface FeatureEntry {
 }
 
 export interface FeatureIndex {
+  /** nsfwjs backbone the vectors come from (inception_v3 when absent: older caches). */
+  model?: string;
   layers: string[];
   /** Embedding input side the vectors were computed at (224 when absent: older caches). */
   inputSize?: number;
@@ -96,6 +102,9 @@ async function main(): Promise<void> {
   // VISION_INPUT: embedding input side (default the engine's); VISION_VIEWS=orig: no augmented views;
   // VISION_REUSE=<dir>: take vectors (same input side and views) and detections of photos already there.
   const size = Number(process.env.VISION_INPUT ?? EMBEDDING_INPUT);
+  const model = process.env.VISION_MODEL ?? 'inception_v3';
+  const layers = FEATURE_LAYERS[model];
+  if (!layers) throw new Error(`no feature layers known for ${model}`);
   const onlyOrig = process.env.VISION_VIEWS === 'orig';
   const reuseDir = process.env.VISION_REUSE;
   let reuse: { index: FeatureIndex; all: Float32Array } | undefined;
@@ -106,7 +115,7 @@ async function main(): Promise<void> {
   }
   await mkdir(outDir, { recursive: true });
   await ensureTfWasm();
-  const embedder = await loadEmbedder(undefined, FEATURE_LAYERS, size);
+  const embedder = await loadEmbedder(undefined, layers, size, model);
   let detector: Awaited<ReturnType<typeof loadDetector>> | undefined;
   const photos = await labelled();
   const vectors: Float32Array[] = [];
@@ -116,7 +125,8 @@ async function main(): Promise<void> {
     const old = reuse?.index.entries.find((e) => e.file === p.file);
     const views = p.set === 'demo' || onlyOrig ? (['orig'] as const) : VIEWS;
     const rows: FeatureEntry['rows'] = {};
-    const sameVectors = old && reuse && (reuse.index.inputSize ?? 224) === size;
+    const sameVectors =
+      old && reuse && (reuse.index.inputSize ?? 224) === size && (reuse.index.model ?? 'inception_v3') === model;
     let decoded: Awaited<ReturnType<typeof decodeForModels>> | undefined;
     for (const view of views) {
       rows[view] = vectors.length;
@@ -142,8 +152,7 @@ async function main(): Promise<void> {
   vectors.forEach((v, i) => all.set(v, i * dims));
   await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   // Per-layer widths, so a reader can slice any combination of blocks out of a row.
-  const index: FeatureIndex = { layers: [...FEATURE_LAYERS], dims: [1280, 2048, 2048], inputSize: size, entries };
-  if (index.dims.reduce((a, b) => a + b, 0) !== dims) throw new Error(`unexpected embedding width ${dims}`);
+  const index: FeatureIndex = { model, layers: [...layers], dims: [...embedder.layerDims], inputSize: size, entries };
   await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
   console.log(`${entries.length} photos, ${vectors.length} views, ${dims} values each -> ${outDir}`);
 }

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import { createAlbumsRepository } from '../albums/index';
 import { createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
-import { createVisionAnalyzer } from './vision-analyzer';
+import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
 
 export interface AnalysisServiceOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */
@@ -39,8 +39,8 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     repo,
     blobs: ctx.blobs,
     analyze,
-    // Two jobs per thread: one is decoded and read from disk while the other is in inference.
-    concurrency: opts.analyze ? undefined : ctx.config.visionThreads * 2,
+    // A batch per thread plus one more: the next photo is read and decoded while a batch is in inference.
+    concurrency: opts.analyze ? undefined : ctx.config.visionThreads * (VISION_BATCH + 1),
     lockMs: opts.lockMs,
     onSettled: (userId) => albums.syncSmartAlbums(userId),
     log: opts.log ?? (() => undefined),

@@ -7,6 +7,7 @@ export { createAnalysisService, type AnalysisService } from './analysis.service'
 export type { PhotoAnalyzer } from './analysis.worker';
 export { createVisionEngine, decodeForModels, type VisionEngine, type VisionResult } from './vision/engine';
 export { createVisionPool } from './vision/pool';
+export { VISION_BATCH } from './vision-analyzer';
 export { ensureTfWasm } from './vision/runtime';
 export { EMBEDDING_INPUT, loadEmbedder, type RgbImage } from './vision/embedder';
 export { loadDetector, type Detections } from './vision/detectors';

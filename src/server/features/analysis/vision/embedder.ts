@@ -15,6 +15,8 @@ import { tf, packageDir } from './runtime';
  */
 export const EMBEDDING_LAYER = 'mixed9';
 export const EMBEDDING_INPUT = 224;
+/** nsfwjs model folder the embedding network comes from. */
+export const EMBEDDING_MODEL = 'inception_v3';
 
 /** Inception blocks whose pooled outputs make up the embedding, in order (see loadEmbedder). */
 export const EMBEDDING_LAYERS: readonly string[] = [EMBEDDING_LAYER];
@@ -76,9 +78,13 @@ export async function loadNsfwjsArtifacts(modelName: string, nodeModulesDir?: st
 
 export interface Embedder {
   readonly dims: number;
+  /** Width of each pooled block, in the order of the layer names. */
+  readonly layerDims: readonly number[];
   /** Square side of the input it expects. */
   readonly inputSize: number;
   embed(img: RgbImage): Float32Array;
+  /** Several photos in one call: one pass of the network over a batch costs less per photo. */
+  embedBatch(imgs: readonly RgbImage[]): Float32Array[];
   dispose(): void;
 }
 
@@ -118,8 +124,9 @@ export async function loadEmbedder(
   nodeModulesDir?: string,
   layerNames: readonly string[] = EMBEDDING_LAYERS,
   inputSize: number = EMBEDDING_INPUT,
+  modelName: string = EMBEDDING_MODEL,
 ): Promise<Embedder> {
-  const artifacts = await loadNsfwjsArtifacts('inception_v3', nodeModulesDir);
+  const artifacts = await loadNsfwjsArtifacts(modelName, nodeModulesDir);
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
   const cut = (await tf.models.modelFromJSON(
     truncatedTopology(artifacts, layerNames, inputSize) as unknown as tf.io.ModelJSON,
@@ -138,20 +145,29 @@ export async function loadEmbedder(
   const dims = pooled.shape[pooled.shape.length - 1] ?? 0;
   // First predict compiles WASM kernels; doing it here keeps analyze() timings honest.
   tf.tidy(() => model.predict(tf.zeros([1, inputSize, inputSize, 3])));
-  return {
-    dims,
-    inputSize,
-    embed(img) {
+  const embedBatch = (imgs: readonly RgbImage[]): Float32Array[] => {
+    for (const img of imgs) {
       if (img.width !== inputSize || img.height !== inputSize) {
         throw new Error(`vision: embedder expects ${inputSize}x${inputSize} RGB`);
       }
-      return tf.tidy(() => {
-        // nsfwjs trained on [0,1] inputs.
-        const x = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32').toFloat().div(255);
-        const out = (model.predict(x) as tf.Tensor).sqrt();
-        return out.dataSync() as Float32Array;
-      });
-    },
+    }
+    if (imgs.length === 0) return [];
+    const plane = inputSize * inputSize * 3;
+    const all = new Uint8Array(plane * imgs.length);
+    imgs.forEach((img, i) => all.set(img.data.subarray(0, plane), i * plane));
+    const flat = tf.tidy(() => {
+      // nsfwjs trained on [0,1] inputs.
+      const x = tf.tensor4d(all, [imgs.length, inputSize, inputSize, 3], 'int32').toFloat().div(255);
+      return (model.predict(x) as tf.Tensor).sqrt().dataSync() as Float32Array;
+    });
+    return imgs.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
+  };
+  return {
+    dims,
+    layerDims: pooledEach.map((p) => p.shape[p.shape.length - 1] ?? 0),
+    inputSize,
+    embed: (img) => embedBatch([img])[0]!,
+    embedBatch,
     dispose() {
       cut.dispose();
     },

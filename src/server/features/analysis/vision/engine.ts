@@ -8,7 +8,14 @@ import type { Classification } from '../classifier/nearest-centroid';
 import { predictProbe, type ProbeModel } from '../classifier/probe';
 import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
 import { ensureTfWasm } from './runtime';
-import { EMBEDDING_INPUT, EMBEDDING_LAYERS, loadEmbedder, type Embedder, type RgbImage } from './embedder';
+import {
+  EMBEDDING_INPUT,
+  EMBEDDING_LAYERS,
+  EMBEDDING_MODEL,
+  loadEmbedder,
+  type Embedder,
+  type RgbImage,
+} from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
@@ -102,6 +109,15 @@ function parseProbe(v: unknown, inputs: number | undefined, what: string): Probe
   return m;
 }
 
+/** Backbones the engine can cut and pool (nsfwjs ships both as Keras layers models). */
+const BACKBONES = ['inception_v3', 'mobilenet_v2'] as const;
+
+function backboneOf(model: string): string {
+  const name = model.replace(/^nsfwjs\//, '');
+  if (!(BACKBONES as readonly string[]).includes(name)) throw new Error(`vision: unknown embedding model ${model}`);
+  return name;
+}
+
 export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
   if (
     !isRecord(json) ||
@@ -165,6 +181,11 @@ export type DecodedInputs = Awaited<ReturnType<typeof decodeForModels>>;
 export interface VisionCore {
   load(): Promise<void>;
   analyzeDecoded(inputs: DecodedInputs): Promise<VisionResult>;
+  /**
+   * Several photos: one pass of the embedding network over all of them (cheaper per photo than one
+   * pass each), then the rest photo by photo. Same answers as analyzeDecoded on each.
+   */
+  analyzeDecodedBatch(inputs: readonly DecodedInputs[]): Promise<VisionResult[]>;
   embedDecoded(inputs: DecodedInputs): Promise<Float32Array>;
   readonly loadMs: number | undefined;
 }
@@ -186,7 +207,12 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         reference = parseReferenceEmbeddings(JSON.parse(await readFile(refPath, 'utf8')));
       }
       // The network is cut after the blocks the category model was trained on.
-      embedder = await loadEmbedder(options.nodeModulesDir, reference?.layers ?? EMBEDDING_LAYERS);
+      embedder = await loadEmbedder(
+        options.nodeModulesDir,
+        reference?.layers ?? EMBEDDING_LAYERS,
+        EMBEDDING_INPUT,
+        reference ? backboneOf(reference.model) : EMBEDDING_MODEL,
+      );
       if (reference && (reference.dims !== embedder.dims || reference.inputSize !== EMBEDDING_INPUT)) {
         throw new Error(
           `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
@@ -209,6 +235,67 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     return run;
   };
 
+  /** Everything after the embedding: probe, detectors unless the probe is confident, rules, tags. */
+  const decide = async (
+    ref: ReferenceEmbeddings,
+    inputs: DecodedInputs,
+    embedding: Float32Array,
+    embeddingMs: number,
+  ): Promise<VisionResult> => {
+    const t2 = performance.now();
+    const embeddingProbs = predictProbe(ref.embedding, embedding);
+    // The detectors' own gate for the turned-frame face search: only when the embedding
+    // already leans towards people (best or second-best category).
+    const leaning = decideFromProbabilities(embeddingProbs, 0);
+    // A confident probe on a photo that is not about people needs no detector evidence: the
+    // rules would not change its category, and the detectors cost as much as the embedding.
+    const confident =
+      ref.detectorRules && leaning.similarity >= ref.detectorSkipConfidence && !looksLikePeople(leaning);
+    const detections: Detections =
+      detector && !confident
+        ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
+        : { objects: [], faces: [] };
+    const detectorsRun = detector !== undefined && !confident;
+    const t3 = performance.now();
+    const probs = ref.stack
+      ? predictProbe(ref.stack, stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)))
+      : embeddingProbs;
+    const classification: Classification = decideFromProbabilities(probs, ref.minConfidence);
+    const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
+    const analysis = analyzePhoto({
+      classification,
+      categoryDecided: !ref.detectorRules,
+      objects: detections.objects,
+      faces: detections.faces,
+      colours,
+    });
+    return {
+      ...analysis,
+      classification,
+      embedding,
+      detections,
+      detectorsRun,
+      embeddingMs,
+      detectMs: t3 - t2,
+      totalMs: embeddingMs + (performance.now() - t2),
+    };
+  };
+
+  const analyzeBatch = async (batch: readonly DecodedInputs[]): Promise<VisionResult[]> => {
+    await load();
+    return serial(async () => {
+      if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
+      const t1 = performance.now();
+      const embeddings = embedder.embedBatch(batch.map((b) => b.embed));
+      const embeddingMs = (performance.now() - t1) / Math.max(batch.length, 1);
+      const out: VisionResult[] = [];
+      for (const [i, inputs] of batch.entries()) {
+        out.push(await decide(reference, inputs, embeddings[i]!, embeddingMs));
+      }
+      return out;
+    });
+  };
+
   return {
     load,
     get loadMs() {
@@ -221,56 +308,8 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         return embedder.embed(inputs.embed);
       });
     },
-    async analyzeDecoded(inputs) {
-      await load();
-      return serial(async () => {
-        if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
-        const t1 = performance.now();
-        const embedding = embedder.embed(inputs.embed);
-        const t2 = performance.now();
-        const embeddingProbs = predictProbe(reference.embedding, embedding);
-        // The detectors' own gate for the turned-frame face search: only when the embedding
-        // already leans towards people (best or second-best category).
-        const leaning = decideFromProbabilities(embeddingProbs, 0);
-        // A confident probe on a photo that is not about people needs no detector evidence: the
-        // rules would not change its category, and the detectors cost as much as the embedding.
-        const confident =
-          reference.detectorRules &&
-          leaning.similarity >= reference.detectorSkipConfidence &&
-          !looksLikePeople(leaning);
-        const detections: Detections =
-          detector && !confident
-            ? await detector.detect(inputs.detect, { turnedFaces: looksLikePeople(leaning) })
-            : { objects: [], faces: [] };
-        const detectorsRun = detector !== undefined && !confident;
-        const t3 = performance.now();
-        const probs = reference.stack
-          ? predictProbe(
-              reference.stack,
-              stackInputs(embeddingProbs, detectionFeatures(detections.objects, detections.faces)),
-            )
-          : embeddingProbs;
-        const classification: Classification = decideFromProbabilities(probs, reference.minConfidence);
-        const colours = summarizeColours(inputs.thumb.data, inputs.thumb.width, inputs.thumb.height);
-        const analysis = analyzePhoto({
-          classification,
-          categoryDecided: !reference.detectorRules,
-          objects: detections.objects,
-          faces: detections.faces,
-          colours,
-        });
-        return {
-          ...analysis,
-          classification,
-          embedding,
-          detections,
-          detectorsRun,
-          embeddingMs: t2 - t1,
-          detectMs: t3 - t2,
-          totalMs: performance.now() - t1,
-        };
-      });
-    },
+    analyzeDecoded: async (inputs) => (await analyzeBatch([inputs]))[0]!,
+    analyzeDecodedBatch: analyzeBatch,
   };
 }
 

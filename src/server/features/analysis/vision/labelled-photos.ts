@@ -14,26 +14,33 @@ export interface LabelledPhoto {
   file: string;
   expected: PhotoCategory;
   /**
-   * Added in the second round (assets/reference-photos/round2.txt): labelled by eye before any
-   * model saw them, after the split rule was fixed. Their test-part share is the fresh test part.
+   * Added in a later round (assets/reference-photos/round<N>.txt, N >= 2): labelled by eye before
+   * any model saw them, after the split rule was fixed. Their test-part share is the fresh test part.
    */
   fresh?: boolean;
+  /** Which round added the photo (1: the original pool). */
+  round?: number;
 }
+
+const LATER_ROUNDS = [2, 3];
 
 /** assets/reference-photos/<category>/, the part of the split given (both when omitted). */
 export async function labelledPhotos(part?: SplitPart): Promise<LabelledPhoto[]> {
   const out: LabelledPhoto[] = [];
   const root = path.join(projectRoot, 'assets', 'reference-photos');
-  const round2 = new Set(
-    existsSync(path.join(root, 'round2.txt'))
-      ? (await readFile(path.join(root, 'round2.txt'), 'utf8')).split('\n').filter(Boolean)
-      : [],
-  );
+  const roundOf = new Map<string, number>();
+  for (const n of LATER_ROUNDS) {
+    const listFile = path.join(root, `round${n}.txt`);
+    if (!existsSync(listFile)) continue;
+    for (const f of (await readFile(listFile, 'utf8')).split('\n').filter(Boolean)) roundOf.set(f, n);
+  }
   for (const category of PHOTO_CATEGORIES) {
     const dir = path.join(root, category);
     for (const f of (await readdir(dir)).filter((x) => /\.(jpe?g|png|webp)$/i.test(x)).sort()) {
-      if (!part || splitPart(f) === part)
-        out.push({ file: path.join(dir, f), expected: category, fresh: round2.has(`${category}/${f}`) });
+      if (!part || splitPart(f) === part) {
+        const round = roundOf.get(`${category}/${f}`) ?? 1;
+        out.push({ file: path.join(dir, f), expected: category, fresh: round > 1, round });
+      }
     }
   }
   return out;

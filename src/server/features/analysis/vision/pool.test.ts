@@ -13,11 +13,12 @@ const photos = [
 
 describe('vision thread pool (real models in worker threads)', () => {
   it(
-    'gives the same analysis as the engine in this thread, photos spread over two threads',
+    'gives the same analysis as the engine in this thread, photos spread over two threads and batched',
     { timeout: 120_000 },
     async () => {
       const images = await Promise.all(photos.map((p) => readFile(p)));
-      const pool = createVisionPool({ threads: 2 });
+      // Batches of up to 3: the photos that queue while the first two are in the threads go together.
+      const pool = createVisionPool({ threads: 2, batch: 3 });
       try {
         const fromPool = await Promise.all(images.map((b) => pool.analyze(b)));
         const local = createVisionEngine();
@@ -74,10 +75,24 @@ describe('vision thread pool (real models in worker threads)', () => {
       } finally {
         await pool.close();
       }
+      // A batch on a thread that dies: every photo in it fails with the reason, none hangs.
+      const batched = createVisionPool({ threads: 1, batch: 3, resourceLimits: { maxOldGenerationSizeMb: 16 } });
+      try {
+        const image = await readFile(photos[1]!);
+        const settled = await Promise.allSettled([0, 1, 2].map(() => batched.analyze(image)));
+        expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual([
+          expect.stringMatching(/vision thread stopped/),
+          expect.stringMatching(/vision thread stopped/),
+          expect.stringMatching(/vision thread stopped/),
+        ]);
+      } finally {
+        await batched.close();
+      }
     },
   );
 
   it('refuses a bad thread count', () => {
     expect(() => createVisionPool({ threads: 0 })).toThrow(/positive integer/);
+    expect(() => createVisionPool({ threads: 1, batch: 0 })).toThrow(/batch must be a positive integer/);
   });
 });

@@ -16,6 +16,11 @@ import type { ThreadData, ThreadReply, ThreadRequest } from './thread';
  */
 export interface VisionPoolOptions extends VisionEngineOptions {
   threads: number;
+  /**
+   * Photos waiting for analysis that one thread takes at once (default 1): the embedding network
+   * then runs once over all of them, which costs less CPU per photo than one pass each.
+   */
+  batch?: number;
   /** Memory caps per thread; a thread that exceeds them dies and is replaced for the next photo. */
   resourceLimits?: ResourceLimits;
   /**
@@ -35,7 +40,8 @@ interface Pending {
 
 interface Slot {
   worker?: Worker;
-  current?: Pending & { id: number };
+  /** What the thread is working on; `batch` holds the photos of a batched analysis, in order. */
+  current?: Pending & { id: number; batch?: Pending[] };
   /** Per-thread tasks (loading) that must run on this slot, before the shared queue. */
   own: Pending[];
 }
@@ -48,8 +54,9 @@ const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits, ni
   );
 
 export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
-  const { threads, resourceLimits, nice, ...options } = o;
+  const { threads, resourceLimits, nice, batch = 1, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
+  if (!Number.isInteger(batch) || batch < 1) throw new Error('vision pool: batch must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
   const queue: Pending[] = [];
   let nextId = 1;
@@ -76,7 +83,10 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
       w.unref();
       if (r.ok) {
         if (r.loadMs !== undefined) loadMs = Math.max(loadMs ?? 0, r.loadMs);
-        cur.resolve(r.value);
+        if (cur.batch) {
+          const values = r.value as unknown[];
+          cur.batch.forEach((p, i) => p.resolve(values[i]));
+        } else cur.resolve(r.value);
       } else cur.reject(new Error(r.error));
       pump();
     });
@@ -98,9 +108,28 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
       if (!next) continue;
       const w = ensureWorker(slot);
       const id = nextId++;
-      slot.current = { ...next, id };
       // Referenced only while working, so an idle pool never keeps a process alive.
       w.ref();
+      if (next.task.type === 'analyze' && batch > 1 && queue[0]?.task.type === 'analyze') {
+        const group = [next];
+        while (group.length < batch && queue[0]?.task.type === 'analyze') group.push(queue.shift()!);
+        const inputs = group.map((p) => (p.task as { inputs: DecodedInputs }).inputs);
+        // One pending stands for the group: a thread that dies fails every photo in it.
+        slot.current = {
+          task: next.task,
+          id,
+          batch: group,
+          resolve: () => undefined,
+          reject: (e) => group.forEach((p) => p.reject(e)),
+        };
+        const msg: ThreadRequest = { id, type: 'analyzeBatch', batch: inputs };
+        w.postMessage(
+          msg,
+          inputs.flatMap((x) => [x.embed.data.buffer, x.detect.data.buffer, x.thumb.data.buffer]) as ArrayBuffer[],
+        );
+        continue;
+      }
+      slot.current = { ...next, id };
       const msg: ThreadRequest = next.task.type === 'load' ? { id, type: 'load' } : { id, ...next.task };
       const transfer =
         next.task.type === 'load'

@@ -8,7 +8,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createVisionCore, type DecodedInputs, type VisionEngineOptions } from './engine';
 
 export type ThreadRequest =
-  { id: number; type: 'load' } | { id: number; type: 'analyze' | 'embed'; inputs: DecodedInputs };
+  | { id: number; type: 'load' }
+  | { id: number; type: 'analyze' | 'embed'; inputs: DecodedInputs }
+  | { id: number; type: 'analyzeBatch'; batch: DecodedInputs[] };
 
 export type ThreadReply =
   { id: number; ok: true; value: unknown; loadMs?: number } | { id: number; ok: false; error: string };
@@ -34,7 +36,13 @@ const core = createVisionCore(data.options ?? {});
 
 port.on('message', (m: ThreadRequest) => {
   const work =
-    m.type === 'load' ? core.load() : m.type === 'embed' ? core.embedDecoded(m.inputs) : core.analyzeDecoded(m.inputs);
+    m.type === 'load'
+      ? core.load()
+      : m.type === 'embed'
+        ? core.embedDecoded(m.inputs)
+        : m.type === 'analyzeBatch'
+          ? core.analyzeDecodedBatch(m.batch)
+          : core.analyzeDecoded(m.inputs);
   work.then(
     (value: unknown) => port.postMessage({ id: m.id, ok: true, value, loadMs: core.loadMs } satisfies ThreadReply),
     (err: unknown) =>
