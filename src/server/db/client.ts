@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { fromRoot } from '../lib/paths';
 import { spawnThread } from '../lib/worker-threads';
@@ -23,6 +24,8 @@ export interface Database {
   query(text: string): Promise<void>;
   /** Settles if the embedded database's thread stops on its own: the server cannot go on. */
   lost?: Promise<Error>;
+  /** The embedded database's thread (tests stop it to check that the loss is reported). */
+  thread?: Worker;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export async function openDatabase(opts: { databaseUrl?: string; pgliteDir: stri
 async function openPool(
   config: pg.PoolConfig,
   kind: Database['kind'],
-  extra: { lost?: Promise<Error>; after?: () => Promise<void> } = {},
+  extra: { lost?: Promise<Error>; thread?: Worker; after?: () => Promise<void> } = {},
 ): Promise<Database> {
   const pool = new pg.Pool(config);
   // An idle client losing its server must not crash the process; the next query reports it.
@@ -70,6 +73,7 @@ async function openPool(
     db,
     kind,
     lost: extra.lost,
+    thread: extra.thread,
     query: async (text) => {
       await pool.query(text);
     },
@@ -119,7 +123,7 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
   });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   void exited.then((code) => {
-    rmSync(socketDir, { recursive: true, force: true });
+    // The socket's folder stays until close: connecting then fails as refused, which answers 503.
     if (!closing) lostBecause?.(new Error(`${failure} (exit code ${code})`));
   });
 
@@ -144,6 +148,7 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
     });
     if ((await Promise.race([exited, deadline])) === 'late') await worker.terminate();
     clearTimeout(timer);
+    rmSync(socketDir, { recursive: true, force: true });
   };
 
   const database = await openPool(
@@ -156,7 +161,7 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
       max: PGLITE_POOL_SIZE,
     },
     'pglite',
-    { lost, after: stop },
+    { lost, thread: worker, after: stop },
   );
   if (dataDir === 'memory://') return database;
   // PGlite has no autovacuum: without this the planner's statistics stay those of an empty
