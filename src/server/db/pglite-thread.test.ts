@@ -12,17 +12,17 @@ import { openDatabase, type Database } from './client';
  */
 let app: FastifyInstance;
 let database: Database;
-let cleanup: () => void;
+let config: ReturnType<typeof testConfig>;
 beforeAll(async () => {
-  const config = testConfig();
-  cleanup = config.cleanup;
+  config = testConfig();
   app = await buildApp(config);
   await app.ready();
   database = app.ctx.database;
 }, 120_000);
 afterAll(async () => {
+  // The last test closes the app itself; close() again is a no-op.
   await app?.close();
-  cleanup?.();
+  config?.cleanup();
 });
 
 const poolOf = (db: Database) => (db.db as unknown as { $client: pg.Pool }).$client;
@@ -109,36 +109,22 @@ describe('PGlite off the HTTP thread', () => {
     expect([...ids].sort()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it('reports /readyz unavailable once the thread is gone, and says so on `lost`', async () => {
-    const config = testConfig();
-    const other = await buildApp(config);
+  it('keeps what was written across a close and a reopen; a lost thread makes /readyz 503', async () => {
+    await database.db.execute(sql`create table kept (v text)`);
+    await database.db.execute(sql`insert into kept values ('still here')`);
+    await app.close();
+    const reopened = await openDatabase({ pgliteDir: config.pgliteDir });
+    const again = await buildApp(config, { database: reopened });
     try {
-      const db = other.ctx.database;
-      expect((await other.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
-      await db.thread!.terminate();
-      expect((await db.lost)?.message).toMatch(/embedded database thread stopped/);
-      const res = await other.inject({ method: 'GET', url: '/readyz' });
+      expect((await reopened.db.execute(sql`select v from kept`)).rows).toEqual([{ v: 'still here' }]);
+      expect((await again.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      await reopened.thread!.terminate();
+      expect((await reopened.lost)?.message).toMatch(/embedded database thread stopped/);
+      const res = await again.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(503);
     } finally {
-      await other.close();
-      config.cleanup();
-    }
-  }, 120_000);
-});
-
-describe('PGlite data folder', () => {
-  it('keeps what was written across a close and a reopen', async () => {
-    const config = testConfig();
-    try {
-      const first = await openDatabase({ pgliteDir: config.pgliteDir });
-      await first.db.execute(sql`create table kept (v text)`);
-      await first.db.execute(sql`insert into kept values ('still here')`);
-      await first.close();
-      const second = await openDatabase({ pgliteDir: config.pgliteDir });
-      expect((await second.db.execute(sql`select v from kept`)).rows).toEqual([{ v: 'still here' }]);
-      await second.close();
-    } finally {
-      config.cleanup();
+      await again.close();
+      await reopened.close();
     }
   }, 120_000);
 });
