@@ -108,9 +108,13 @@ async function endPool(pool: pg.Pool) {
 async function openPgliteThread(dataDir: string): Promise<Database> {
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-db-'));
   const workerData: PgliteThreadData = { dataDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) };
-  const worker = spawnThread(import.meta.url, { source: './pglite-thread.ts', bundled: './pglite-thread.js' }, {
-    workerData,
-  });
+  const worker = spawnThread(
+    import.meta.url,
+    { source: './pglite-thread.ts', bundled: './pglite-thread.js' },
+    {
+      workerData,
+    },
+  );
   let closing = false;
   let lostBecause: ((err: Error) => void) | undefined;
   const lost = new Promise<Error>((resolve) => (lostBecause = resolve));

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,10 @@ afterAll(async () => {
 });
 
 const poolOf = (db: Database) => (db.db as unknown as { $client: pg.Pool }).$client;
+/** The rows of a statement run on `db` (the database itself or a transaction). */
+async function rows<T = Record<string, unknown>>(db: { execute: Database['db']['execute'] }, query: SQL) {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
 
 describe('PGlite off the HTTP thread', () => {
   it('answers a request that needs no database while a slow statement is still running', async () => {
@@ -47,12 +51,12 @@ describe('PGlite off the HTTP thread', () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         i % 2
-          ? database.db.execute(sql`select ${i}::int as v, 'int' as t`)
-          : database.db.execute(sql`select ${String(i)}::text as v, 'text' as t`),
+          ? rows(database.db, sql`select ${i}::int as v, 'int' as t`)
+          : rows(database.db, sql`select ${String(i)}::text as v, 'text' as t`),
       ),
     );
     answers.forEach((r, i) => {
-      expect(r.rows[0]).toEqual(i % 2 ? { v: i, t: 'int' } : { v: String(i), t: 'text' });
+      expect(r[0]).toEqual(i % 2 ? { v: i, t: 'int' } : { v: String(i), t: 'text' });
     });
   });
 
@@ -67,7 +71,7 @@ describe('PGlite off the HTTP thread', () => {
       .catch((e: Error) => e.message);
     const committed = database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into thread_probe values ('committed')`);
-      return (await tx.execute(sql`select count(*)::int as n from thread_probe where v = 'rolled-back'`)).rows[0];
+      return (await rows(tx, sql`select count(*)::int as n from thread_probe where v = 'rolled-back'`))[0];
     });
     const plain = Promise.all(
       Array.from({ length: 5 }, (_, i) => database.db.execute(sql`insert into thread_probe values (${`plain-${i}`})`)),
@@ -76,8 +80,26 @@ describe('PGlite off the HTTP thread', () => {
     expect(undo).toBe('undo');
     // The committed transaction never saw the other's row: each ran whole, one before the other.
     expect(seen).toEqual({ n: 0 });
-    const rows = await database.db.execute(sql`select v from thread_probe order by v`);
-    expect(rows.rows.map((r) => r.v)).toEqual(['committed', 'plain-0', 'plain-1', 'plain-2', 'plain-3', 'plain-4']);
+    const kept = await rows<{ v: string }>(database.db, sql`select v from thread_probe order by v`);
+    expect(kept.map((r) => r.v)).toEqual(['committed', 'plain-0', 'plain-1', 'plain-2', 'plain-3', 'plain-4']);
+  });
+
+  it('gives each connection its own named prepared statements', async () => {
+    const pool = poolOf(database);
+    const [a, b] = await Promise.all([pool.connect(), pool.connect()]);
+    try {
+      // pg prepares a named statement once per connection; the session is one for all of them.
+      const [x, y] = await Promise.all([
+        a.query({ name: 'probe', text: 'select $1::int + 1 as n', values: [1] }),
+        b.query({ name: 'probe', text: 'select $1::int + 2 as n', values: [1] }),
+      ]);
+      expect([x.rows[0], y.rows[0]]).toEqual([{ n: 2 }, { n: 3 }]);
+    } finally {
+      a.release(new Error('closed, so its statements are dropped'));
+      b.release();
+    }
+    const left = await pool.query<{ name: string }>('select name from pg_prepared_statements');
+    expect(left.rows.filter((r) => r.name.endsWith('_probe'))).toHaveLength(1);
   });
 
   it('rolls back the transaction of a connection cut mid-way, and the others carry on', async () => {
@@ -85,23 +107,26 @@ describe('PGlite off the HTTP thread', () => {
     const client = await poolOf(database).connect();
     await client.query('begin');
     await client.query(`insert into cut_probe values ('cut')`);
-    const waiting = database.db.execute(sql`select count(*)::int as n from cut_probe`);
+    const waiting = rows(database.db, sql`select count(*)::int as n from cut_probe`);
     // Destroys the connection instead of returning it to the pool.
     client.release(new Error('cut'));
-    expect((await waiting).rows[0]).toEqual({ n: 0 });
-    expect((await database.db.execute(sql`select count(*)::int as n from cut_probe`)).rows[0]).toEqual({ n: 0 });
+    expect((await waiting)[0]).toEqual({ n: 0 });
+    expect((await rows(database.db, sql`select count(*)::int as n from cut_probe`))[0]).toEqual({ n: 0 });
   });
 
   it('advisory transaction locks and FOR UPDATE SKIP LOCKED work through the thread', async () => {
-    await database.db.execute(sql`create table if not exists job_probe (id int primary key, taken boolean default false)`);
+    await database.db.execute(
+      sql`create table if not exists job_probe (id int primary key, taken boolean default false)`,
+    );
     await database.db.execute(sql`insert into job_probe (id) select g from generate_series(1, 6) g`);
     const claim = () =>
       database.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('job_probe', 0))`);
-        const row = await tx.execute(
+        const [row] = await rows<{ id: number }>(
+          tx,
           sql`select id from job_probe where not taken order by id limit 1 for update skip locked`,
         );
-        const id = row.rows[0]?.id as number;
+        const id = row!.id;
         await tx.execute(sql`update job_probe set taken = true where id = ${id}`);
         return id;
       });
@@ -116,7 +141,7 @@ describe('PGlite off the HTTP thread', () => {
     const reopened = await openDatabase({ pgliteDir: config.pgliteDir });
     const again = await buildApp(config, { database: reopened });
     try {
-      expect((await reopened.db.execute(sql`select v from kept`)).rows).toEqual([{ v: 'still here' }]);
+      expect(await rows(reopened.db, sql`select v from kept`)).toEqual([{ v: 'still here' }]);
       expect((await again.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
       await reopened.thread!.terminate();
       expect((await reopened.lost)?.message).toMatch(/embedded database thread stopped/);

@@ -43,13 +43,82 @@ function simpleQuery(text: string): Uint8Array {
   return msg;
 }
 
+const PARSE = 'P'.charCodeAt(0);
+const BIND = 'B'.charCodeAt(0);
+const DESCRIBE = 'D'.charCodeAt(0);
+const CLOSE = 'C'.charCodeAt(0);
+const EXECUTE = 'E'.charCodeAt(0);
+const STATEMENT = 'S'.charCodeAt(0);
+
+/** Reads a NUL-terminated string at `at`; returns it and the offset after its NUL. */
+function cstring(buf: Buffer, at: number): [string, number] {
+  const end = buf.indexOf(0, at);
+  return [buf.toString('utf8', at, end), end + 1];
+}
+
+function message(type: number, parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  const head = Buffer.alloc(5);
+  head[0] = type;
+  head.writeInt32BE(4 + body.length, 1);
+  return Buffer.concat([head, body]);
+}
+
+const cstr = (s: string) => Buffer.from(`${s}\0`, 'utf8');
+
+let nextConnectionId = 1;
+
 class Connection {
   private buffered: Buffer = Buffer.alloc(0);
   private started = false;
   readonly pending: Uint8Array[] = [];
+  /** This connection's named prepared statements, as the session knows them. */
+  readonly statements = new Set<string>();
   closed = false;
+  /** Its turn after closing came: nothing of it is left in the session. */
+  cleaned = false;
+  /**
+   * Prepared statements and portals belong to the session, which every connection shares: each
+   * connection's names get its own prefix, so two connections preparing "session_user" (as `pg`
+   * does once per connection) never collide.
+   */
+  private readonly prefix = `c${nextConnectionId++}_`;
 
   constructor(readonly socket: net.Socket) {}
+
+  private own(name: string) {
+    return name === '' ? '' : this.prefix + name;
+  }
+
+  /** The message with its statement and portal names made this connection's own. */
+  private rename(msg: Buffer): Buffer {
+    const type = msg[0];
+    if (type === PARSE) {
+      const [name, at] = cstring(msg, 5);
+      if (name === '') return msg;
+      this.statements.add(this.own(name));
+      return message(PARSE, [cstr(this.own(name)), msg.subarray(at)]);
+    }
+    if (type === BIND) {
+      const [portal, at] = cstring(msg, 5);
+      const [statement, rest] = cstring(msg, at);
+      if (portal === '' && statement === '') return msg;
+      return message(BIND, [cstr(this.own(portal)), cstr(this.own(statement)), msg.subarray(rest)]);
+    }
+    if (type === DESCRIBE || type === CLOSE) {
+      const kind = msg[5];
+      const [name] = cstring(msg, 6);
+      if (name === '') return msg;
+      if (type === CLOSE && kind === STATEMENT) this.statements.delete(this.own(name));
+      return message(type, [Buffer.from([kind]), cstr(this.own(name))]);
+    }
+    if (type === EXECUTE) {
+      const [portal, at] = cstring(msg, 5);
+      if (portal === '') return msg;
+      return message(EXECUTE, [cstr(this.own(portal)), msg.subarray(at)]);
+    }
+    return msg;
+  }
 
   /** Splits what arrived into whole protocol messages; answers the pre-startup requests itself. */
   take(chunk: Buffer) {
@@ -77,7 +146,7 @@ class Connection {
       if (this.buffered.length < 5) return;
       const len = 1 + this.buffered.readInt32BE(1);
       if (this.buffered.length < len) return;
-      this.pending.push(new Uint8Array(this.buffered.subarray(0, len)));
+      this.pending.push(new Uint8Array(this.rename(Buffer.from(this.buffered.subarray(0, len)))));
       this.buffered = this.buffered.subarray(len);
     }
   }
@@ -127,14 +196,23 @@ async function main() {
     return batch.answered && lastByte === IDLE;
   }
 
-  /** Leaves the session idle after a connection vanished mid-transaction or mid-batch. */
-  async function abandon() {
+  /**
+   * Leaves the session as if a closed connection had never been: its transaction or unfinished
+   * batch rolled back, its prepared statements gone.
+   */
+  async function abandon(conn: Connection) {
+    if (conn.cleaned) return;
+    conn.cleaned = true;
     let status = -1;
     const collect = (data: Uint8Array) => {
       if (data.length) status = data[data.length - 1];
     };
     await db.execProtocolRawStream(SYNC_MESSAGE, { onRawData: collect });
     if (status !== IDLE) await db.execProtocolRawStream(simpleQuery('ROLLBACK'), { onRawData: collect });
+    if (conn.statements.size === 0) return;
+    const closes = [...conn.statements].map((name) => message(CLOSE, [Buffer.from([STATEMENT]), cstr(name)]));
+    conn.statements.clear();
+    await db.execProtocolRawStream(Buffer.concat([...closes, SYNC_MESSAGE]), { onRawData: () => {} });
   }
 
   async function pump() {
@@ -142,21 +220,22 @@ async function main() {
     running = true;
     try {
       while (!stopping) {
-        if (owner && owner.closed) {
-          await abandon();
-          owner = null;
-        }
         if (!owner) {
           const next = waiting.shift();
           if (!next) break;
-          if (next.closed) continue;
           owner = next;
+        }
+        if (owner.closed) {
+          await abandon(owner);
+          owner = null;
+          continue;
         }
         if (!owner.pending.length) {
           // Mid-transaction and waiting for this connection's next message: nobody else may run.
           break;
         }
         if (owner.pending[0][0] === TERMINATE) {
+          owner.pending.length = 0;
           owner.closed = true;
           owner.socket.end();
           continue;
@@ -186,6 +265,8 @@ async function main() {
     const gone = () => {
       conn.closed = true;
       connections.delete(conn);
+      // Its turn comes once more, to clean up after it.
+      if (owner !== conn && !waiting.includes(conn)) waiting.push(conn);
       void pump().catch(fatal);
     };
     socket.on('close', gone);
