@@ -85,7 +85,10 @@ export async function runEmbeddedDb(seconds: number, root: string): Promise<Row[
     } finally {
       await bare.stop();
     }
-    const bad = app.non2xx + app.errors + probe.non2xx + probe.errors;
+    const bad = app.non2xx + app.errors;
+    // autocannon's percentiles count answered requests only: a probe starved to time-outs shows 0 ms.
+    const probeBad = probe.non2xx + probe.errors;
+    const probeOk = probe.total > 0 && probeBad === 0;
     return [
       {
         id: 'P3e',
@@ -100,12 +103,12 @@ export async function runEmbeddedDb(seconds: number, root: string): Promise<Row[
       {
         id: 'P3e',
         measure: `GET /healthz (no database) during that load (${PROBE_CONNECTIONS} conns): p99`,
-        value: ms(probe.p99),
+        value: probe.total > 0 ? ms(probe.p99) : 'no answer',
         ceiling: `${ms(ceiling.p99)} bare p99`,
         ratio: '',
         target: '<= 50 ms',
-        met: probe.p99 <= 50,
-        note: `p50 ${ms(probe.p50)}, ${probe.reqPerSec.toFixed(0)} req/s`,
+        met: probeOk && probe.p99 <= 50,
+        note: `p50 ${ms(probe.p50)}, ${probe.total} answered${probeBad ? `, ${probeBad} time-outs/errors` : ''}`,
       },
     ];
   } finally {
