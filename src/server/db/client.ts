@@ -111,9 +111,7 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
   const worker = spawnThread(
     import.meta.url,
     { source: './pglite-thread.ts', bundled: './pglite-thread.js' },
-    {
-      workerData,
-    },
+    { workerData },
   );
   let closing = false;
   let lostBecause: ((err: Error) => void) | undefined;
@@ -139,7 +137,10 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
     ),
     exited.then(() => false),
   ]);
-  if (!ready) throw new Error(`${failure}; could not open ${dataDir}`);
+  if (!ready) {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw new Error(`${failure}; could not open ${dataDir}`);
+  }
 
   const stop = async () => {
     closing = true;
@@ -163,6 +164,8 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
       database: 'postgres',
       password: '',
       max: PGLITE_POOL_SIZE,
+      // A local connection costs nothing to keep, and keeps its prepared statements.
+      idleTimeoutMillis: 0,
     },
     'pglite',
     { lost, thread: worker, after: stop },
@@ -171,7 +174,12 @@ async function openPgliteThread(dataDir: string): Promise<Database> {
   // PGlite has no autovacuum: without this the planner's statistics stay those of an empty
   // table, and count(*) cannot use index-only scans. At 100,000 photos a gallery page took
   // 400-600 ms with stale statistics, and a few ms after VACUUM ANALYZE (bench/README.md, P3).
-  await database.query('VACUUM ANALYZE');
+  try {
+    await database.query('VACUUM ANALYZE');
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const maintenance = setInterval(() => {
     database.query('VACUUM ANALYZE').catch(() => {});
   }, PGLITE_MAINTENANCE_MS);
