@@ -5,13 +5,14 @@ import { BUILD_STAMP, buildInputsHash } from './build-inputs.mjs';
 import { precompressWeb } from './precompress-web.mjs';
 
 await build({
-  // The vision, filter and HEIC threads are their own entries: node:worker_threads loads them from
-  // dist/server/vision-thread.js, filter-thread.js and heic-thread.js.
+  // The vision, filter, HEIC and embedded database threads are their own entries: node:worker_threads
+  // loads them from dist/server/vision-thread.js, filter-thread.js, heic-thread.js and pglite-thread.js.
   entryPoints: [
     { in: 'src/server/main.ts', out: 'main' },
     { in: 'src/server/features/analysis/vision/thread.ts', out: 'vision-thread' },
     { in: 'src/server/features/filters/filter-thread.ts', out: 'filter-thread' },
     { in: 'src/server/lib/heic-thread.ts', out: 'heic-thread' },
+    { in: 'src/server/db/pglite-thread.ts', out: 'pglite-thread' },
   ],
   outdir: 'dist/server',
   bundle: true,

@@ -27,6 +27,11 @@ async function main() {
 async function runServer(config: Config) {
   const { buildApp } = await import('./app');
   const app = await buildApp(config);
+  // Requests would only fail one by one: a supervisor restarting the process is the way back.
+  void app.ctx.database.lost?.then((err) => {
+    app.log.fatal({ err }, 'database lost, exiting');
+    process.exit(1);
+  });
   for (const warning of startupWarnings(config)) app.log.warn(warning);
   let closing = false;
   const shutdown = (signal: string) => {

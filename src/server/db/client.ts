@@ -1,12 +1,14 @@
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { fromRoot } from '../lib/paths';
+import { spawnThread } from '../lib/worker-threads';
+import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -18,6 +20,12 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
+  /** One statement outside any transaction (maintenance such as VACUUM). */
+  query(text: string): Promise<void>;
+  /** Settles if the embedded database's thread stops on its own: the server cannot go on. */
+  lost?: Promise<Error>;
+  /** The embedded database's thread (tests stop it to check that the loss is reported). */
+  thread?: Worker;
   close(): Promise<void>;
 }
 
@@ -25,60 +33,162 @@ const migrationsFolder = fromRoot('src/server/db/migrations');
 /** What autovacuum would do on a server: refresh statistics and the visibility map this often. */
 const PGLITE_MAINTENANCE_MS = 10 * 60 * 1000;
 const POOL_CLOSE_MS = 5_000;
+const THREAD_CLOSE_MS = 10_000;
+/** Any number: pg names the socket file after the port, and nothing listens on a TCP port. */
+const SOCKET_PORT = 5432;
+/**
+ * Connections to the embedded thread. It runs one statement at a time whatever the number; more
+ * than one lets the next statement wait in the thread's queue instead of in the pool.
+ */
+const PGLITE_POOL_SIZE = 4;
 
 export async function openDatabase(opts: { databaseUrl?: string; pgliteDir: string }): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    // An idle client losing its server must not crash the process; the next query reports it.
-    pool.on('error', () => {});
-    // A checked-out client (mid-transaction) losing its server emits 'error' with no pool listener
-    // attached: without this the process dies of an uncaught exception; its query still rejects.
-    pool.on('connect', (client) => client.on('error', () => {}));
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
-    await migratePg(drizzlePg(pool, { schema }), { migrationsFolder });
-    return {
-      db,
-      kind: 'postgres',
-      ping: async () => {
-        await pool.query('select 1');
-      },
-      // A client stranded by a connection lost mid-transaction can keep pool.end() waiting
-      // forever; shutdown must still finish, so it waits at most POOL_CLOSE_MS.
-      close: async () => {
-        let timer: NodeJS.Timeout | undefined;
-        const deadline = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, POOL_CLOSE_MS);
-          timer.unref();
-        });
-        await Promise.race([pool.end().catch(() => undefined), deadline]);
-        clearTimeout(timer);
-      },
-    };
+    return openPool({ connectionString: opts.databaseUrl, max: 10 }, 'postgres');
   }
-  if (opts.pgliteDir !== 'memory://') mkdirSync(opts.pgliteDir, { recursive: true });
-  const client = new PGlite(opts.pgliteDir);
-  const pgliteDb = drizzlePglite(client, { schema });
-  await migratePglite(pgliteDb, { migrationsFolder });
+  return openPgliteThread(opts.pgliteDir);
+}
+
+/** The one database code path: the `pg` driver's pool, a real server's or the embedded thread's. */
+async function openPool(
+  config: pg.PoolConfig,
+  kind: Database['kind'],
+  extra: { lost?: Promise<Error>; thread?: Worker; after?: () => Promise<void> } = {},
+): Promise<Database> {
+  const pool = new pg.Pool(config);
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  // A checked-out client (mid-transaction) losing its server emits 'error' with no pool listener
+  // attached: without this the process dies of an uncaught exception; its query still rejects.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  try {
+    await migratePg(drizzlePg(pool, { schema }), { migrationsFolder });
+  } catch (err) {
+    await endPool(pool);
+    await extra.after?.();
+    throw err;
+  }
+  return {
+    db,
+    kind,
+    lost: extra.lost,
+    thread: extra.thread,
+    query: async (text) => {
+      await pool.query(text);
+    },
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: async () => {
+      await endPool(pool);
+      await extra.after?.();
+    },
+  };
+}
+
+/**
+ * A client stranded by a connection lost mid-transaction can keep pool.end() waiting forever;
+ * shutdown must still finish, so it waits at most POOL_CLOSE_MS.
+ */
+async function endPool(pool: pg.Pool) {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, POOL_CLOSE_MS);
+    timer.unref();
+  });
+  await Promise.race([pool.end().catch(() => undefined), deadline]);
+  clearTimeout(timer);
+}
+
+/**
+ * PGlite in its own thread (pglite-thread.ts), reached over a Unix socket in a private folder, so a
+ * slow statement never holds the HTTP thread.
+ */
+async function openPgliteThread(dataDir: string): Promise<Database> {
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-db-'));
+  const workerData: PgliteThreadData = { dataDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) };
+  const worker = spawnThread(
+    import.meta.url,
+    { source: './pglite-thread.ts', bundled: './pglite-thread.js' },
+    { workerData },
+  );
+  let closing = false;
+  let lostBecause: ((err: Error) => void) | undefined;
+  const lost = new Promise<Error>((resolve) => (lostBecause = resolve));
+  let failure = 'the embedded database thread stopped';
+  worker.on('message', (msg: PgliteThreadMessage) => {
+    if (msg.type === 'failed') failure = `the embedded database thread failed: ${msg.message}`;
+  });
+  worker.on('error', (err: Error) => {
+    failure = `the embedded database thread failed: ${err.stack ?? err.message}`;
+  });
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  void exited.then((code) => {
+    // The socket's folder stays until close: connecting then fails as refused, which answers 503.
+    if (!closing) lostBecause?.(new Error(`${failure} (exit code ${code})`));
+  });
+
+  const ready = await Promise.race([
+    new Promise<true>((resolve) =>
+      worker.on('message', (msg: PgliteThreadMessage) => {
+        if (msg.type === 'ready') resolve(true);
+      }),
+    ),
+    exited.then(() => false),
+  ]);
+  if (!ready) {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw new Error(`${failure}; could not open ${dataDir}`);
+  }
+
+  const stop = async () => {
+    closing = true;
+    // The thread closes PGlite (its files flushed) and exits; a thread that does not answer is ended.
+    worker.postMessage({ type: 'close' });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), THREAD_CLOSE_MS);
+      timer.unref();
+    });
+    if ((await Promise.race([exited, deadline])) === 'late') await worker.terminate();
+    clearTimeout(timer);
+    rmSync(socketDir, { recursive: true, force: true });
+  };
+
+  const database = await openPool(
+    {
+      host: socketDir,
+      port: SOCKET_PORT,
+      user: 'postgres',
+      database: 'postgres',
+      password: '',
+      max: PGLITE_POOL_SIZE,
+      // A local connection costs nothing to keep, and keeps its prepared statements.
+      idleTimeoutMillis: 0,
+    },
+    'pglite',
+    { lost, thread: worker, after: stop },
+  );
+  if (dataDir === 'memory://') return database;
   // PGlite has no autovacuum: without this the planner's statistics stay those of an empty
   // table, and count(*) cannot use index-only scans. At 100,000 photos a gallery page took
   // 400-600 ms with stale statistics, and a few ms after VACUUM ANALYZE (bench/README.md, P3).
-  let maintenance: NodeJS.Timeout | undefined;
-  if (opts.pgliteDir !== 'memory://') {
-    await client.exec('VACUUM ANALYZE');
-    maintenance = setInterval(() => {
-      client.exec('VACUUM ANALYZE').catch(() => {});
-    }, PGLITE_MAINTENANCE_MS);
-    maintenance.unref();
+  try {
+    await database.query('VACUUM ANALYZE');
+  } catch (err) {
+    await database.close();
+    throw err;
   }
+  const maintenance = setInterval(() => {
+    database.query('VACUUM ANALYZE').catch(() => {});
+  }, PGLITE_MAINTENANCE_MS);
+  maintenance.unref();
   return {
-    db: pgliteDb as unknown as Db,
-    kind: 'pglite',
-    ping: async () => {
-      await client.query('select 1');
-    },
+    ...database,
     close: async () => {
       clearInterval(maintenance);
-      await client.close();
+      await database.close();
     },
   };
 }
