@@ -42,11 +42,16 @@ const SOCKET_PORT = 5432;
  */
 const PGLITE_POOL_SIZE = 4;
 
-export async function openDatabase(opts: { databaseUrl?: string; pgliteDir: string }): Promise<Database> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  pgliteDir: string;
+  /** For `memory://` only: start from this data-dir dump (see PgliteThreadData.template). */
+  pgliteTemplate?: string;
+}): Promise<Database> {
   if (opts.databaseUrl) {
     return openPool({ connectionString: opts.databaseUrl, max: 10 }, 'postgres');
   }
-  return openPgliteThread(opts.pgliteDir);
+  return openPgliteThread(opts.pgliteDir, opts.pgliteTemplate);
 }
 
 /** The one database code path: the `pg` driver's pool, a real server's or the embedded thread's. */
@@ -105,9 +110,13 @@ async function endPool(pool: pg.Pool) {
  * PGlite in its own thread (pglite-thread.ts), reached over a Unix socket in a private folder, so a
  * slow statement never holds the HTTP thread.
  */
-async function openPgliteThread(dataDir: string): Promise<Database> {
+async function openPgliteThread(dataDir: string, template?: string): Promise<Database> {
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-db-'));
-  const workerData: PgliteThreadData = { dataDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) };
+  const workerData: PgliteThreadData = {
+    dataDir,
+    socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
+    template,
+  };
   const worker = spawnThread(
     import.meta.url,
     { source: './pglite-thread.ts', bundled: './pglite-thread.js' },

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { SIMULATED_ADS } from '@domain/games/scoring';
 import { buildApp } from '../app';
 import { loadConfig, type Config } from '../config';
@@ -37,6 +38,15 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
+/** The migrated dump vitest's global setup made; none outside vitest (benchmarks use the harness). */
+function providedTemplate(): string | undefined {
+  try {
+    return inject('pgliteTemplate');
+  } catch {
+    return undefined;
+  }
+}
+
 export interface TestDatabase extends Database {
   url?: string;
   destroy(): Promise<void>;
@@ -55,7 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const database = await openDatabase({ pgliteDir: 'memory://' });
+  const database = await openDatabase({ pgliteDir: 'memory://', pgliteTemplate: providedTemplate() });
   return { ...database, destroy: () => database.close() };
 }
 
