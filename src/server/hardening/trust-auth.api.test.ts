@@ -10,10 +10,16 @@ import { createLedger, createRewardsService } from '../features/rewards/index';
 import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits';
 import { createTestDatabase, sessionCookieFrom, signUp, testConfig, type TestDatabase } from '../test/harness';
 
-// Counts scrypt runs while keeping the real hashing.
+// Counts scrypt runs while keeping real hashing, at the test set-up's small cost.
 vi.mock('../features/auth/password', async (importOriginal) => {
   const real = await importOriginal<typeof import('../features/auth/password')>();
-  return { ...real, hashPassword: vi.fn(real.hashPassword) };
+  const cost = { N: 2 ** 12, r: 8, p: 1 };
+  const dummy = real.hashPassword('not-a-password', cost);
+  return {
+    ...real,
+    hashPassword: vi.fn((password: string) => real.hashPassword(password, cost)),
+    getDummyHash: () => dummy,
+  };
 });
 
 /**

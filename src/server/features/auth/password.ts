@@ -1,7 +1,13 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
 /** OWASP's scrypt recommendation: N=2^17, r=8, p=1 (128 MiB per hash). */
-const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
+const PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_LEN = 32;
 
 function scryptAsync(password: string, salt: Buffer, keyLen: number, opts: ScryptOptions): Promise<Buffer> {
@@ -13,10 +19,10 @@ function scryptAsync(password: string, salt: Buffer, keyLen: number, opts: Scryp
 const maxmem = (p: { N: number; r: number }) => 128 * p.N * p.r + 16 * 1024 * 1024;
 
 /** Self-describing format so parameters can be raised later without breaking old hashes. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, KEY_LEN, { ...PARAMS, maxmem: maxmem(PARAMS) });
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scryptAsync(password, salt, KEY_LEN, { ...params, maxmem: maxmem(params) });
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
