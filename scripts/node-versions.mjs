@@ -6,10 +6,10 @@
 // test runner's totals.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './pg-cluster.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VERSIONS = ['22.23.3', '24.21.0'];
@@ -44,16 +44,6 @@ function nodeBinary(version) {
   rmSync(path.join(dir, file));
   return bin;
 }
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /** Polls `check` every 250 ms until it returns a value or `ms` pass (a smoke run, not a timed test). */
 async function until(what, ms, check) {

@@ -6,6 +6,7 @@ export interface InitialisedCluster {
   url: string;
 }
 export function findPgBin(): string | null;
+export function freePort(): Promise<number>;
 export function initCluster(prefix?: string): Promise<InitialisedCluster>;
 export function startPostmaster(c: InitialisedCluster, maxConnections?: number): void;
 export function postmasterPid(dataDir: string): number | null;

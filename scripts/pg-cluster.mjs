@@ -20,7 +20,8 @@ export function findPgBin() {
   return null;
 }
 
-const freePort = () =>
+/** A port nothing listens on at this moment, on loopback. */
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const s = net.createServer();
     s.on('error', reject);
