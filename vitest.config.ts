@@ -21,8 +21,8 @@ export default defineConfig({
     environment: 'node',
     // Component tests opt into jsdom with a per-file `// @vitest-environment jsdom` comment.
     setupFiles: ['./src/test-setup.ts'],
-    // One migrated embedded database per run, which every PGlite test database starts from.
-    globalSetup: ['./src/server/test/pglite-template.ts'],
+    // One migrated database per run (a PGlite dump, a PostgreSQL template) that test databases start from.
+    globalSetup: ['./src/server/test/database-templates.ts'],
     // PGlite takes seconds to boot and password hashing is deliberately slow.
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -23,7 +23,8 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   const name = `eyevu_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  const template = provided('postgresTemplate');
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -38,10 +39,10 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-/** The migrated dump vitest's global setup made; none outside vitest (benchmarks use the harness). */
-function providedTemplate(): string | undefined {
+/** What vitest's global setup made (migrated templates); nothing outside vitest (benchmarks use the harness). */
+function provided(key: 'pgliteTemplate' | 'postgresTemplate'): string | undefined {
   try {
-    return inject('pgliteTemplate');
+    return inject(key);
   } catch {
     return undefined;
   }
@@ -65,7 +66,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const database = await openDatabase({ pgliteDir: 'memory://', pgliteTemplate: providedTemplate() });
+  const database = await openDatabase({ pgliteDir: 'memory://', pgliteTemplate: provided('pgliteTemplate') });
   return { ...database, destroy: () => database.close() };
 }
 

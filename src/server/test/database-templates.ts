@@ -4,7 +4,9 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../db/client';
 import { fromRoot } from '../lib/paths';
 
 /**
@@ -28,7 +30,35 @@ function templateKey(): string {
   return h.digest('hex').slice(0, 16);
 }
 
+/**
+ * On PostgreSQL, the same idea with the server's own means: one migrated database per run that
+ * every test database is created from (`create database ... template`).
+ */
+async function postgresTemplate(adminUrl: string): Promise<string> {
+  const name = `eyevu_template_${templateKey()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount) return name;
+    const partial = `${name}_${process.pid}`;
+    await admin.query(`create database ${partial}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${partial}`;
+    const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: '' });
+    await database.close();
+    await admin.query(`alter database ${partial} rename to ${name}`);
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
+
 export async function setup(project: TestProject) {
+  if (process.env.EYEVU_TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL) {
+    project.provide('postgresTemplate', await postgresTemplate(process.env.TEST_DATABASE_URL));
+    return;
+  }
   const file = path.join(templateDir, `${templateKey()}.tar`);
   if (!existsSync(file)) {
     mkdirSync(templateDir, { recursive: true });
@@ -47,5 +77,6 @@ export async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate?: string;
+    postgresTemplate?: string;
   }
 }
