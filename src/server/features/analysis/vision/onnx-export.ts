@@ -132,7 +132,8 @@ function inputsOf(layer: KerasLayer): string[] {
   const first = layer.inbound_nodes[0];
   if (!Array.isArray(first)) return [];
   return first.map((x: unknown) => {
-    if (!Array.isArray(x) || typeof x[0] !== 'string') throw new Error(`onnx export: bad inbound node in ${layer.name}`);
+    if (!Array.isArray(x) || typeof x[0] !== 'string')
+      throw new Error(`onnx export: bad inbound node in ${layer.name}`);
     return x[0];
   });
 }
@@ -295,10 +296,5 @@ export function inceptionToOnnx(
   graph.msg(11, valueInfo('pixels', ['batch', side, side, 3]));
   graph.msg(12, valueInfo('embedding', ['batch', 'dims']));
   // IR version 8, opset 13: what every ONNX Runtime of the last years reads.
-  return new Proto()
-    .int(1, 8)
-    .str(2, 'eyevu')
-    .msg(7, graph)
-    .msg(8, new Proto().str(1, '').int(2, 13))
-    .finish();
+  return new Proto().int(1, 8).str(2, 'eyevu').msg(7, graph).msg(8, new Proto().str(1, '').int(2, 13)).finish();
 }
