@@ -73,8 +73,8 @@ function threadBreakdown(
   const main = deltas.find((d) => d.tid === pid)?.ms ?? 0;
   const vips = deltas.filter((d) => d.name.startsWith('libvips')).reduce((a, d) => a + d.ms, 0);
   const others = deltas.filter((d) => d.tid !== pid && !d.name.startsWith('libvips')).sort((a, b) => b.ms - a.ms);
-  const top = others.slice(0, 6).map((d) => `${d.tid} ${d.ms.toFixed(0)}`);
-  const rest = others.slice(6).reduce((a, d) => a + d.ms, 0);
+  const top = others.slice(0, 10).map((d) => `${d.tid} ${d.ms.toFixed(0)}`);
+  const rest = others.slice(10).reduce((a, d) => a + d.ms, 0);
   return `ms per photo: main ${main.toFixed(0)}, libvips ${vips.toFixed(0)}, other threads by id ${top.join(', ')}, the rest ${rest.toFixed(0)}`;
 }
 
