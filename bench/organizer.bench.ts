@@ -11,7 +11,7 @@
  *   npx tsx bench/organizer.bench.ts
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { labelledPhotos } from '../src/server/features/analysis/index.js';
@@ -35,6 +35,47 @@ async function processCpuSeconds(pid: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds so far of each thread of the server process, by thread id. Node names none of its
+ * own threads, so they are told apart by id: the main thread's id is the process id, libvips
+ * names its workers, and the vision threads are the two busiest of the rest.
+ */
+async function threadCpuSeconds(pid: number): Promise<Map<number, { name: string; cpu: number }>> {
+  const out = new Map<number, { name: string; cpu: number }>();
+  const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  for (const tid of tids) {
+    try {
+      const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** Where the server's CPU per photo went: the main thread, libvips, and the busiest other threads. */
+function threadBreakdown(
+  pid: number,
+  before: Map<number, { name: string; cpu: number }>,
+  after: Map<number, { name: string; cpu: number }>,
+  photos: number,
+): string {
+  const deltas = [...after].map(([tid, t]) => ({
+    tid,
+    name: t.name,
+    ms: ((t.cpu - (before.get(tid)?.cpu ?? 0)) * 1000) / photos,
+  }));
+  const main = deltas.find((d) => d.tid === pid)?.ms ?? 0;
+  const vips = deltas.filter((d) => d.name.startsWith('libvips')).reduce((a, d) => a + d.ms, 0);
+  const others = deltas.filter((d) => d.tid !== pid && !d.name.startsWith('libvips')).sort((a, b) => b.ms - a.ms);
+  const top = others.slice(0, 10).map((d) => `${d.tid} ${d.ms.toFixed(0)}`);
+  const rest = others.slice(10).reduce((a, d) => a + d.ms, 0);
+  return `ms per photo: main ${main.toFixed(0)}, libvips ${vips.toFixed(0)}, other threads by id ${top.join(', ')}, the rest ${rest.toFixed(0)}`;
 }
 
 async function loadAverage(): Promise<string> {
@@ -74,11 +115,13 @@ async function workerRows(server: RunningServer): Promise<Row[]> {
   );
   const loadBefore = await loadAverage();
   const cpu0 = await processCpuSeconds(server.pid);
+  const threads0 = await threadCpuSeconds(server.pid);
   const t0 = performance.now();
   for (let i = 0; i < named.length; i += 20) await uploadBatch(s, named.slice(i, i + 20));
   await waitAnalysisIdle(s, 300_000);
   const secs = (performance.now() - t0) / 1000;
   const cpu1 = await processCpuSeconds(server.pid);
+  const threads1 = await threadCpuSeconds(server.pid);
   const rate = named.length / secs;
   const cpuPerPhoto = cpu0 !== undefined && cpu1 !== undefined ? (cpu1 - cpu0) / named.length : undefined;
   // What two otherwise idle cores would give for the same CPU time (the vision pool uses both).
@@ -116,6 +159,7 @@ async function workerRows(server: RunningServer): Promise<Row[]> {
       ratio: '',
       target: `>= ${TARGET_RATE}/s`,
       met: idleRate === undefined ? null : idleRate >= TARGET_RATE,
+      note: threadBreakdown(server.pid, threads0, threads1, named.length),
     },
     {
       id: 'P2',
@@ -187,7 +231,9 @@ export async function runOrganizer(server: RunningServer, opts: { engine?: boole
 }
 
 if (isMain(import.meta.url)) {
-  withServer((server) => runOrganizer(server)).then(printTable, (err) => {
+  // `worker` alone skips the engine-alone row (a second process of its own, minutes long).
+  const engine = process.argv[2] !== 'worker';
+  withServer((server) => runOrganizer(server, { engine })).then(printTable, (err) => {
     console.error(err);
     process.exit(1);
   });

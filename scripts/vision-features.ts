@@ -136,7 +136,9 @@ async function main(): Promise<void> {
         continue;
       }
       decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
-      vectors.push(embedder.embed(view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view, size)));
+      vectors.push(
+        await embedder.embed(view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view, size)),
+      );
     }
     let detections = old?.detections;
     if (!detections) {

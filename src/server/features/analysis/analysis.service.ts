@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import { createAlbumsRepository } from '../albums/index';
 import { createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
+import { coalescePerKey } from './coalesce';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
 
@@ -42,7 +43,7 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     // A batch per thread plus one more: the next photo is read and decoded while a batch is in inference.
     concurrency: opts.analyze ? undefined : ctx.config.visionThreads * (VISION_BATCH + 1),
     lockMs: opts.lockMs,
-    onSettled: (userId) => albums.syncSmartAlbums(userId),
+    onSettled: coalescePerKey((userId) => albums.syncSmartAlbums(userId)),
     log: opts.log ?? (() => undefined),
   });
   // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.

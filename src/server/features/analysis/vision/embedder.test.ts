@@ -11,12 +11,13 @@ describe('embedder (real MobileNetV2 weights from nsfwjs)', () => {
   it('a batch gives each photo the vector it gets alone, block by block', { timeout: 120_000 }, async () => {
     await ensureTfWasm();
     const e = await loadEmbedder(undefined, ['block_16_expand_relu', 'out_relu'], 96, 'mobilenet_v2');
+    expect(e.runtime).toBe('tfjs');
     expect(e.layerDims).toEqual([960, 1280]);
     expect(e.dims).toBe(2240);
     const a = pattern(96, 1);
     const b = pattern(96, 2);
-    const [ba, bb] = e.embedBatch([a, b]);
-    const alone = [e.embed(a), e.embed(b)];
+    const [ba, bb] = await e.embedBatch([a, b]);
+    const alone = [await e.embed(a), await e.embed(b)];
     for (const [batched, single] of [
       [ba!, alone[0]!],
       [bb!, alone[1]!],
@@ -28,7 +29,37 @@ describe('embedder (real MobileNetV2 weights from nsfwjs)', () => {
     }
     // Two different photos must not come out the same (the batch is not one photo repeated).
     expect(Math.abs(ba![0]! - bb![0]!) + Math.abs(ba![100]! - bb![100]!)).toBeGreaterThan(0);
-    expect(() => e.embed(pattern(64, 1))).toThrow(/expects 96x96/);
+    await expect(e.embed(pattern(64, 1))).rejects.toThrow(/expects 96x96/);
     e.dispose();
+  });
+});
+
+describe('embedder (real InceptionV3 weights from nsfwjs)', () => {
+  it('ONNX Runtime gives the numbers tfjs gives, batched or not', { timeout: 180_000 }, async () => {
+    await ensureTfWasm();
+    const blocks = ['mixed8', 'mixed9'];
+    const onnx = await loadEmbedder(undefined, blocks, 96, 'inception_v3', 'onnxruntime');
+    const tfjs = await loadEmbedder(undefined, blocks, 96, 'inception_v3', 'tfjs');
+    expect(onnx.runtime).toBe('onnxruntime');
+    expect(onnx.dims).toBe(tfjs.dims);
+    expect(onnx.layerDims).toEqual(tfjs.layerDims);
+    const a = pattern(96, 3);
+    const b = pattern(96, 4);
+    const [oa, ob] = await onnx.embedBatch([a, b]);
+    const [ta, tb] = [await tfjs.embed(a), await tfjs.embed(b)];
+    for (const [o, t] of [
+      [oa!, ta!],
+      [ob!, tb!],
+    ] as const) {
+      let worst = 0;
+      for (let i = 0; i < t.length; i++) worst = Math.max(worst, Math.abs(o[i]! - t[i]!));
+      expect(worst).toBeLessThan(1e-3);
+    }
+    let apart = 0;
+    for (let i = 0; i < oa!.length; i++) apart += Math.abs(oa![i]! - ob![i]!);
+    expect(apart).toBeGreaterThan(0.1);
+    await expect(onnx.embed(pattern(64, 1))).rejects.toThrow(/expects 96x96/);
+    onnx.dispose();
+    tfjs.dispose();
   });
 });

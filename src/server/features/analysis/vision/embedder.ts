@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { inceptionToOnnx, type KerasLayer, type NamedWeights } from './onnx-export';
 import { tf, packageDir } from './runtime';
 
 /**
@@ -78,13 +79,19 @@ export async function loadNsfwjsArtifacts(modelName: string, nodeModulesDir?: st
 
 export interface Embedder {
   readonly dims: number;
+  /**
+   * What runs the network: ONNX Runtime's native CPU kernels (InceptionV3, the shipped backbone;
+   * ~2.5x less CPU than tfjs' WASM for the same numbers) or tfjs (other backbones, or where
+   * onnxruntime-node cannot load).
+   */
+  readonly runtime: 'onnxruntime' | 'tfjs';
   /** Width of each pooled block, in the order of the layer names. */
   readonly layerDims: readonly number[];
   /** Square side of the input it expects. */
   readonly inputSize: number;
-  embed(img: RgbImage): Float32Array;
+  embed(img: RgbImage): Promise<Float32Array>;
   /** Several photos in one call: one pass of the network over a batch costs less per photo. */
-  embedBatch(imgs: readonly RgbImage[]): Float32Array[];
+  embedBatch(imgs: readonly RgbImage[]): Promise<Float32Array[]>;
   dispose(): void;
 }
 
@@ -125,8 +132,13 @@ export async function loadEmbedder(
   layerNames: readonly string[] = EMBEDDING_LAYERS,
   inputSize: number = EMBEDDING_INPUT,
   modelName: string = EMBEDDING_MODEL,
+  runtime: Embedder['runtime'] = 'onnxruntime',
 ): Promise<Embedder> {
   const artifacts = await loadNsfwjsArtifacts(modelName, nodeModulesDir);
+  if (runtime === 'onnxruntime' && modelName === 'inception_v3') {
+    const ort = await loadOnnxRuntime();
+    if (ort) return onnxEmbedder(ort, artifacts, layerNames, inputSize);
+  }
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
   const cut = (await tf.models.modelFromJSON(
     truncatedTopology(artifacts, layerNames, inputSize) as unknown as tf.io.ModelJSON,
@@ -145,12 +157,8 @@ export async function loadEmbedder(
   const dims = pooled.shape[pooled.shape.length - 1] ?? 0;
   // First predict compiles WASM kernels; doing it here keeps analyze() timings honest.
   tf.tidy(() => model.predict(tf.zeros([1, inputSize, inputSize, 3])));
-  const embedBatch = (imgs: readonly RgbImage[]): Float32Array[] => {
-    for (const img of imgs) {
-      if (img.width !== inputSize || img.height !== inputSize) {
-        throw new Error(`vision: embedder expects ${inputSize}x${inputSize} RGB`);
-      }
-    }
+  const embedBatch = async (imgs: readonly RgbImage[]): Promise<Float32Array[]> => {
+    checkInputs(imgs, inputSize);
     if (imgs.length === 0) return [];
     const plane = inputSize * inputSize * 3;
     const all = new Uint8Array(plane * imgs.length);
@@ -163,13 +171,115 @@ export async function loadEmbedder(
     return imgs.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
   };
   return {
+    runtime: 'tfjs',
     dims,
     layerDims: pooledEach.map((p) => p.shape[p.shape.length - 1] ?? 0),
     inputSize,
-    embed: (img) => embedBatch([img])[0]!,
+    embed: async (img) => (await embedBatch([img]))[0]!,
     embedBatch,
     dispose() {
       cut.dispose();
     },
   };
+}
+
+function checkInputs(imgs: readonly RgbImage[], inputSize: number) {
+  for (const img of imgs) {
+    if (img.width !== inputSize || img.height !== inputSize) {
+      throw new Error(`vision: embedder expects ${inputSize}x${inputSize} RGB`);
+    }
+  }
+}
+
+type OnnxRuntime = typeof import('onnxruntime-node');
+
+/** onnxruntime-node, or undefined where its native library cannot load (the tfjs path then runs). */
+async function loadOnnxRuntime(): Promise<OnnxRuntime | undefined> {
+  try {
+    return await import('onnxruntime-node');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The same cut network run by ONNX Runtime: the Keras layers and weights are written as an ONNX
+ * graph in memory (onnx-export.ts) and handed to a session with one thread, so each vision thread
+ * keeps to its own core as before. `run` executes synchronously on the calling thread, which
+ * keeps the vision thread's lowered priority.
+ */
+async function onnxEmbedder(
+  ort: OnnxRuntime,
+  artifacts: tf.io.ModelArtifacts,
+  layerNames: readonly string[],
+  inputSize: number,
+): Promise<Embedder> {
+  const topo = artifacts.modelTopology as Record<string, unknown>;
+  const cfg = (isRecord(topo.model_config) ? topo.model_config : topo) as { config?: { layers?: unknown } };
+  if (!Array.isArray(cfg.config?.layers) || !artifacts.weightData || !artifacts.weightSpecs) {
+    throw new Error('vision: unexpected InceptionV3 topology');
+  }
+  const named = tf.io.decodeWeights(artifacts.weightData as ArrayBuffer, artifacts.weightSpecs);
+  const weights: NamedWeights = {};
+  for (const [name, t] of Object.entries(named)) {
+    weights[name] = { shape: t.shape, data: t.dataSync() as Float32Array };
+    t.dispose();
+  }
+  const bytes = inceptionToOnnx(cfg.config.layers as KerasLayer[], weights, layerNames, inputSize);
+  const session = await ort.InferenceSession.create(bytes, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  const plane = inputSize * inputSize * 3;
+  const run = async (pixels: Float32Array, n: number): Promise<Float32Array> => {
+    const out = await session.run({ pixels: new ort.Tensor('float32', pixels, [n, inputSize, inputSize, 3]) });
+    const e = out.embedding;
+    if (!e || e.type !== 'float32') throw new Error('vision: ONNX embedding missing');
+    return e.data as Float32Array;
+  };
+  // The first run plans memory and picks kernels; doing it here keeps analyze() timings honest.
+  const probe = await run(new Float32Array(plane), 1);
+  const dims = probe.length;
+  const layerDims = layerNames.map((name) => {
+    const concat = (cfg.config!.layers as KerasLayer[]).find((l) => l.name === name);
+    return concat ? channelsOf(concat, weights, cfg.config!.layers as KerasLayer[]) : 0;
+  });
+  const embedBatch = async (imgs: readonly RgbImage[]): Promise<Float32Array[]> => {
+    checkInputs(imgs, inputSize);
+    if (imgs.length === 0) return [];
+    const x = new Float32Array(plane * imgs.length);
+    imgs.forEach((img, i) => {
+      const d = img.data;
+      const o = i * plane;
+      for (let j = 0; j < plane; j++) x[o + j] = d[j]!;
+    });
+    const flat = await run(x, imgs.length);
+    return imgs.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
+  };
+  return {
+    runtime: 'onnxruntime',
+    dims,
+    layerDims,
+    inputSize,
+    embed: async (img) => (await embedBatch([img]))[0]!,
+    embedBatch,
+    dispose() {
+      void session.release();
+    },
+  };
+}
+
+/** Output channels of a layer: a convolution's filters, or the sum over a concatenation's inputs. */
+function channelsOf(layer: KerasLayer, weights: NamedWeights, layers: readonly KerasLayer[]): number {
+  const byName = (n: string) => layers.find((l) => l.name === n);
+  const walk = (l: KerasLayer): number => {
+    if (l.class_name === 'Conv2D') return weights[`${l.name}/kernel`]?.shape[3] ?? 0;
+    const first = l.inbound_nodes[0];
+    const inputs = Array.isArray(first) ? first.map((x: unknown) => (Array.isArray(x) ? String(x[0]) : '')) : [];
+    if (l.class_name === 'Concatenate') return inputs.reduce((a, n) => a + walk(byName(n)!), 0);
+    return inputs.length ? walk(byName(inputs[0]!)!) : 0;
+  };
+  return walk(layer);
 }

@@ -286,7 +286,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     return serial(async () => {
       if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
       const t1 = performance.now();
-      const embeddings = embedder.embedBatch(batch.map((b) => b.embed));
+      const embeddings = await embedder.embedBatch(batch.map((b) => b.embed));
       const embeddingMs = (performance.now() - t1) / Math.max(batch.length, 1);
       const out: VisionResult[] = [];
       for (const [i, inputs] of batch.entries()) {
