@@ -1,9 +1,12 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
+import { keepFirstPaint } from './app/first-paint';
 import './styles.css';
 
-createRoot(document.getElementById('root')!).render(
+const container = document.getElementById('root')!;
+keepFirstPaint(container);
+createRoot(container).render(
   <StrictMode>
     <App />
   </StrictMode>,
