@@ -8,10 +8,12 @@
  * and the run with the median score is reported, with every score and the load average in the note.
  *
  *   npx tsx bench/lighthouse.bench.ts
+ *
+ * LIGHTHOUSE_DUMP=<dir> also writes each run's full report there (long tasks, LCP breakdown).
  */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -63,6 +65,9 @@ async function audit(port: number, s: Session, pathname: string) {
   const lhr = result.lhr;
   if (lhr.runtimeError) throw new Error(lhr.runtimeError.message);
   const score = Math.round((lhr.categories.performance?.score ?? 0) * 100);
+  // The whole report, to read the long tasks behind TBT and the LCP breakdown, not only the score.
+  const dump = process.env.LIGHTHOUSE_DUMP;
+  if (dump) writeFileSync(path.join(dump, `${pathname.replace(/\W/g, '_')}-${Date.now()}.json`), JSON.stringify(lhr));
   const items = (
     (lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []
   ).filter((i) => new URL(i.url).origin === new URL(s.url).origin);

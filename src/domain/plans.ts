@@ -111,6 +111,10 @@ export const PLANS: readonly Plan[] = [
 ];
 
 export const MOST_POPULAR_TAG = 'Most Popular';
+
+/** The pricing screen's heading: the client renders it, and the server paints it before any script. */
+export const PRICING_TITLE = 'Choose Your Plan';
+export const PRICING_SUBTITLE = 'Browse your photos instead of watching ads';
 /** Badge next to the billing toggle when yearly is selected. */
 export const YEARLY_SAVINGS_BADGE = 'Save 20%';
 

@@ -24,7 +24,7 @@ const INDEX_HTML = `<!doctype html>
     <link rel="modulepreload" crossorigin href="/assets/button-B1.js">
     <link rel="stylesheet" crossorigin href="/assets/index-C1.css">
   </head>
-  <body><div id="root"><div class="shell">Checking your session</div></div></body>
+  <body><div id="root"><!-- first-paint --><div class="shell">Checking your session</div><!-- /first-paint --></div></body>
 </html>
 `;
 const F = 'src/web/features';
@@ -89,7 +89,9 @@ describe('the page served for a screen', () => {
     );
     expect(fetchPreloads(res.body)).toEqual(['/api/auth/user', '/api/app-status', '/api/photos/timeline?limit=120']);
     // The shell still paints without JavaScript.
-    expect(res.body).toContain('<div id="root"><div class="shell">Checking your session</div></div>');
+    expect(res.body).toContain(
+      '<div id="root"><!-- first-paint --><div class="shell">Checking your session</div><!-- /first-paint --></div>',
+    );
   });
 
   it('without a session cookie: the login chunk and the auth check only, no private answers', async () => {
@@ -99,6 +101,22 @@ describe('the page served for a screen', () => {
     expect(fetchPreloads(res.body)).toEqual(['/api/auth/user']);
     const pricing = await app.inject({ method: 'GET', url: '/pricing' });
     expect(modulepreloads(pricing.body)).toContain('/assets/pricing-page-R1.js');
+  });
+
+  it('/pricing paints its heading from the HTML, signed in or not; other screens keep the spinner', async () => {
+    for (const headers of [signedIn, {}]) {
+      const res = await app.inject({ method: 'GET', url: '/pricing', headers });
+      const first = /<div id="first-paint" class="contents">([\s\S]*?<\/main>)<\/div>/.exec(res.body);
+      expect(res.body).not.toContain('Checking your session');
+      expect(first).not.toBeNull();
+      // The spec's heading, once, in a real <h1>; the bar has no control a user could press before the script runs.
+      expect(res.body.match(/<h1[^>]*>Choose Your Plan<\/h1>/g)).toHaveLength(1);
+      expect(res.body).toContain('<p class="text-sm text-muted">Browse your photos instead of watching ads</p>');
+      expect(first![1]).not.toMatch(/<(button|select|input|a)\b/);
+    }
+    const gallery = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
+    expect(gallery.body).not.toContain('first-paint"');
+    expect(gallery.body).toContain('Checking your session');
   });
 
   it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {

@@ -1,3 +1,4 @@
+import { PRICING_SUBTITLE, PRICING_TITLE } from '@domain/plans';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -63,6 +64,26 @@ const SCREENS: Record<string, Screen> = {
   '/forgot-password': { signedIn: [], signedOut: [`${F}/auth/forgot-password-page.tsx`], data: [] },
 };
 
+/**
+ * A screen's first content as static HTML, for screens whose largest paint needs no data (the
+ * same markup and classes the screen renders, so nothing moves when React takes over). It
+ * replaces the spinner between the `first-paint` markers of index.html, in
+ * `<div id="first-paint">`: a bar shaped like the status bar (no clock, no controls: nothing a
+ * user could press before the script runs) and the screen's `<main>` with its heading.
+ * src/web/app/first-paint.tsx shows it again while the session check and the screen's chunk load.
+ */
+const STATUS_BAR_SHAPE =
+  '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
+  '<span class="min-h-8 w-14"></span><span class="text-base font-bold tracking-tight text-primary">Eyevu</span><span class="w-14"></span></header>';
+const FIRST_CONTENT: Record<string, string> = {
+  '/pricing':
+    STATUS_BAR_SHAPE +
+    '<main class="flex flex-col gap-5 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    `<h1 class="text-2xl font-bold">${escapeHtml(PRICING_TITLE)}</h1><p class="text-sm text-muted">${escapeHtml(PRICING_SUBTITLE)}</p>` +
+    '</div></div></main>',
+};
+const FIRST_PAINT = /<!-- first-paint -->[\s\S]*?<!-- \/first-paint -->/;
+
 /** Every source module the pages name (build manifest keys), so a test can see they still exist. */
 export const SCREEN_MODULES = [...new Set(Object.values(SCREENS).flatMap((s) => [...s.signedIn, ...s.signedOut]))];
 
@@ -121,7 +142,11 @@ export function loadWebPages(webDir: string): WebPages {
         const screen = SCREENS[key];
         const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
         const data = [AUTH_CHECK, ...(signedIn ? [...SHELL_DATA, ...(screen?.data ?? [])] : [])];
-        page = compressed(withHints(template, chunksOf(modules), data));
+        const first = FIRST_CONTENT[key];
+        const body = first
+          ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
+          : template;
+        page = compressed(withHints(body, chunksOf(modules), data));
         cache.set(cacheKey, page);
       }
       return page;
@@ -147,6 +172,9 @@ function moduleChunks(manifest: Manifest) {
   };
 }
 
+function escapeHtml(s: string) {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 
 /**

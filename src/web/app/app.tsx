@@ -17,6 +17,7 @@ import { PricingPage } from '../features/pricing';
 import { SignedInOverlays, useAppStatus } from '../features/rewards';
 import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
+import { FirstPaint } from './first-paint';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
 import { ServiceWorkerUpdates } from './pwa/register-sw';
 import { BottomNav } from './shell/bottom-nav';
@@ -39,7 +40,7 @@ function SignedInApp() {
       <div className="flex flex-1 flex-col">
         {offline && <OfflineScreen />}
         <AppErrorBoundary resetKey={location}>
-          <Suspense fallback={<CenteredSpinner />}>
+          <Suspense fallback={<FirstPaint fallback={<CenteredSpinner />} />}>
             <div className="contents" hidden={offline}>
               <Switch>
                 <Route path="/" component={DashboardPage} />
@@ -67,7 +68,7 @@ function SignedOutApp() {
     <>
       <StatusBar />
       <AppErrorBoundary resetKey={location}>
-        <Suspense fallback={<CenteredSpinner />}>
+        <Suspense fallback={<FirstPaint fallback={<CenteredSpinner />} />}>
           <Switch>
             <Route path="/" component={LoginPage} />
             <Route path="/login" component={LoginPage} />
@@ -101,7 +102,7 @@ function Router() {
       </>
     );
   }
-  if (isLoading) return <CenteredSpinner label="Checking your session" />;
+  if (isLoading) return <FirstPaint withBar fallback={<CenteredSpinner label="Checking your session" />} />;
   return isAuthenticated ? <SignedInApp /> : <SignedOutApp />;
 }
 

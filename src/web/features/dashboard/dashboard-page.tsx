@@ -151,7 +151,13 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
           <ul className="mb-2 grid grid-cols-4 gap-2">
             {photos.slice(0, RECENT_PHOTOS_LIMIT).map((p) => (
               <li key={p.id} className="relative aspect-square overflow-hidden rounded-lg bg-surface-2">
-                <img src={p.thumbnailUrl || p.url} alt={p.name} className="size-full object-cover" loading="lazy" />
+                {/* On the first screen, and often its largest paint: fetched at once. */}
+                <img
+                  src={p.thumbnailUrl || p.url}
+                  alt={p.name}
+                  className="size-full object-cover"
+                  fetchPriority="high"
+                />
                 {p.analyzed && p.category && (
                   <span className="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">
                     {categoryLabel(photoCategoryOf(p.category))}

@@ -199,15 +199,18 @@ export default function GalleryPage() {
 
       {selection.active && <SelectBar selected={selection.ids} onDone={selection.stop} />}
 
-      <PhotoViewer
-        photos={photos}
-        open={viewerIndex !== null}
-        initialIndex={viewerIndex ?? 0}
-        onOpenChange={(o) => !o && setViewerIndex(null)}
-        showEdit
-        showSimilar
-        showManage
-      />
+      {/* Mounted only while open: closed, it would still cost a render of every hook on the first screen. */}
+      {viewerIndex !== null && (
+        <PhotoViewer
+          photos={photos}
+          open={viewerIndex !== null}
+          initialIndex={viewerIndex ?? 0}
+          onOpenChange={(o) => !o && setViewerIndex(null)}
+          showEdit
+          showSimilar
+          showManage
+        />
+      )}
     </main>
   );
 }

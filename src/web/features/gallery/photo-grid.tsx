@@ -13,6 +13,8 @@ const GAP = 12;
 const CAPTION_HEIGHT = 52;
 /** A month header row ('March 2024') of the timeline. */
 const HEADER_HEIGHT = 40;
+/** Tiles on a phone's first screen (two rows): their thumbnails load first (the largest paint). */
+const FIRST_SCREEN_TILES = 2 * COLUMNS;
 
 export function SkeletonTile() {
   return (
@@ -109,6 +111,7 @@ function Tile({
           alt={photo.name}
           thumbhash={photo.thumbhash}
           loading="lazy"
+          priority={index < FIRST_SCREEN_TILES}
           draggable={false}
           className={cn('aspect-square w-full rounded-xl transition-transform', selected && 'scale-[0.92]')}
           imgClassName="object-cover"

@@ -12,14 +12,24 @@ function placeholderFor(hash: string | null | undefined): string | undefined {
   }
 }
 
-/** An image that shows its thumbhash (a blurred sketch, a few dozen bytes) until the real bytes arrive. */
+/**
+ * An image that shows its thumbhash (a blurred sketch, a few dozen bytes) until the real bytes arrive.
+ * `priority` for the first screen's images: fetched at once and at high priority, and shown as soon
+ * as they are decoded, without the fade (a fading image counts as painted only once it is visible).
+ */
 export function PhotoImage({
   thumbhash,
   className,
   imgClassName,
   alt,
+  priority = false,
   ...img
-}: ImgHTMLAttributes<HTMLImageElement> & { thumbhash?: string | null; imgClassName?: string; alt: string }) {
+}: ImgHTMLAttributes<HTMLImageElement> & {
+  thumbhash?: string | null;
+  imgClassName?: string;
+  alt: string;
+  priority?: boolean;
+}) {
   const placeholder = useMemo(() => placeholderFor(thumbhash), [thumbhash]);
   const [loadedSrc, setLoadedSrc] = useState<string | undefined>();
   const loaded = loadedSrc === img.src;
@@ -34,10 +44,16 @@ export function PhotoImage({
     >
       <img
         {...img}
+        {...(priority && { loading: 'eager', fetchPriority: 'high' })}
         alt={alt}
         decoding="async"
         onLoad={() => setLoadedSrc(img.src)}
-        className={cn('size-full transition-opacity duration-300', loaded ? 'opacity-100' : 'opacity-0', imgClassName)}
+        className={cn(
+          'size-full',
+          !priority && 'transition-opacity duration-300',
+          priority || loaded ? 'opacity-100' : 'opacity-0',
+          imgClassName,
+        )}
       />
     </div>
   );

@@ -3,6 +3,8 @@ import {
   FREE_PHOTO_LIMIT_LABEL,
   MOST_POPULAR_TAG,
   PLANS,
+  PRICING_SUBTITLE,
+  PRICING_TITLE,
   priceFor,
   yearlySavingsLabel,
   YEARLY_SAVINGS_BADGE,
@@ -79,7 +81,7 @@ export default function PricingPage() {
 
   return (
     <main className="flex flex-col gap-5 p-4 pb-24">
-      <PageHeader title="Choose Your Plan" subtitle="Browse your photos instead of watching ads" />
+      <PageHeader title={PRICING_TITLE} subtitle={PRICING_SUBTITLE} />
 
       <div className="flex items-center justify-center gap-3">
         <div role="group" aria-label="Billing cycle" className="inline-flex rounded-xl bg-surface-2 p-1">

@@ -120,6 +120,9 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
           </>
         ) : (
           // An estimate from this device's clock: the server fixes the real end when the trial starts.
+          // Formatted only while open: the closed modal sits on the dashboard, and the first date
+          // formatting of a page load costs tens of milliseconds (locale data).
+          open &&
           `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
         )}
       </p>

@@ -1,0 +1,39 @@
+import type { ReactNode } from 'react';
+import { useLocation } from 'wouter';
+
+/**
+ * The first content the server painted for this path (src/server/http/web-pages.ts), kept so that
+ * React shows the same markup while the session check and the screen's chunk load. Without it the
+ * page would go from that content back to a spinner and then to the screen: a flash, and a later
+ * largest paint. It is the same markup, so nothing moves, and React's own nodes replace it as one
+ * tree: the screen, once loaded, is the only copy in the document.
+ */
+interface Snapshot {
+  path: string;
+  bar: string;
+  content: string;
+}
+let snapshot: Snapshot | null = null;
+
+/** Reads the server's first content before React replaces the container's children. */
+export function keepFirstPaint(container: HTMLElement) {
+  const el = container.querySelector('#first-paint');
+  if (!el) return;
+  snapshot = {
+    path: window.location.pathname,
+    bar: el.querySelector(':scope > header')?.outerHTML ?? '',
+    content: el.querySelector(':scope > main')?.outerHTML ?? '',
+  };
+}
+
+/**
+ * The kept content while its path is shown, else `fallback`. `withBar` when no status bar is
+ * rendered around it yet (the session check); inside the signed-in or signed-out app the real
+ * status bar is already there.
+ */
+export function FirstPaint({ withBar = false, fallback }: { withBar?: boolean; fallback: ReactNode }) {
+  const [location] = useLocation();
+  if (!snapshot || snapshot.path !== location) return fallback;
+  const html = withBar ? snapshot.bar + snapshot.content : snapshot.content;
+  return <div className="contents" dangerouslySetInnerHTML={{ __html: html }} />;
+}
