@@ -78,7 +78,8 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number) 
 export async function startServer(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
     cwd: ROOT,
     env: { ...serverEnv(dataDir, port), ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit'],
