@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config';
 import { LocalBlobStore, type BlobStore } from './blob-store';
 
@@ -18,7 +19,8 @@ export async function openBlobStore(config: Pick<Config, 'blobDir' | 'objectStor
     return { blobs: new LocalBlobStore(config.blobDir), describe: config.blobDir, close: async () => {} };
   }
   const { S3BlobStore } = await import('./s3-blob-store');
-  const store = new S3BlobStore(config.objectStore);
+  // Uploads wait on the data volume (in the local blob folder, unused otherwise) while they are hashed.
+  const store = new S3BlobStore(config.objectStore, { localStagingDir: path.join(config.blobDir, 'upload-staging') });
   try {
     await store.check();
   } catch (err) {
