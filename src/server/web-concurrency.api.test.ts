@@ -42,7 +42,14 @@ function freePort(): Promise<number> {
 }
 
 function startMain(env: Record<string, string | undefined>, port: number): MainProcess {
-  const all = { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env };
+  const all: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    ...env,
+  };
   for (const [k, v] of Object.entries(all)) if (v === undefined) delete all[k];
   const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('src/server/main.ts')], {
     cwd: fromRoot(),
