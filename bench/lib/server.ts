@@ -74,11 +74,15 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`server at ${url} not healthy after ${timeoutMs} ms`);
 }
 
-/** Starts `node dist/server/main.js` on a free port; the caller stops it. */
+/**
+ * Starts `node dist/server/main.js` on a free port; the caller stops it. BENCH_SERVER_NODE_ARGS adds
+ * node flags (`--cpu-prof`, `--trace-gc`), which NODE_OPTIONS does not all allow.
+ */
 export async function startServer(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
     cwd: ROOT,
     env: { ...serverEnv(dataDir, port), ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit'],

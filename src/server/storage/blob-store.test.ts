@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { utimes } from 'node:fs/promises';
+import { readdir, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
-import { LocalBlobStore, sha256Hex, type BlobStore } from './blob-store';
+import { isBlobKey, LocalBlobStore, sha256Hex, type BlobStore } from './blob-store';
 import { S3BlobStore } from './s3-blob-store';
 
 /**
@@ -14,9 +14,14 @@ import { S3BlobStore } from './s3-blob-store';
  * server (s3rver, started here on loopback), so the object store can stand in for the folder.
  */
 interface Subject {
-  store: BlobStore & { removeStaleTempFiles(olderThan: Date): Promise<number> };
+  store: BlobStore & {
+    removeStaleTempFiles(olderThan: Date): Promise<number>;
+    stageStream: NonNullable<BlobStore['stageStream']>;
+  };
   /** Makes a stored blob look written at `when` (what the orphan sweep's grace reads). */
   age(key: string, when: Date): Promise<void>;
+  /** Files on local disk that are not blobs (temp files of staged uploads). */
+  localTempFiles(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -27,19 +32,23 @@ const subjects: Record<string, () => Promise<Subject>> = {
     return {
       store,
       age: (key, when) => utimes(path.join(root, key.slice(0, 2), key.slice(2, 4), key), when, when),
+      localTempFiles: () => filesUnder(root, (name) => !isBlobKey(name)),
       close: async () => rmSync(root, { recursive: true, force: true }),
     };
   },
   'S3-compatible object store': async () => {
     const server: TestObjectStore = await startTestObjectStore();
-    const store = new S3BlobStore(server.settings);
+    const localStagingDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-s3-staging-'));
+    const store = new S3BlobStore(server.settings, { localStagingDir });
     await store.check();
     return {
       store,
       age: (key, when) => server.age(`blobs/${key}`, when),
+      localTempFiles: () => filesUnder(localStagingDir, () => true),
       close: async () => {
         store.close();
         await server.stop();
+        rmSync(localStagingDir, { recursive: true, force: true });
       },
     };
   },
@@ -58,6 +67,19 @@ const drain = async (stream: Readable) => {
 };
 
 const HOUR = 60 * 60 * 1000;
+
+async function filesUnder(dir: string, keep: (name: string) => boolean): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((e) => e.isFile() && keep(e.name)).map((e) => path.join(e.parentPath, e.name));
+}
+
+/** An upload as the multipart parser hands it over: many small chunks, maybe failing half way. */
+async function* chunksOf(bytes: Buffer, size: number, failAfter?: number) {
+  for (let i = 0; i < bytes.length; i += size) {
+    if (failAfter !== undefined && i >= failAfter) throw new Error('client went away');
+    yield bytes.subarray(i, i + size);
+  }
+}
 
 for (const [name, open] of Object.entries(subjects)) {
   describe(`BlobStore contract: ${name}`, () => {
@@ -162,6 +184,48 @@ for (const [name, open] of Object.entries(subjects)) {
       expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(1);
       expect(await s.store.has(abandoned.key)).toBe(false);
       expect(await keysOf(s.store)).toEqual(before);
+    });
+    it('stageStream keys and sizes an upload from its chunks, shows nothing until commit, and leaves no temp file', async () => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17);
+      const staged = await s.store.stageStream(chunksOf(bytes, 65_536));
+      expect(staged).toMatchObject({ key: sha256Hex(bytes), size: bytes.length });
+      expect(await s.store.has(staged.key)).toBe(false);
+      expect(await keysOf(s.store)).not.toContain(staged.key);
+      expect(await staged.commit()).toBe(staged.key);
+      expect(await staged.commit()).toBe(staged.key);
+      expect((await s.store.read(staged.key)).equals(bytes)).toBe(true);
+      expect((await s.store.stat(staged.key))!.size).toBe(bytes.length);
+      expect(await s.localTempFiles()).toEqual([]);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
+    });
+
+    it('stageStream: a discarded upload leaves nothing, and bytes already stored are kept once and refreshed', async () => {
+      const stored = randomBytes(200_000);
+      const key = await s.store.put(stored);
+      await s.age(key, new Date(Date.now() - 2 * HOUR));
+      const again = await s.store.stageStream(chunksOf(stored, 10_000));
+      expect(await again.commit()).toBe(key);
+      expect((await s.store.stat(key))!.modifiedAt.getTime()).toBeGreaterThan(Date.now() - HOUR);
+      expect((await keysOf(s.store)).filter((k) => k === key)).toHaveLength(1);
+
+      const refused = await s.store.stageStream(chunksOf(randomBytes(500_000), 65_536));
+      await refused.discard();
+      await refused.discard();
+      expect(await s.store.has(refused.key)).toBe(false);
+      const copy = await s.store.stageStream(chunksOf(stored, 65_536));
+      await copy.discard();
+      expect((await s.store.read(key)).equals(stored)).toBe(true);
+      expect(await s.localTempFiles()).toEqual([]);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
+    });
+
+    it('stageStream: an upload that fails half way leaves no blob, staging object or temp file', async () => {
+      const before = await keysOf(s.store);
+      const bytes = randomBytes(400_000);
+      await expect(s.store.stageStream(chunksOf(bytes, 65_536, 200_000))).rejects.toThrow('client went away');
+      expect(await keysOf(s.store)).toEqual(before);
+      expect(await s.localTempFiles()).toEqual([]);
+      expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
     });
   });
 }

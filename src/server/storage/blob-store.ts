@@ -64,21 +64,21 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
   }
 
+  /**
+   * Four file-system calls (open, write, close, rename) in the usual case: no look before writing,
+   * since a blob already stored is the same bytes, and renaming over it gives it a fresh time (what
+   * the orphan sweep's grace needs). The folder is made only when the rename says it is missing.
+   */
   async put(bytes: Buffer): Promise<string> {
     const key = sha256Hex(bytes);
     const file = this.pathOf(key);
-    const now = new Date();
-    try {
-      // Already there: refresh the time so the orphan sweep leaves it alone while this upload finishes.
-      await utimes(file, now, now);
-      return key;
-    } catch {
-      // not stored yet
-    }
-    await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, bytes);
+      await writeFile(tmp, bytes).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(tmp, bytes);
+      });
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });
@@ -157,18 +157,16 @@ export class LocalBlobStore implements BlobStore {
         if (done) return key;
         done = true;
         const file = this.pathOf(key);
-        const now = new Date();
+        // Over a blob already stored (the same bytes) the rename only refreshes its time.
         try {
-          await utimes(file, now, now);
-          await rm(tmp, { force: true });
-        } catch {
-          try {
+          await rename(tmp, file).catch(async (err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ENOENT') throw err;
             await mkdir(path.dirname(file), { recursive: true });
             await rename(tmp, file);
-          } catch (err) {
-            await rm(tmp, { force: true });
-            throw err;
-          }
+          });
+        } catch (err) {
+          await rm(tmp, { force: true });
+          throw err;
         }
         return key;
       },

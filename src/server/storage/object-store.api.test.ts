@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photos } from '../db/schema';
@@ -84,6 +85,8 @@ describe('photos in an S3-compatible object store', () => {
     // In the bucket, and nothing on the server's disk.
     expect(await s3Has(etag.replaceAll('"', ''))).toBe(true);
     expect(existsSync(t.config.blobDir)).toBe(false);
+    // The upload was hashed through a local temp file, removed once it was sent.
+    expect(readdirSync(path.join(t.config.dataDir, 'upload-staging'))).toEqual([]);
     expect((await get(owner.cookie, photo.url, { 'if-none-match': etag })).statusCode).toBe(304);
     const thumb = await get(owner.cookie, photo.thumbnailUrl);
     expect(thumb.statusCode).toBe(200);
@@ -137,10 +140,10 @@ describe('photos in an S3-compatible object store', () => {
 
   it('an unreachable or missing bucket stops the start, naming it', async () => {
     await expect(
-      openBlobStore({ blobDir: '', objectStore: { ...s3.settings, bucket: 'no-such-bucket' } }),
+      openBlobStore({ blobDir: '', dataDir: '', objectStore: { ...s3.settings, bucket: 'no-such-bucket' } }),
     ).rejects.toThrow(/Object store: bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+: it does not exist/);
     const unknownKey = { ...s3.settings, credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' } };
-    await expect(openBlobStore({ blobDir: '', objectStore: unknownKey })).rejects.toThrow(
+    await expect(openBlobStore({ blobDir: '', dataDir: '', objectStore: unknownKey })).rejects.toThrow(
       /Object store: bucket "eyevu-test" at .*: access denied \(check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\)/,
     );
   });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config';
 import { LocalBlobStore, type BlobStore } from './blob-store';
 
@@ -13,12 +14,15 @@ export interface OpenedBlobStore {
  * The AWS SDK is loaded only then, and the bucket is checked before the server takes requests, so a
  * wrong name or key stops the start with a message instead of failing the first upload.
  */
-export async function openBlobStore(config: Pick<Config, 'blobDir' | 'objectStore'>): Promise<OpenedBlobStore> {
+export async function openBlobStore(
+  config: Pick<Config, 'blobDir' | 'dataDir' | 'objectStore'>,
+): Promise<OpenedBlobStore> {
   if (!config.objectStore) {
     return { blobs: new LocalBlobStore(config.blobDir), describe: config.blobDir, close: async () => {} };
   }
   const { S3BlobStore } = await import('./s3-blob-store');
-  const store = new S3BlobStore(config.objectStore);
+  // Uploads wait on the data volume while they are hashed; the local blob folder stays unused.
+  const store = new S3BlobStore(config.objectStore, { localStagingDir: path.join(config.dataDir, 'upload-staging') });
   try {
     await store.check();
   } catch (err) {

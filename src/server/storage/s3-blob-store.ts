@@ -9,9 +9,21 @@ import {
   S3Client,
   type _Object,
 } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
-import { isBlobKey, sha256Hex, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store';
+import { pipeline } from 'node:stream/promises';
+import {
+  isBlobKey,
+  sha256Hex,
+  type BlobInfo,
+  type BlobStore,
+  type StagedBlob,
+  type StreamStagedBlob,
+} from './blob-store';
 
 /** Where and how to reach the bucket; parsed from BLOB_STORE_URL by config.ts. */
 export interface S3StoreSettings {
@@ -58,7 +70,18 @@ export class S3BlobStore implements BlobStore {
   private readonly blobPrefix: string;
   private readonly stagingPrefix: string;
 
-  constructor(readonly settings: S3StoreSettings) {
+  /**
+   * Where `stageStream` keeps an upload on local disk while it is hashed (the object key is the
+   * hash, known only after the last byte) and sent on; `removeStaleTempFiles` clears what a crash
+   * leaves there.
+   */
+  readonly localStagingDir: string;
+
+  constructor(
+    readonly settings: S3StoreSettings,
+    opts: { localStagingDir?: string } = {},
+  ) {
+    this.localStagingDir = opts.localStagingDir ?? path.join(os.tmpdir(), 'eyevu-s3-staging');
     this.bucket = settings.bucket;
     this.blobPrefix = `${settings.prefix}blobs/`;
     this.stagingPrefix = `${settings.prefix}staging/`;
@@ -151,13 +174,69 @@ export class S3BlobStore implements BlobStore {
 
   async stage(bytes: Buffer): Promise<StagedBlob> {
     const key = sha256Hex(bytes);
-    const staging = `${this.stagingPrefix}${key}.${randomBytes(6).toString('hex')}`;
+    const staging = this.stagingKey(key);
     await this.write(staging, bytes);
+    return this.staged(key, staging, Promise.resolve());
+  }
+
+  /**
+   * The upload is hashed and written to a local temp file as it arrives, never held whole in
+   * memory; once the last byte is in, the staging object is sent from that file in the
+   * background (a streaming PutObject with its length), so the caller's decode overlaps the
+   * transfer. `commit` and `discard` wait for it; the temp file is removed once it has been sent
+   * or has failed.
+   */
+  async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
+    await mkdir(this.localStagingDir, { recursive: true });
+    const tmp = path.join(this.localStagingDir, `${randomBytes(8).toString('hex')}.tmp`);
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Uint8Array>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(tmp),
+      );
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const key = hash.digest('hex');
+    const staging = this.stagingKey(key);
+    const sent = this.client
+      .send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: staging,
+          Body: createReadStream(tmp),
+          ContentLength: size,
+          ContentType: 'application/octet-stream',
+        }),
+      )
+      .then(() => undefined)
+      .finally(() => rm(tmp, { force: true }));
+    sent.catch(() => undefined); // reported by commit; discard does not need it
+    return { ...this.staged(key, staging, sent), size };
+  }
+
+  private stagingKey(key: string) {
+    return `${this.stagingPrefix}${key}.${randomBytes(6).toString('hex')}`;
+  }
+
+  /** `sent` settles once the staging object is written (or failed to be). */
+  private staged(key: string, staging: string, sent: Promise<void>): StagedBlob {
     let done = false;
     return {
       key,
       commit: async () => {
         if (done) return key;
+        await sent;
         // Stored already (another photo's bytes): only its time moves; otherwise a server-side copy.
         if (!(await this.touch(key))) {
           await this.client.send(
@@ -176,6 +255,8 @@ export class S3BlobStore implements BlobStore {
       discard: async () => {
         if (done) return;
         done = true;
+        // A put still on its way would otherwise land after the delete and be left behind.
+        await sent.catch(() => undefined);
         await this.remove(staging);
       },
     };
@@ -259,6 +340,16 @@ export class S3BlobStore implements BlobStore {
     for await (const o of this.objects(this.stagingPrefix)) {
       if (o.Key && o.LastModified && o.LastModified < olderThan) {
         await this.remove(o.Key);
+        removed += 1;
+      }
+    }
+    // Local temp files of uploads a crash stopped before they were sent.
+    for (const name of await readdir(this.localStagingDir).catch(() => [] as string[])) {
+      if (!name.endsWith('.tmp')) continue;
+      const file = path.join(this.localStagingDir, name);
+      const s = await stat(file).catch(() => null);
+      if (s && s.mtime < olderThan) {
+        await rm(file, { force: true });
         removed += 1;
       }
     }

@@ -99,13 +99,25 @@ export async function lockOwner(tx: Tx, userId: string): Promise<void> {
 
 /** Originals of uploaded photos (the demo library is shared and free) plus every filter version. */
 export async function usedBytes(tx: Tx | Db, userId: string): Promise<number> {
+  return (await planUsage(tx, userId)).usedBytes;
+}
+
+/**
+ * What the plan's checks need, in one statement: the user's non-demo photos (the Free plan's
+ * limit) and the bytes the storage quota counts (see usedBytes).
+ */
+export async function planUsage(tx: Tx | Db, userId: string): Promise<{ counted: number; usedBytes: number }> {
   const [row] = await tx
     .select({
+      counted: sql<string>`(select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
       originals: sql<string>`(select coalesce(sum(${photos.size}), 0) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
       versions: sql<string>`(select coalesce(sum(v.size), 0) from ${photoVersions} v join ${photos} p on p.id = v.photo_id where p.user_id = ${userId})`,
     })
     .from(sql`(select 1) as one`);
-  return Number(row?.originals ?? 0) + Number(row?.versions ?? 0);
+  return {
+    counted: Number(row?.counted ?? 0),
+    usedBytes: Number(row?.originals ?? 0) + Number(row?.versions ?? 0),
+  };
 }
 
 const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
@@ -261,6 +273,11 @@ export function createPhotosRepository(db: Db) {
       return usedBytes(tx, userId);
     },
 
+    /** The photo count the plan limits and the bytes the quota counts, in one statement. */
+    usage(userId: string) {
+      return planUsage(db, userId);
+    },
+
     /**
      * Inserts one uploaded photo in a transaction. The user's row is locked first, then their
      * non-demo photos (`maxCounted`, null = unlimited) and stored bytes (`quotaBytes`) are
@@ -274,14 +291,10 @@ export function createPhotosRepository(db: Db) {
     ): Promise<PhotoRow | 'limit' | 'quota'> {
       return db.transaction(async (tx) => {
         await tx.select({ id: users.id }).from(users).where(eq(users.id, values.userId)).for('update');
-        if (opts.maxCounted !== null) {
-          const [row] = await tx
-            .select({ n: count() })
-            .from(photos)
-            .where(and(eq(photos.userId, values.userId), isNull(photos.demoKey)));
-          if ((row?.n ?? 0) >= opts.maxCounted) return 'limit';
-        }
-        if ((await usedBytes(tx, values.userId)) + values.size > opts.quotaBytes) return 'quota';
+        // A statement of its own after the lock: its snapshot then sees every upload committed before.
+        const usage = await planUsage(tx, values.userId);
+        if (opts.maxCounted !== null && usage.counted >= opts.maxCounted) return 'limit';
+        if (usage.usedBytes + values.size > opts.quotaBytes) return 'quota';
         await lockBlobKeys(tx, [values.originalKey, values.previewKey, values.thumbnailKey]);
         const [inserted] = await tx.insert(photos).values(values).returning();
         await opts.ensureBlobs();

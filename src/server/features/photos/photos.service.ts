@@ -357,9 +357,8 @@ export function createPhotosService(deps: {
       // Only the user is needed to ask these, so they are answered while the bytes arrive; the
       // insert checks both again under the user's lock.
       const checks = (async () => {
-        const plan = await allowance;
-        const counted = plan.maxPhotos === null ? 0 : await repo.count(userId, { excludeDemo: true });
-        return { plan, counted, used: await repo.storageUsed(userId) };
+        const [plan, usage] = await Promise.all([allowance, repo.usage(userId)]);
+        return { plan, counted: usage.counted, used: usage.usedBytes };
       })();
       checks.catch(() => undefined); // awaited below, once the file is in
       let received: Awaited<ReturnType<typeof receive>>;
