@@ -20,6 +20,7 @@ const INPUTS = [
   'package.json',
   'package-lock.json',
   'scripts/build-server.mjs',
+  'scripts/server-bundle.mjs',
   'scripts/precompress-web.mjs',
   'scripts/build-inputs.mjs',
 ];
