@@ -10,6 +10,7 @@ import { createTestApp, signUp, type TestApp } from '../test/harness';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
 import { openBlobStore } from './open-blob-store';
 import { S3BlobStore } from './s3-blob-store';
+import { photoUpload } from '../test/multipart';
 
 /**
  * The app with BLOB_STORE_URL: photos go to the bucket and come back through the server, for
@@ -28,25 +29,13 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-function multipart(name: string, bytes: Buffer) {
-  const boundary = '----eyevu-s3';
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
 const photoBytes = (seed: number) =>
   sharp({ create: { width: 320, height: 240, channels: 3, background: { r: seed, g: 120, b: 60 } } })
     .jpeg()
     .toBuffer();
 
 async function upload(cookie: string, bytes: Buffer) {
-  const body = multipart('bucket.jpg', bytes);
+  const body = photoUpload([{ name: 'bucket.jpg', bytes }]);
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/photos',

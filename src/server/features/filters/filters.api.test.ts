@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { FILTER_IDS } from '@domain/filters';
 import { photos, photoVersions } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { photoUpload } from '../../test/multipart';
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -20,18 +21,6 @@ async function rotatedJpeg(): Promise<Buffer> {
     .png()
     .toBuffer();
   return sharp(raw).jpeg({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
-}
-
-function multipart(name: string, bytes: Buffer) {
-  const boundary = '----eyevufilters';
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 describe(`photo filters API (${testDbKind})`, () => {
@@ -120,7 +109,7 @@ describe(`photo filters API (${testDbKind})`, () => {
 
   it('applies a filter as a new version: the original is kept, every URL serves the edit; revert restores it', async () => {
     const { cookie } = await signUp(t.app);
-    const body = multipart('turned.jpg', await rotatedJpeg());
+    const body = photoUpload([{ name: 'turned.jpg', bytes: await rotatedJpeg() }]);
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/photos',

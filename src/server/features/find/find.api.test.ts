@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_QUERY_MAX } from '@domain/find';
 import { fromRoot } from '../../lib/paths';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
+import { photoUpload } from '../../test/multipart';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,24 +26,8 @@ interface Page {
   total: number | null;
 }
 
-function multipart(files: Array<{ name: string; bytes: Buffer }>) {
-  const boundary = '----eyevufind' + Math.random().toString(16).slice(2);
-  const chunks: Buffer[] = [];
-  for (const f of files) {
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${f.name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
-      ),
-      f.bytes,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
 async function upload(cookie: string, name: string, bytes: Buffer): Promise<string> {
-  const { payload, headers } = multipart([{ name, bytes }]);
+  const { payload, headers } = photoUpload([{ name, bytes }]);
   const res = await t.app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload });
   expect(res.statusCode, res.body).toBe(201);
   return (res.json() as { results: Array<{ photo: { id: string } }> }).results[0]!.photo.id;

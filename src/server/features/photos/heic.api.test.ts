@@ -5,6 +5,7 @@ import { decodeHeic, HeicDecodeError } from '../../lib/heic';
 import { photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
+import { photoUpload } from '../../test/multipart';
 
 /**
  * e2e/fixtures/iphone-sample.heic: 96 x 64, HEVC-coded (made with libheif's heif-enc from a JPEG
@@ -12,18 +13,6 @@ import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline'
  * decoder, so these tests go through the WASM fallback.
  */
 const HEIC = readFileSync(new URL('../../../../e2e/fixtures/iphone-sample.heic', import.meta.url));
-
-function multipart(name: string, bytes: Buffer, type: string) {
-  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 describe(`HEIC uploads (${testDbKind})`, () => {
   let t: TestApp;
@@ -33,7 +22,7 @@ describe(`HEIC uploads (${testDbKind})`, () => {
   afterAll(() => t.close());
 
   const upload = (cookie: string, name: string, bytes: Buffer, type = 'image/heic') => {
-    const body = multipart(name, bytes, type);
+    const body = photoUpload([{ name, bytes, type }]);
     return t.app.inject({
       method: 'POST',
       url: '/api/photos',

@@ -4,23 +4,7 @@ import { DELETE_PHOTOS_MAX } from '@contract/photos-manage';
 import { photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { createAlbumsRepository } from '../albums/albums.repository';
-
-function multipart(files: Array<{ name: string; bytes: Buffer }>) {
-  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
-  const chunks: Buffer[] = [];
-  for (const f of files) {
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${f.name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
-        'utf8',
-      ),
-      f.bytes,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
+import { photoUpload } from '../../test/multipart';
 
 /** A distinct small JPEG per seed (distinct bytes, so no blob is shared). */
 const jpeg = (seed: number) =>
@@ -60,7 +44,7 @@ describe(`managing photos: delete many, favourites, info, download (${testDbKind
 
   type Uploaded = { id: string; name: string; url: string; favorite: boolean };
   const upload = async (cookie: string, files: Array<{ name: string; bytes: Buffer }>): Promise<Uploaded[]> => {
-    const body = multipart(files);
+    const body = photoUpload(files);
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/photos',

@@ -9,25 +9,9 @@ import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harn
 import { zeroPng } from '../../test/png';
 import { createPhotosRepository } from './photos.repository';
 import { createPhotosService } from './photos.service';
+import { photoUpload } from '../../test/multipart';
 
 const MAX_UPLOAD = 2 * 1024 * 1024;
-
-/** A multipart body with one part per file, in field `photos`. */
-function multipart(files: Array<{ name: string; bytes: Buffer; type?: string }>) {
-  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
-  const chunks: Buffer[] = [];
-  for (const f of files) {
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${f.name}"\r\nContent-Type: ${f.type ?? 'image/jpeg'}\r\n\r\n`,
-      ),
-      f.bytes,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 const base = () =>
   sharp({
@@ -66,7 +50,7 @@ describe(`photos API (${testDbKind})`, () => {
   afterAll(() => t.close());
 
   const upload = (cookie: string, files: Array<{ name: string; bytes: Buffer; type?: string }>) => {
-    const body = multipart(files);
+    const body = photoUpload(files);
     return t.app.inject({
       method: 'POST',
       url: '/api/photos',
