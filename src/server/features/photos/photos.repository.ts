@@ -60,6 +60,38 @@ export interface LibraryState {
 /** Filtered versions are always JPEG (see filters/filter-pipelines.ts FILTER_OUTPUT). */
 const VERSION_MIME = 'image/jpeg';
 
+/** A first page read together with the library state it belongs to (one statement, one snapshot). */
+export interface FirstPageRows {
+  state: LibraryState;
+  /** Shown rows: each with its applied filter version overlaid. */
+  items: ShownPhotoRow<ListedPhotoRow>[];
+  next: PhotoCursor | null;
+}
+
+type AppliedVersion = Pick<
+  typeof photoVersions.$inferSelect,
+  'photoId' | 'filterName' | 'intensity' | 'originalKey' | 'previewKey' | 'thumbnailKey' | 'size'
+>;
+
+/**
+ * The row as shown: with its current version (photos.current_version_id, set by the photo
+ * editor's apply), the original/preview/thumbnail keys, size and mime are the edit's, so every URL
+ * and image route serves the edit while `photos.original_key` keeps the untouched original.
+ */
+function overlay<R extends ListedPhotoRow>(r: R, v: AppliedVersion | null | undefined): ShownPhotoRow<R> {
+  // A version of another photo is never shown (defensive: the id comes from the row itself).
+  if (!v || v.photoId !== r.id) return { ...r, appliedFilter: null };
+  return {
+    ...r,
+    originalKey: v.originalKey,
+    previewKey: v.previewKey,
+    thumbnailKey: v.thumbnailKey,
+    size: v.size,
+    mime: VERSION_MIME,
+    appliedFilter: { filterName: v.filterName, intensity: v.intensity },
+  };
+}
+
 /** Keyset position: the exact text of uploaded_at (microseconds survive the round trip) and the id. */
 export interface PhotoCursor {
   uploadedAt: string;
@@ -126,6 +158,32 @@ export function createPhotosRepository(db: Db) {
     .orderBy(...newestFirst)
     .limit(sql.placeholder('limit'))
     .prepare('photos_first_page');
+  // The same page with the library state and each row's applied version joined in: one round
+  // trip where the first page otherwise costs three (state, rows, versions). Both come from one
+  // snapshot, so the page is exactly the version it is cached under.
+  const firstPageWithState = db
+    .select({
+      photo: listedColumns,
+      position: uploadedAtText,
+      version: photoLibrary.version,
+      total: photoLibrary.photoCount,
+      applied: {
+        photoId: photoVersions.photoId,
+        filterName: photoVersions.filterName,
+        intensity: photoVersions.intensity,
+        originalKey: photoVersions.originalKey,
+        previewKey: photoVersions.previewKey,
+        thumbnailKey: photoVersions.thumbnailKey,
+        size: photoVersions.size,
+      },
+    })
+    .from(photos)
+    .innerJoin(photoLibrary, eq(photoLibrary.userId, photos.userId))
+    .leftJoin(photoVersions, eq(photoVersions.id, photos.currentVersionId))
+    .where(eq(photos.userId, sql.placeholder('userId')))
+    .orderBy(...newestFirst)
+    .limit(sql.placeholder('limit'))
+    .prepare('photos_first_page_state');
   const byId = db
     .select()
     .from(photos)
@@ -137,31 +195,13 @@ export function createPhotosRepository(db: Db) {
     .from(photoLibrary)
     .where(eq(photoLibrary.userId, sql.placeholder('userId')))
     .prepare('photo_library_state');
-  /**
-   * Overlays each row's current version (photos.current_version_id, set by the photo editor's
-   * apply) on the row: original/preview/thumbnail keys, size and mime become the edit's, so every
-   * URL and image route serves the edit while `photos.original_key` keeps the untouched original.
-   * One query for the whole list.
-   */
+  /** Overlays each row's current version on the row (see `overlay`); one query for the whole list. */
   async function withCurrentVersions<R extends ListedPhotoRow>(rows: R[]): Promise<ShownPhotoRow<R>[]> {
     const ids = [...new Set(rows.map((r) => r.currentVersionId).filter((id): id is string => id !== null))];
     if (ids.length === 0) return rows.map((r) => ({ ...r, appliedFilter: null }));
     const versions = await db.select().from(photoVersions).where(inArray(photoVersions.id, ids));
     const byVersionId = new Map(versions.map((v) => [v.id, v]));
-    return rows.map((r) => {
-      const v = r.currentVersionId ? byVersionId.get(r.currentVersionId) : undefined;
-      // A version of another photo is never shown (defensive: the id comes from the row itself).
-      if (!v || v.photoId !== r.id) return { ...r, appliedFilter: null };
-      return {
-        ...r,
-        originalKey: v.originalKey,
-        previewKey: v.previewKey,
-        thumbnailKey: v.thumbnailKey,
-        size: v.size,
-        mime: VERSION_MIME,
-        appliedFilter: { filterName: v.filterName, intensity: v.intensity },
-      };
-    });
+    return rows.map((r) => overlay(r, r.currentVersionId ? byVersionId.get(r.currentVersionId) : undefined));
   }
 
   return {
@@ -182,6 +222,28 @@ export function createPhotosRepository(db: Db) {
       const [row] = await library.execute({ userId });
       // No row yet: the user never had a photo (the first insert creates it).
       return row ?? { version: 0, total: 0 };
+    },
+
+    /**
+     * The newest `limit` photos as shown, the cursor after them and the library state, in one
+     * statement. A user without photos has no rows to carry the state: it is read on its own then.
+     */
+    async firstPage(userId: string, limit: number): Promise<FirstPageRows> {
+      const rows = await firstPageWithState.execute({ userId, limit: limit + 1 });
+      const head = rows[0];
+      if (!head) {
+        const [state] = await library.execute({ userId });
+        return { state: state ?? { version: 0, total: 0 }, items: [], next: null };
+      }
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      const items = page.map((r) => overlay(r.photo, r.applied));
+      const last = page[page.length - 1]!;
+      return {
+        state: { version: head.version, total: head.total },
+        items,
+        next: more ? { uploadedAt: last.position, id: last.photo.id } : null,
+      };
     },
 
     /** Counts over the whole library in one statement (each subquery on the user_id index). */

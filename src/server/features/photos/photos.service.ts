@@ -16,7 +16,15 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
-import type { ListedPhotoRow, PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
+import type {
+  LibraryState,
+  ListedPhotoRow,
+  PhotoCursor,
+  PhotoRow,
+  PhotosRepository,
+  ShownPhotoRow,
+} from './photos.repository';
+import { photoListJson, photoPageJson } from './photo-json';
 import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
@@ -269,6 +277,20 @@ export function createPhotosService(deps: {
         (after) => repo.page(userId, limit, after),
         async () => total ?? (await repo.libraryState(userId)).total,
       );
+    },
+
+    /**
+     * A first page's JSON and the library state it was read at, in one statement: what the
+     * first-page cache stores. `limit` undefined: the plain list (the newest PHOTO_LIST_DEFAULT).
+     */
+    async firstPageJson(userId: string, limit: number | undefined): Promise<{ state: LibraryState; json: string }> {
+      const { state, items, next } = await repo.firstPage(userId, limit ?? PHOTO_LIST_DEFAULT);
+      const photos = items.map(toPhoto);
+      if (limit === undefined) return { state, json: photoListJson(photos) };
+      return {
+        state,
+        json: photoPageJson({ items: photos, nextCursor: next ? encodeCursor(next) : null, total: state.total }),
+      };
     },
 
     async get(userId: string, id: string): Promise<Photo> {
