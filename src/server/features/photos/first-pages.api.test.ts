@@ -113,7 +113,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
 
     // A library emptied of every photo still answers its version's page.
     expect((await post(cookie, '/api/photos/delete', { ids })).statusCode).toBe(200);
-    for (const headers of [{}, { 'cache-control': 'no-cache' }]) {
+    for (const headers of [{}, { 'cache-control': 'no-cache' }] as Record<string, string>[]) {
       const empty = await get(t.app, cookie, '/api/photos?limit=3', headers);
       expect(JSON.parse(empty.body)).toEqual({ items: [], nextCursor: null, total: 0 });
       expect(
