@@ -73,8 +73,13 @@ export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
 
-/** The stored category as the contract types it (analysis writes only these; anything else reads as not analysed). */
-const categoryOf = (stored: string | null): PhotoCategoryResult | null => photoCategory.safeParse(stored).data ?? null;
+const CATEGORIES: ReadonlySet<string> = new Set(photoCategory.options);
+/**
+ * The stored category as the contract types it (analysis writes only these; anything else reads as
+ * not analysed). A set lookup: zod's safeParse builds an error for every unanalysed photo's null.
+ */
+const categoryOf = (stored: string | null): PhotoCategoryResult | null =>
+  stored !== null && CATEGORIES.has(stored) ? (stored as PhotoCategoryResult) : null;
 
 /** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
 export function toPhoto(row: ListedPhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
