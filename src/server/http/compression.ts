@@ -13,9 +13,9 @@ const gzipAsync = promisify(gzip);
 /**
  * Brotli at quality 3 and gzip at level 1: every compressed answer is made while its request
  * waits (a first page once per library version, everything else each time). On a 75 KB gallery
- * page they took ~0.8 ms and ~1.9 ms against ~11 ms (brotli 5) and ~6 ms (gzip 6), for answers
- * ~10 % larger (13.2 KB vs 11.9 KB brotli, 14.5 KB vs 13.3 KB gzip). In zlib's thread pool, off
- * the request thread.
+ * page they took a third to a half of the time of brotli 5 and gzip 6 (measured on the shared
+ * machine: 0.8-4.6 ms against 11-16 ms for brotli), for answers ~10 % larger (13.2 KB vs 11.9 KB
+ * brotli, 14.5 KB vs 13.3 KB gzip). In zlib's thread pool, off the request thread.
  */
 export function compress(bytes: Buffer, encoding: Encoding): Promise<Buffer> {
   return encoding === 'br'
