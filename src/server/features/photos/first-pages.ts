@@ -152,11 +152,12 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     // A request that wants the page made again and names no copy it holds needs no separate
     // version read: the build reads the state with the rows.
     let state: LibraryState | null = null;
+    let stateTag = '';
     if (!fresh || inm) {
       state = await readState(userId);
-      const tag = tagOf(userId, kind, state.version);
-      if (matches(inm, tag)) {
-        reply.header('ETag', `"${tag}"`);
+      stateTag = tagOf(userId, kind, state.version);
+      if (matches(inm, stateTag)) {
+        reply.header('ETag', `"${stateTag}"`);
         return reply.code(304).send();
       }
     }
@@ -168,7 +169,7 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     } else {
       entry = await entryFor(key, state, build);
     }
-    const tag = tagOf(userId, kind, entry.version);
+    const tag = state && entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
     const encoding = preferredEncoding(request.headers['accept-encoding']);
     reply.type('application/json; charset=utf-8');
     if (!encoding) {
