@@ -237,11 +237,6 @@ export function createPhotosRepository(db: Db) {
       return shown!;
     },
 
-    /** The newest `limit` photos. */
-    async list(userId: string, limit: number): Promise<ListedPhotoRow[]> {
-      return (await firstPage.execute({ userId, limit })).map((r) => r.photo);
-    },
-
     /** One primary-key read: the version every cached first page is keyed by, and the photo count. */
     async libraryState(userId: string): Promise<LibraryState> {
       const [row] = await library.execute({ userId });

@@ -256,11 +256,6 @@ export function createPhotosService(deps: {
     /** Starts computing the demo library so the first registration does not wait for it. */
     warmDemoLibrary: () => demoAssets().then(() => undefined),
 
-    /** The spec's plain list, bounded: the newest PHOTO_LIST_DEFAULT photos. */
-    async list(userId: string): Promise<Photo[]> {
-      return (await repo.withCurrentVersions(await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
-    },
-
     /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
     async present(rows: ListedPhotoRow[]): Promise<Photo[]> {
       return (await repo.withCurrentVersions(rows)).map(toPhoto);
