@@ -25,28 +25,31 @@ export interface Libraries {
   seedSeconds: number;
 }
 
-async function seed(dataDir: string, email: string, count: number, env: NodeJS.ProcessEnv) {
+async function seed(dataDir: string, email: string, count: number, env: NodeJS.ProcessEnv, root = ROOT) {
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/seed-photos.ts', email, String(count)], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...serverEnv(dataDir, 0), ...env },
     timeout: 600_000,
     maxBuffer: 1 << 24,
   });
 }
 
-/** `databaseUrl`: on that PostgreSQL database instead of the embedded PGlite. */
-export async function prepareLibraries(opts: { databaseUrl?: string } = {}): Promise<Libraries> {
+/**
+ * `databaseUrl`: on that PostgreSQL database instead of the embedded PGlite; `root`: another
+ * checkout's build (before/after).
+ */
+export async function prepareLibraries(opts: { databaseUrl?: string; root?: string } = {}): Promise<Libraries> {
   const dataDir = tempDataDir('bench-lib');
   const env: NodeJS.ProcessEnv = opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {};
-  let server = await startServer({ dataDir, env });
+  let server = await startServer({ dataDir, env, root: opts.root });
   const big = await register(server.url, 'big');
   const small = await register(server.url, 'small');
   await server.stop();
   const t = performance.now();
-  await seed(dataDir, big.email, BIG - DEMO, env);
-  await seed(dataDir, small.email, SMALL - DEMO, env);
+  await seed(dataDir, big.email, BIG - DEMO, env, opts.root);
+  await seed(dataDir, small.email, SMALL - DEMO, env, opts.root);
   const seedSeconds = (performance.now() - t) / 1000;
-  server = await startServer({ dataDir, env });
+  server = await startServer({ dataDir, env, root: opts.root });
   // Sessions live in the database, so the cookies still hold; the URL changed with the port.
   const b = { ...big, url: server.url };
   const s = { ...small, url: server.url };
@@ -64,10 +67,10 @@ export async function prepareLibraries(opts: { databaseUrl?: string } = {}): Pro
 }
 
 /** A benchmark run on its own: build, seed both libraries, measure, print, always clean up. */
-export function runStandalone(measure: (libs: Libraries) => Promise<Row[]>) {
+export function runStandalone(measure: (libs: Libraries) => Promise<Row[]>, root?: string) {
   (async () => {
-    buildApp();
-    const libs = await prepareLibraries();
+    if (!root) buildApp();
+    const libs = await prepareLibraries({ root });
     try {
       printTable(await measure(libs));
     } finally {

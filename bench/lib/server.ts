@@ -74,16 +74,23 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`server at ${url} not healthy after ${timeoutMs} ms`);
 }
 
+/** Extra node flags for the server, e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'. */
+function nodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /**
- * Starts `node dist/server/main.js` on a free port; the caller stops it. BENCH_SERVER_NODE_ARGS adds
- * node flags (`--cpu-prof`, `--trace-gc`), which NODE_OPTIONS does not all allow.
+ * Starts `node dist/server/main.js` on a free port; the caller stops it. `root`: another
+ * checkout whose build to run (a before/after on one machine), this one by default.
  */
-export async function startServer(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
+export async function startServer(
+  opts: { dataDir?: string; env?: NodeJS.ProcessEnv; root?: string } = {},
+): Promise<RunningServer> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const port = await freePort();
-  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
-    cwd: ROOT,
+  const root = opts.root ?? ROOT;
+  const child = spawn(process.execPath, [...nodeArgs(), 'dist/server/main.js'], {
+    cwd: root,
     env: { ...serverEnv(dataDir, port), ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

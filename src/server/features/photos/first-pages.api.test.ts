@@ -81,6 +81,47 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     }
   });
 
+  it('builds a first page in one statement that shows the same photos as the single-photo answer, with a cursor to the rest', async () => {
+    const { cookie } = await signUp(t.app);
+    const ids = itemsOf((await get(t.app, cookie, '/api/photos?limit=50')).body).map((p) => p.id);
+    expect(
+      (await post(cookie, '/api/photo-filters/apply', { photoId: ids[1], filterName: 'black_white', intensity: 60 }))
+        .statusCode,
+    ).toBe(200);
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/photos/${ids[2]}/favorite`,
+      headers: { cookie },
+      payload: { favorite: true },
+    });
+    // Cold (made again) and cached: the same bytes and ETag.
+    const cold = await get(t.app, cookie, '/api/photos?limit=3', { 'cache-control': 'no-cache' });
+    const cached = await get(t.app, cookie, '/api/photos?limit=3');
+    expect(cached.body).toBe(cold.body);
+    expect(cached.headers.etag).toBe(cold.headers.etag);
+    const page = JSON.parse(cold.body) as { items: Item[]; nextCursor: string; total: number };
+    expect(page.total).toBe(10);
+    for (const item of page.items) {
+      expect(item).toEqual((await get(t.app, cookie, `/api/photos/${item.id}`)).json());
+    }
+    expect(page.items[1]!.appliedFilter).toEqual({ filterName: 'black_white', intensity: 60 });
+    expect(page.items[2]!.favorite).toBe(true);
+    const rest = JSON.parse((await get(t.app, cookie, `/api/photos?limit=50&cursor=${page.nextCursor}`)).body);
+    expect([...page.items, ...rest.items].map((p: Item) => p.id)).toEqual(ids);
+    const list = JSON.parse((await get(t.app, cookie, '/api/photos', { 'cache-control': 'no-cache' })).body) as Item[];
+    expect(list.slice(0, 3)).toEqual(page.items);
+
+    // A library emptied of every photo still answers its version's page.
+    expect((await post(cookie, '/api/photos/delete', { ids })).statusCode).toBe(200);
+    for (const headers of [{}, { 'cache-control': 'no-cache' }] as Record<string, string>[]) {
+      const empty = await get(t.app, cookie, '/api/photos?limit=3', headers);
+      expect(JSON.parse(empty.body)).toEqual({ items: [], nextCursor: null, total: 0 });
+      expect(
+        (await get(t.app, cookie, '/api/photos?limit=3', { 'if-none-match': String(empty.headers.etag) })).statusCode,
+      ).toBe(304);
+    }
+  });
+
   it('compresses other JSON answers, never image bytes', async () => {
     const { cookie } = await signUp(t.app);
     // A later page: not one of the cached first pages.

@@ -1,6 +1,13 @@
 import Fastify from 'fastify';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compress } from '../../http/compression';
 import { createFirstPages } from './first-pages';
 import type { LibraryState } from './photos.repository';
+
+vi.mock('../../http/compression', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../http/compression')>();
+  return { ...real, compress: vi.fn(real.compress) };
+});
 
 /** Lets every promise that can settle settle (no timers, no clock). */
 const settle = async () => {
@@ -45,6 +52,64 @@ describe('first pages: version reads', () => {
     waiting[2]!({ version: 2, total: 0 });
     expect((await again).json()).toEqual({ version: 2 });
     expect(built).toBe(2);
+    await app.close();
+  });
+});
+
+describe('first pages: building and compressing', () => {
+  it('a no-cache request without a validator builds from one read; each encoding is made once, when asked for', async () => {
+    let version = 7;
+    const reads: string[] = [];
+    const builds: Array<LibraryState | null> = [];
+    const pages = createFirstPages({
+      state: async () => {
+        reads.push('state');
+        return { version, total: 1 };
+      },
+    });
+    const json = JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `Photo "${i}" é` })) });
+    const app = Fastify();
+    app.get('/page', (request, reply) =>
+      pages.sendPage(request, reply, 'user-1', 'page', async (known) => {
+        builds.push(known);
+        return { state: { version, total: 1 }, json };
+      }),
+    );
+    await app.ready();
+    const get = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/page', headers });
+    vi.mocked(compress).mockClear();
+
+    const cold = await get({ 'cache-control': 'no-cache', 'accept-encoding': 'br' });
+    expect(reads).toHaveLength(0);
+    expect(builds).toEqual([null]);
+    expect(cold.headers['content-encoding']).toBe('br');
+    expect(cold.headers.vary).toBe('Cookie, Accept-Encoding');
+    expect(brotliDecompressSync(cold.rawPayload).toString()).toBe(json);
+    const brTag = String(cold.headers.etag);
+
+    // The page built for that request is what the next ones get: same bytes, no build, brotli made once.
+    const again = await get({ 'accept-encoding': 'br' });
+    expect(again.rawPayload.equals(cold.rawPayload)).toBe(true);
+    expect(again.headers.etag).toBe(brTag);
+    expect(builds).toHaveLength(1);
+    expect(vi.mocked(compress).mock.calls.map((c) => c[1])).toEqual(['br']);
+
+    const gz = await get({ 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(json);
+    const plain = await get({});
+    expect(plain.body).toBe(json);
+    expect(new Set([brTag, gz.headers.etag, plain.headers.etag]).size).toBe(3);
+    expect(vi.mocked(compress).mock.calls.map((c) => c[1])).toEqual(['br', 'gzip']);
+    expect(builds).toHaveLength(1);
+
+    // no-cache with a validator: the version is read first, and a match is a 304 without a build.
+    expect((await get({ 'cache-control': 'no-cache', 'if-none-match': brTag })).statusCode).toBe(304);
+    expect(builds).toHaveLength(1);
+    version = 8;
+    const newer = await get({ 'cache-control': 'no-cache', 'if-none-match': brTag });
+    expect(newer.statusCode).toBe(200);
+    expect(builds.at(-1)).toEqual({ version: 8, total: 1 });
+    expect(newer.headers.etag).not.toBe(plain.headers.etag);
     await app.close();
   });
 });

@@ -13,6 +13,14 @@ interface Entry {
   bytes: number;
 }
 
+/** A first page's JSON and the library state it was read at. */
+export interface BuiltPage {
+  state: LibraryState;
+  json: string;
+}
+/** Builds a page; `known` is the state this request already read (null when it read none). */
+export type BuildPage = (known: LibraryState | null) => Promise<BuiltPage>;
+
 /** Which first page: the plain list, a page of `limit`, the timeline's first page of `limit`. */
 export type FirstPageKind = string;
 
@@ -83,79 +91,118 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     }
   }
 
-  async function make(state: LibraryState, build: (state: LibraryState) => Promise<string>): Promise<Entry> {
-    const json = Buffer.from(await build(state));
-    // Room for the compressed copies, made when first asked for (about a fifth of the JSON each).
-    return { version: state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
+  async function make(known: LibraryState | null, build: BuildPage): Promise<Entry> {
+    const built = await build(known);
+    const json = Buffer.from(built.json);
+    // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
+    return { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
   }
 
-  async function entryFor(
-    key: string,
-    state: LibraryState,
-    fresh: boolean,
-    build: (state: LibraryState) => Promise<string>,
-  ): Promise<Entry> {
+  function keep(key: string, entry: Entry) {
+    // A slower, older build never replaces a newer page.
+    const current = entries.get(key);
+    if (!current || current.version <= entry.version) store(key, entry);
+  }
+
+  /** The page at `state`'s version (or a later one), from memory or built once for every request waiting on it. */
+  async function entryFor(key: string, state: LibraryState, build: BuildPage): Promise<Entry> {
     const found = entries.get(key);
-    if (!fresh && found && found.version === state.version) {
+    if (found && found.version >= state.version) {
       entries.delete(key);
       entries.set(key, found);
       return found;
     }
     const flight = `${key}\n${state.version}`;
     const inFlight = building.get(flight);
-    if (!fresh && inFlight) return inFlight;
+    if (inFlight) return inFlight;
     const p = make(state, build);
     building.set(flight, p);
     try {
       const entry = await p;
-      // A slower, older build never replaces a newer page.
-      const current = entries.get(key);
-      if (!current || current.version <= entry.version) store(key, entry);
+      keep(key, entry);
       return entry;
     } finally {
       if (building.get(flight) === p) building.delete(flight);
     }
   }
 
+  /** Cached bytes of `entry` in `encoding`, compressed on first demand (a failure is not kept). */
+  function encodedOf(entry: Entry, encoding: Encoding): Promise<Buffer> {
+    let encoded = entry.encoded[encoding];
+    if (!encoded) {
+      // Only the encoding asked for, when first asked for: most pages are never asked for in both.
+      const made = compress(entry.json, encoding);
+      entry.encoded[encoding] = encoded = made;
+      made.catch(() => entry.encoded[encoding] === made && delete entry.encoded[encoding]);
+    }
+    return encoded;
+  }
+
+  async function serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: string,
+    kind: FirstPageKind,
+    build: BuildPage,
+  ) {
+    reply.header('Cache-Control', 'private, no-cache');
+    reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
+    const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
+    const inm = request.headers['if-none-match'];
+    // A request that wants the page made again and names no copy it holds needs no separate
+    // version read: the build reads the state with the rows.
+    let state: LibraryState | null = null;
+    let stateTag = '';
+    if (!fresh || inm) {
+      state = await readState(userId);
+      stateTag = tagOf(userId, kind, state.version);
+      if (matches(inm, stateTag)) {
+        reply.header('ETag', `"${stateTag}"`);
+        return reply.code(304).send();
+      }
+    }
+    const key = `${userId}\n${kind}`;
+    let entry: Entry;
+    if (fresh || !state) {
+      entry = await make(state, build);
+      keep(key, entry);
+    } else {
+      entry = await entryFor(key, state, build);
+    }
+    const tag = state && entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
+    const encoding = preferredEncoding(request.headers['accept-encoding']);
+    reply.type('application/json; charset=utf-8');
+    if (!encoding) {
+      reply.header('ETag', `"${tag}"`);
+      return reply.send(entry.json);
+    }
+    const body = await encodedOf(entry, encoding);
+    // A strong ETag names the bytes: each encoding has its own.
+    reply.header('ETag', `"${tag}${SUFFIX[encoding]}"`);
+    reply.header('Content-Encoding', encoding);
+    return reply.send(body);
+  }
+
   return {
     /**
      * Answers a first page for `userId`: 304 when If-None-Match names the current version,
-     * otherwise the cached bytes (made by `build`, which returns the JSON, on a miss) in the
-     * encoding the client prefers.
+     * otherwise the cached bytes in the encoding the client prefers. `build` reads the page and
+     * the library state it belongs to in one go (`known`: the state already read, or null).
      */
-    async send(
+    sendPage: serve,
+
+    /** As `sendPage`, for a page whose `build` needs the library state read first. */
+    send(
       request: FastifyRequest,
       reply: FastifyReply,
       userId: string,
       kind: FirstPageKind,
       build: (state: LibraryState) => Promise<string>,
     ) {
-      const state = await readState(userId);
-      const tag = tagOf(userId, kind, state.version);
-      reply.header('Cache-Control', 'private, no-cache');
-      reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
-      if (matches(request.headers['if-none-match'], tag)) {
-        reply.header('ETag', `"${tag}"`);
-        return reply.code(304).send();
-      }
-      const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
-      const entry = await entryFor(`${userId}\n${kind}`, state, fresh, build);
-      const encoding = preferredEncoding(request.headers['accept-encoding']);
-      reply.type('application/json; charset=utf-8');
-      if (!encoding) {
-        reply.header('ETag', `"${tag}"`);
-        return reply.send(entry.json);
-      }
-      let encoded = entry.encoded[encoding];
-      if (!encoded) {
-        const made = compress(entry.json, encoding);
-        entry.encoded[encoding] = encoded = made;
-        made.catch(() => entry.encoded[encoding] === made && delete entry.encoded[encoding]);
-      }
-      // A strong ETag names the bytes: each encoding has its own.
-      reply.header('ETag', `"${tag}${SUFFIX[encoding]}"`);
-      reply.header('Content-Encoding', encoding);
-      return reply.send(await encoded);
+      return serve(request, reply, userId, kind, async (known) => {
+        const state = known ?? (await deps.state(userId));
+        return { state, json: await build(state) };
+      });
     },
 
     /** Forgets every page (tests, memory pressure); the next request makes them again. */

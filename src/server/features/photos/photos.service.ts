@@ -16,7 +16,15 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
-import type { ListedPhotoRow, PhotoCursor, PhotoRow, PhotosRepository, ShownPhotoRow } from './photos.repository';
+import type {
+  LibraryState,
+  ListedPhotoRow,
+  PhotoCursor,
+  PhotoRow,
+  PhotosRepository,
+  ShownPhotoRow,
+} from './photos.repository';
+import { photoListJson, photoPageJson } from './photo-json';
 import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
@@ -65,8 +73,13 @@ export function tooLargeMessage(maxBytes: number) {
   return `This file is larger than the ${Math.round(maxBytes / 1048576)} MB upload limit.`;
 }
 
-/** The stored category as the contract types it (analysis writes only these; anything else reads as not analysed). */
-const categoryOf = (stored: string | null): PhotoCategoryResult | null => photoCategory.safeParse(stored).data ?? null;
+const CATEGORIES: ReadonlySet<string> = new Set(photoCategory.options);
+/**
+ * The stored category as the contract types it (analysis writes only these; anything else reads as
+ * not analysed). A set lookup: zod's safeParse builds an error for every unanalysed photo's null.
+ */
+const categoryOf = (stored: string | null): PhotoCategoryResult | null =>
+  stored !== null && CATEGORIES.has(stored) ? (stored as PhotoCategoryResult) : null;
 
 /** A row as stored, or as shown (with its applied filter version overlaid, see current-version.ts). */
 export function toPhoto(row: ListedPhotoRow & { appliedFilter?: ShownPhotoRow['appliedFilter'] }): Photo {
@@ -243,11 +256,6 @@ export function createPhotosService(deps: {
     /** Starts computing the demo library so the first registration does not wait for it. */
     warmDemoLibrary: () => demoAssets().then(() => undefined),
 
-    /** The spec's plain list, bounded: the newest PHOTO_LIST_DEFAULT photos. */
-    async list(userId: string): Promise<Photo[]> {
-      return (await repo.withCurrentVersions(await repo.list(userId, PHOTO_LIST_DEFAULT))).map(toPhoto);
-    },
-
     /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
     async present(rows: ListedPhotoRow[]): Promise<Photo[]> {
       return (await repo.withCurrentVersions(rows)).map(toPhoto);
@@ -269,6 +277,20 @@ export function createPhotosService(deps: {
         (after) => repo.page(userId, limit, after),
         async () => total ?? (await repo.libraryState(userId)).total,
       );
+    },
+
+    /**
+     * A first page's JSON and the library state it was read at, in one statement: what the
+     * first-page cache stores. `limit` undefined: the plain list (the newest PHOTO_LIST_DEFAULT).
+     */
+    async firstPageJson(userId: string, limit: number | undefined): Promise<{ state: LibraryState; json: string }> {
+      const { state, items, next } = await repo.firstPage(userId, limit ?? PHOTO_LIST_DEFAULT);
+      const photos = items.map(toPhoto);
+      if (limit === undefined) return { state, json: photoListJson(photos) };
+      return {
+        state,
+        json: photoPageJson({ items: photos, nextCursor: next ? encodeCursor(next) : null, total: state.total }),
+      };
     },
 
     async get(userId: string, id: string): Promise<Photo> {
