@@ -6,18 +6,7 @@ import { openDatabase, type Database } from '../../db/client';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { createAnalysisRepository } from '../analysis/analysis.repository';
 import { createAnalysisWorker } from '../analysis/analysis.worker';
-
-function multipart(name: string, bytes: Buffer) {
-  const boundary = '----eyevu' + Math.random().toString(16).slice(2);
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
+import { photoUpload } from '../../test/multipart';
 
 const jpeg = (seed: number) =>
   sharp({ create: { width: 64 + seed, height: 48, channels: 3, background: { r: seed % 256, g: 40, b: 90 } } })
@@ -168,7 +157,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     };
     last = await read();
 
-    const upload = multipart('new.jpg', await jpeg(1));
+    const upload = photoUpload([{ name: 'new.jpg', bytes: await jpeg(1) }]);
     const up = await t.app.inject({
       method: 'POST',
       url: '/api/photos',
