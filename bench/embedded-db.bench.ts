@@ -9,12 +9,11 @@
  *
  * The second argument runs another checkout's build (for a before/after on one machine).
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fmtRatio, isMain, ms, printTable, type Row } from './lib/report.js';
 import { bareServer, load } from './lib/load.js';
 import { register, waitAnalysisIdle } from './lib/http.js';
-import { buildApp, freePort, removeDir, ROOT, serverEnv, tempDataDir } from './lib/server.js';
+import { buildApp, removeDir, ROOT, serverEnv, startServer, tempDataDir } from './lib/server.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -23,41 +22,9 @@ const PROBE_CONNECTIONS = 2;
 const SMALL = 100;
 const DEMO = 10;
 
-async function start(root: string, dataDir: string) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], {
-    cwd: root,
-    env: serverEnv(dataDir, port),
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 1200) {
-      await stop();
-      throw new Error('server not healthy after 4 minutes');
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { url, stop };
-}
-
 export async function runEmbeddedDb(seconds: number, root: string): Promise<Row[]> {
   const dataDir = tempDataDir('bench-embedded');
-  let server = await start(root, dataDir);
+  let server = await startServer({ root, dataDir });
   try {
     const user = await register(server.url, 'small');
     await server.stop();
@@ -67,7 +34,7 @@ export async function runEmbeddedDb(seconds: number, root: string): Promise<Row[
       ['--import', 'tsx', 'scripts/seed-photos.ts', user.email, String(SMALL - DEMO)],
       { cwd: root, env: serverEnv(dataDir, 0), timeout: 600_000, maxBuffer: 1 << 24 },
     );
-    server = await start(root, dataDir);
+    server = await startServer({ root, dataDir });
     const s = { ...user, url: server.url };
     await waitAnalysisIdle(s, 300_000);
     const url = `${s.url}/api/photos?limit=100`;
