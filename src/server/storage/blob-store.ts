@@ -53,6 +53,37 @@ export interface BlobStore {
 }
 
 export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Writes a stream to a new temp file in `dir` while hashing it (SHA-256, the blob key) and counting
+ * its bytes; a stream that fails leaves no file.
+ */
+export async function hashIntoTempFile(
+  source: AsyncIterable<Uint8Array>,
+  dir: string,
+): Promise<{ tmp: string; key: string; size: number }> {
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `${randomBytes(8).toString('hex')}.tmp`);
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    await pipeline(
+      source,
+      async function* (chunks: AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          size += chunk.length;
+          yield chunk;
+        }
+      },
+      createWriteStream(tmp),
+    );
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return { tmp, key: hash.digest('hex'), size };
+}
 export const isBlobKey = (key: string) => /^[0-9a-f]{64}$/.test(key);
 
 /** A folder on disk: `<root>/ab/cd/<key>`. Writes go to a temp file then rename, so a reader never sees half a blob. */
@@ -127,28 +158,7 @@ export class LocalBlobStore implements BlobStore {
    * there) and are renamed into place by `commit`.
    */
   async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
-    const dir = path.join(this.root, 'staging', 'in');
-    await mkdir(dir, { recursive: true });
-    const tmp = path.join(dir, `${randomBytes(8).toString('hex')}.tmp`);
-    const hash = createHash('sha256');
-    let size = 0;
-    try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Uint8Array>) {
-          for await (const chunk of chunks) {
-            hash.update(chunk);
-            size += chunk.length;
-            yield chunk;
-          }
-        },
-        createWriteStream(tmp),
-      );
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    const key = hash.digest('hex');
+    const { tmp, key, size } = await hashIntoTempFile(source, path.join(this.root, 'staging', 'in'));
     let done = false;
     return {
       key,

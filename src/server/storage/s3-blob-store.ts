@@ -9,14 +9,14 @@ import {
   S3Client,
   type _Object,
 } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
+  hashIntoTempFile,
   isBlobKey,
   sha256Hex,
   type BlobInfo,
@@ -187,27 +187,7 @@ export class S3BlobStore implements BlobStore {
    * or has failed.
    */
   async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
-    await mkdir(this.localStagingDir, { recursive: true });
-    const tmp = path.join(this.localStagingDir, `${randomBytes(8).toString('hex')}.tmp`);
-    const hash = createHash('sha256');
-    let size = 0;
-    try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Uint8Array>) {
-          for await (const chunk of chunks) {
-            hash.update(chunk);
-            size += chunk.length;
-            yield chunk;
-          }
-        },
-        createWriteStream(tmp),
-      );
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    const key = hash.digest('hex');
+    const { tmp, key, size } = await hashIntoTempFile(source, this.localStagingDir);
     const staging = this.stagingKey(key);
     const sent = this.client
       .send(
