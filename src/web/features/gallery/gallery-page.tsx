@@ -203,8 +203,8 @@ export default function GalleryPage() {
       {viewerIndex !== null && (
         <PhotoViewer
           photos={photos}
-          open={viewerIndex !== null}
-          initialIndex={viewerIndex ?? 0}
+          open
+          initialIndex={viewerIndex}
           onOpenChange={(o) => !o && setViewerIndex(null)}
           showEdit
           showSimilar
