@@ -10,7 +10,7 @@ import { createTestApp, signUp, type TestApp } from '../test/harness';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
 import { openBlobStore } from './open-blob-store';
 import { S3BlobStore } from './s3-blob-store';
-import { photoUpload } from '../test/multipart';
+import { postPhotos } from '../test/multipart';
 
 /**
  * The app with BLOB_STORE_URL: photos go to the bucket and come back through the server, for
@@ -35,13 +35,7 @@ const photoBytes = (seed: number) =>
     .toBuffer();
 
 async function upload(cookie: string, bytes: Buffer) {
-  const body = photoUpload([{ name: 'bucket.jpg', bytes }]);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/photos',
-    headers: { ...body.headers, cookie },
-    payload: body.payload,
-  });
+  const res = await postPhotos(t.app, cookie, [{ name: 'bucket.jpg', bytes }]);
   expect(res.statusCode).toBe(201);
   return res.json().results[0].photo as { id: string; url: string; thumbnailUrl: string };
 }

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+
 /** A `multipart/form-data` body for `POST /api/photos` (field `photos`, one part per file). */
 export function photoUpload(files: Array<{ name: string; bytes: Buffer; type?: string }>) {
   const boundary = '----eyevu' + Math.random().toString(16).slice(2);
@@ -13,4 +15,19 @@ export function photoUpload(files: Array<{ name: string; bytes: Buffer; type?: s
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** `POST /api/photos` with these files, as the user whose session cookie this is. */
+export function postPhotos(
+  app: FastifyInstance,
+  cookie: string,
+  files: Array<{ name: string; bytes: Buffer; type?: string }>,
+) {
+  const body = photoUpload(files);
+  return app.inject({
+    method: 'POST',
+    url: '/api/photos',
+    headers: { ...body.headers, cookie },
+    payload: body.payload,
+  });
 }

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { FILTER_IDS } from '@domain/filters';
 import { photos, photoVersions } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
-import { photoUpload } from '../../test/multipart';
+import { postPhotos } from '../../test/multipart';
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -109,13 +109,7 @@ describe(`photo filters API (${testDbKind})`, () => {
 
   it('applies a filter as a new version: the original is kept, every URL serves the edit; revert restores it', async () => {
     const { cookie } = await signUp(t.app);
-    const body = photoUpload([{ name: 'turned.jpg', bytes: await rotatedJpeg() }]);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/photos',
-      headers: { ...body.headers, cookie },
-      payload: body.payload,
-    });
+    const res = await postPhotos(t.app, cookie, [{ name: 'turned.jpg', bytes: await rotatedJpeg() }]);
     expect(res.statusCode).toBe(201);
     const id = res.json().results[0].photo.id as string;
     const originalKey = (await rowOf(id)).originalKey;

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../../db/client';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { createAnalysisRepository } from '../analysis/analysis.repository';
 import { createAnalysisWorker } from '../analysis/analysis.worker';
-import { photoUpload } from '../../test/multipart';
+import { postPhotos } from '../../test/multipart';
 
 const jpeg = (seed: number) =>
   sharp({ create: { width: 64 + seed, height: 48, channels: 3, background: { r: seed % 256, g: 40, b: 90 } } })
@@ -157,13 +157,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     };
     last = await read();
 
-    const upload = photoUpload([{ name: 'new.jpg', bytes: await jpeg(1) }]);
-    const up = await t.app.inject({
-      method: 'POST',
-      url: '/api/photos',
-      headers: { ...upload.headers, cookie },
-      payload: upload.payload,
-    });
+    const up = await postPhotos(t.app, cookie, [{ name: 'new.jpg', bytes: await jpeg(1) }]);
     expect(up.statusCode).toBe(201);
     const id = up.json().results[0].photo.id as string;
     let items = await expectChanged('upload');
