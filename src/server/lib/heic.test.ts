@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { closeHeicThread, decodeHeic, HeicDecodeError, heicThreadStats } from './heic';
+import { closeHeicThread, decodeHeic, HeicDecodeError, heicThreadStats, heicThreadWorker } from './heic';
 
 /** 96 x 64, HEVC-coded: this sharp cannot decode it, so every decode here is libheif's. */
 const HEIC = readFileSync(new URL('../../../e2e/fixtures/iphone-sample.heic', import.meta.url));
@@ -47,5 +47,21 @@ describe('HEIC decoding', () => {
     expect(String(await pending)).toMatch(/closed/);
     const d = await decodeHeic(HEIC, 1e6);
     expect(d.width).toBe(96);
+  });
+
+  it('gives a photo a second thread when the first stops under it, and fails it after a second stop', async () => {
+    await closeHeicThread();
+    const once = decodeHeic(HEIC, 1e6);
+    const first = heicThreadWorker()!;
+    await first.terminate();
+    expect((await once).width).toBe(96);
+
+    await closeHeicThread();
+    const twice = decodeHeic(HEIC, 1e6).catch((e: unknown) => e);
+    const a = heicThreadWorker()!;
+    await a.terminate();
+    await vi.waitFor(() => expect(heicThreadWorker()).not.toBe(a));
+    await heicThreadWorker()!.terminate();
+    expect(String(await twice)).toMatch(/HEIC thread stopped/);
   });
 });

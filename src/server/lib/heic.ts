@@ -34,15 +34,22 @@ export class HeicDecodeError extends Error {
   }
 }
 
-interface Pending {
-  id: number;
+interface Job {
+  bytes: Uint8Array;
+  maxPixels: number;
+  /** Already sent to a thread that stopped under it. */
+  retried: boolean;
   resolve: (p: HeicPixels) => void;
   reject: (e: Error) => void;
 }
 
+interface Pending extends Job {
+  id: number;
+}
+
 let thread: Worker | undefined;
 let current: Pending | undefined;
-const waiting: Array<{ bytes: Uint8Array; maxPixels: number } & Omit<Pending, 'id'>> = [];
+const waiting: Job[] = [];
 let nextId = 1;
 let decoded = 0;
 
@@ -63,11 +70,12 @@ function startThread(): Worker {
   const stopped = (why: string) => {
     if (thread !== w) return;
     thread = undefined;
-    // A crash (the WASM heap out of memory, say) fails only the photo being decoded; the next one
-    // starts a fresh thread.
+    // A thread that stops under a photo (one that failed to start, or the WASM heap out of
+    // memory) gets the photo once more in a fresh thread; a second stop fails only that photo.
     const cur = current;
     current = undefined;
-    cur?.reject(new Error(`HEIC thread stopped: ${why}`));
+    if (cur && !cur.retried) waiting.unshift({ ...cur, retried: true });
+    else cur?.reject(new Error(`HEIC thread stopped: ${why}`));
     next();
   };
   w.on('error', (err: Error) => stopped(err.message));
@@ -85,7 +93,7 @@ function next() {
   }
   thread ??= startThread();
   thread.ref();
-  current = { id: nextId++, resolve: job.resolve, reject: job.reject };
+  current = { ...job, id: nextId++ };
   // A copy the thread can own: the caller keeps its bytes (they are stored as the original).
   const bytes = new Uint8Array(job.bytes);
   thread.postMessage({ id: current.id, bytes, maxPixels: job.maxPixels } satisfies HeicThreadRequest, [bytes.buffer]);
@@ -93,7 +101,7 @@ function next() {
 
 function inThread(bytes: Uint8Array, maxPixels: number): Promise<HeicPixels> {
   return new Promise((resolve, reject) => {
-    waiting.push({ bytes, maxPixels, resolve, reject });
+    waiting.push({ bytes, maxPixels, retried: false, resolve, reject });
     next();
   });
 }
@@ -113,6 +121,9 @@ export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<
   const data = Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength);
   return { data, width: pixels.width, height: pixels.height, channels: 4 };
 }
+
+/** The running HEIC thread, if any (tests stop it as a crash would). */
+export const heicThreadWorker = () => thread;
 
 /** Stops the HEIC thread (tests and shutdown); a later decode starts a new one. */
 export async function closeHeicThread() {
