@@ -111,6 +111,13 @@ export function createNotificationHub(clientConfig: pg.ClientConfig) {
      */
     async attach(c: pg.ClientBase) {
       c.on('notification', dispatch);
+      // A connection lost mid-statement may have committed a write whose notification never
+      // arrived: what is known may be stale, so subscribers start over.
+      c.on('error', () => {
+        if (!up) return;
+        setListening(false);
+        if (client && !closed) setListening(true);
+      });
       for (const channel of NOTIFY_CHANNELS) await c.query(`LISTEN ${channel}`);
     },
     start() {

@@ -161,7 +161,8 @@ describe('first pages: versions told by notifications', () => {
       pages.send(request, reply, 'user-1', 'page', async (state) => JSON.stringify({ version: state.version })),
     );
     await app.ready();
-    const page = async () => ((await app.inject({ method: 'GET', url: '/page' })).json() as { version: number }).version;
+    const page = async () =>
+      ((await app.inject({ method: 'GET', url: '/page' })).json() as { version: number }).version;
 
     // Not listening yet: every request reads, and nothing read is kept.
     expect(await page()).toBe(1);

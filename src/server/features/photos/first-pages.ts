@@ -26,6 +26,8 @@ export type BuildPage = (known: LibraryState | null) => Promise<BuiltPage>;
 export type FirstPageKind = string;
 
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
+/** A page differs per user and per encoding. */
+const VARY = 'Cookie, Accept-Encoding';
 
 /**
  * Each user's first gallery pages, serialised and compressed once per library version.
@@ -165,7 +167,8 @@ export function createFirstPages(deps: {
     build: BuildPage,
   ) {
     reply.header('Cache-Control', 'private, no-cache');
-    reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
+    const vary = reply.getHeader('vary');
+    reply.header('Vary', vary === undefined ? VARY : mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
     const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
     const inm = request.headers['if-none-match'];
     // A request that wants the page made again and names no copy it holds needs no separate
@@ -234,10 +237,20 @@ export function createFirstPages(deps: {
 }
 export type FirstPages = ReturnType<typeof createFirstPages>;
 
+/** Hashed names of (user, page), so a cached answer hashes nothing; dropped whole when full. */
+const TAG_NAMES_MAX = 50_000;
+const tagNames = new Map<string, string>();
+
 /** Names the user's page at this version without showing the user id. */
 function tagOf(userId: string, kind: FirstPageKind, version: number): string {
-  const h = createHash('sha256').update(`${userId}\n${kind}`).digest('base64url').slice(0, 16);
-  return `${h}.${version}`;
+  const key = `${userId}\n${kind}`;
+  let name = tagNames.get(key);
+  if (name === undefined) {
+    name = createHash('sha256').update(key).digest('base64url').slice(0, 16);
+    if (tagNames.size >= TAG_NAMES_MAX) tagNames.clear();
+    tagNames.set(key, name);
+  }
+  return `${name}.${version}`;
 }
 
 /** If-None-Match names this version (in any encoding: the content is the same, only its bytes differ). */
