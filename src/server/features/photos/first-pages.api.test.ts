@@ -38,6 +38,9 @@ function watchReads(database: Database) {
   };
 }
 
+/** How long another instance may take to hear of a write (a notification; far less on an idle machine). */
+const NOTIFIED = { timeout: 10_000, interval: 20 };
+
 function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
   return app.inject({ method: 'GET', url, headers: { cookie, ...headers } });
 }
@@ -284,7 +287,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     await other.ready();
     const reads = watchReads(second);
     try {
-      await vi.waitFor(() => expect(second.notifications.listening).toBe(true));
+      await vi.waitFor(() => expect(second.notifications.listening).toBe(true), NOTIFIED);
       const { cookie } = await signUp(t.app);
       const url = FIRST_PAGES[0]!;
       const cached = await get(other, cookie, url);
@@ -303,7 +306,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
         const res = await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) });
         expect(res.statusCode).toBe(200);
         return res;
-      });
+      }, NOTIFIED);
       expect(itemsOf(seen.body)[0]!.favorite).toBe(true);
       expect(reads.versionReads()).toBe(readsBefore);
 
@@ -316,7 +319,7 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
         const res = await get(t.app, cookie, url, { 'if-none-match': String(before.headers.etag) });
         expect(res.statusCode).toBe(200);
         return JSON.parse(res.body) as { items: Item[]; total: number };
-      });
+      }, NOTIFIED);
       expect(after.items.map((p) => p.id)).not.toContain(first!.id);
       expect(after.total).toBe(9);
 
