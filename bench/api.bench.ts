@@ -5,8 +5,9 @@
  * on a 100-photo and a 100,000-photo library, in three ways:
  *   cold      `Cache-Control: no-cache` on every request: the page is made from the database each time
  *             (as after a write), only the session lookup is cached;
- *   cached    a plain repeat GET: the library version is read, the serialised page comes from memory;
- *   304       a repeat with the page's ETag in If-None-Match: the version is read, nothing is sent.
+ *   cached    a plain repeat GET: the library version (known from the database's notifications) and
+ *             the serialised page come from memory;
+ *   304       a repeat with the page's ETag in If-None-Match: the same, and nothing is sent.
  * Every measured window (the bare route's too) follows WARMUP_SECONDS of the same load that is not
  * counted, so no row pays for the server's start (JIT, first-page cache, connection pool).
  * Cold rows also give the time to build one page: the median of sequential cold requests on one

@@ -71,6 +71,7 @@ export async function bareServer(bytes: Buffer, contentType: string) {
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: async () => {
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');

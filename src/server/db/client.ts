@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { fromRoot } from '../lib/paths';
+import { createNotificationHub, type Notifications } from './notifications';
 import { spawnThread } from '../lib/worker-threads';
 import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread';
 import * as schema from './schema';
@@ -18,6 +19,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** What triggers notify (notifications.ts): this process's writes at once, other processes' soon after. */
+  notifications: Notifications;
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
   /** One statement outside any transaction (maintenance such as VACUUM). */
@@ -60,7 +63,8 @@ async function openPool(
   kind: Database['kind'],
   extra: { lost?: Promise<Error>; thread?: Worker; after?: () => Promise<void> } = {},
 ): Promise<Database> {
-  const pool = new pg.Pool(config);
+  const hub = createNotificationHub(config);
+  const pool = new pg.Pool({ ...config, onConnect: (client) => hub.attach(client) });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   // A checked-out client (mid-transaction) losing its server emits 'error' with no pool listener
@@ -74,9 +78,11 @@ async function openPool(
     await extra.after?.();
     throw err;
   }
+  hub.start();
   return {
     db,
     kind,
+    notifications: hub.notifications,
     lost: extra.lost,
     thread: extra.thread,
     query: async (text) => {
@@ -86,6 +92,7 @@ async function openPool(
       await pool.query('select 1');
     },
     close: async () => {
+      await hub.close();
       await endPool(pool);
       await extra.after?.();
     },

@@ -79,7 +79,11 @@ export function registerCompression(app: FastifyInstance) {
 
 /** Adds a field name to a Vary header value, once. */
 export function mergeVary(current: unknown, name: string): string {
-  const fields = typeof current === 'string' && current ? current.split(',').map((f) => f.trim()) : [];
-  if (fields.some((f) => f === '*' || f.toLowerCase() === name.toLowerCase())) return fields.join(', ');
-  return [...fields, name].join(', ');
+  if (typeof current !== 'string' || current === '') return name;
+  const wanted = name.toLowerCase();
+  for (const field of current.split(',')) {
+    const f = field.trim().toLowerCase();
+    if (f === '*' || f === wanted) return current;
+  }
+  return `${current}, ${name}`;
 }

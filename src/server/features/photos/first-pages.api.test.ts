@@ -1,8 +1,10 @@
 import sharp from 'sharp';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
 import { buildApp } from '../../app';
 import { openDatabase, type Database } from '../../db/client';
+import { LISTENER_NAME } from '../../db/notifications';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { createAnalysisRepository } from '../analysis/analysis.repository';
 import { createAnalysisWorker } from '../analysis/analysis.worker';
@@ -20,6 +22,24 @@ const itemsOf = (body: string): Item[] => {
   const json = JSON.parse(body) as Item[] | { items: Item[] };
   return Array.isArray(json) ? json : json.items;
 };
+
+/**
+ * Watches the database reads of `database`'s pool: `versionReads()` counts the separate library
+ * version reads (the named statement of photos.repository.ts `libraryState`) made since.
+ */
+function watchReads(database: Database) {
+  const pool = (database.db as unknown as { $client: pg.Pool }).$client;
+  const spy = vi.spyOn(pool, 'query');
+  return {
+    versionReads: () =>
+      spy.mock.calls.filter(([q]) => typeof q === 'object' && (q as { name?: string }).name === 'photo_library_state')
+        .length,
+    restore: () => spy.mockRestore(),
+  };
+}
+
+/** How long another instance may take to hear of a write (a notification; far less on an idle machine). */
+const NOTIFIED = { timeout: 10_000, interval: 20 };
 
 function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
   return app.inject({ method: 'GET', url, headers: { cookie, ...headers } });
@@ -227,18 +247,64 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     expect((await get(t.app, '', FIRST_PAGES[0]!)).statusCode).toBe(401);
   });
 
-  it('two app instances on one database: a write through one is seen through the other at once', async () => {
+  it('a cached page and its 304 read nothing from the database; the next request after a write shows it, still without a version read; a lost connection makes it read again', async () => {
+    const { cookie } = await signUp(t.app);
+    const reads = watchReads(t.database);
+    try {
+      const tags = new Map<string, string>();
+      for (const url of FIRST_PAGES) tags.set(url, String((await get(t.app, cookie, url)).headers.etag));
+      for (const url of FIRST_PAGES) {
+        expect((await get(t.app, cookie, url, { 'if-none-match': tags.get(url)! })).statusCode).toBe(304);
+        expect((await get(t.app, cookie, url)).headers.etag).toBe(tags.get(url));
+      }
+      expect(reads.versionReads()).toBe(0);
+
+      const [first] = itemsOf((await get(t.app, cookie, FIRST_PAGES[0]!)).body);
+      const fav = await t.app.inject({
+        method: 'PUT',
+        url: `/api/photos/${first!.id}/favorite`,
+        headers: { cookie },
+        payload: { favorite: true },
+      });
+      expect(fav.statusCode).toBe(200);
+      // The write's own notification arrived before it was answered: the very next request knows.
+      for (const url of FIRST_PAGES) {
+        const seen = await get(t.app, cookie, url, { 'if-none-match': tags.get(url)! });
+        expect(seen.statusCode).toBe(200);
+        expect(itemsOf(seen.body).find((p) => p.id === first!.id)!.favorite).toBe(true);
+      }
+      expect(reads.versionReads()).toBe(0);
+
+      // A connection lost mid-statement may have committed a write it never heard of: what was
+      // known is dropped, and the next request reads the version.
+      const pool = (t.database.db as unknown as { $client: pg.Pool }).$client;
+      const lost = await pool.connect();
+      lost.emit('error', new Error('Connection terminated unexpectedly'));
+      lost.release(true);
+      expect((await get(t.app, cookie, FIRST_PAGES[0]!)).statusCode).toBe(200);
+      expect(reads.versionReads()).toBe(1);
+      expect((await get(t.app, cookie, FIRST_PAGES[0]!)).statusCode).toBe(200);
+      expect(reads.versionReads()).toBe(1);
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('two app instances on one database: a write through one is seen through the other once notified, and a request while the other is not listening reads the database', async () => {
     // A second process would open its own connections; PGlite in memory is one per process, so shared.
     const second: Database =
       testDbKind === 'postgres' ? await openDatabase({ databaseUrl: t.database.url!, pgliteDir: '' }) : t.database;
     const other = await buildApp(t.config, { database: second });
     await other.ready();
+    const reads = watchReads(second);
     try {
+      await vi.waitFor(() => expect(second.notifications.listening).toBe(true), NOTIFIED);
       const { cookie } = await signUp(t.app);
       const url = FIRST_PAGES[0]!;
       const cached = await get(other, cookie, url);
       expect((await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304);
-      const [first] = itemsOf(cached.body);
+      const [first, second_] = itemsOf(cached.body);
+      const readsBefore = reads.versionReads();
 
       await t.app.inject({
         method: 'PUT',
@@ -246,19 +312,57 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
         headers: { cookie },
         payload: { favorite: true },
       });
-      const seen = await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) });
-      expect(seen.statusCode).toBe(200);
+      // On PostgreSQL the other process hears of it when the notification arrives, a moment later.
+      const seen = await vi.waitFor(async () => {
+        const res = await get(other, cookie, url, { 'if-none-match': String(cached.headers.etag) });
+        expect(res.statusCode).toBe(200);
+        return res;
+      }, NOTIFIED);
       expect(itemsOf(seen.body)[0]!.favorite).toBe(true);
+      expect(reads.versionReads()).toBe(readsBefore);
 
       // And back: a delete through the second is seen through the first, total included.
       const before = await get(t.app, cookie, url);
       expect(
         (await other.inject({ method: 'DELETE', url: `/api/photos/${first!.id}`, headers: { cookie } })).statusCode,
       ).toBe(200);
-      const after = JSON.parse((await get(t.app, cookie, url, { 'if-none-match': String(before.headers.etag) })).body);
-      expect(after.items.map((p: Item) => p.id)).not.toContain(first!.id);
+      const after = await vi.waitFor(async () => {
+        const res = await get(t.app, cookie, url, { 'if-none-match': String(before.headers.etag) });
+        expect(res.statusCode).toBe(200);
+        return JSON.parse(res.body) as { items: Item[]; total: number };
+      }, NOTIFIED);
+      expect(after.items.map((p) => p.id)).not.toContain(first!.id);
       expect(after.total).toBe(9);
+
+      if (testDbKind !== 'postgres') return;
+      // The listening connections lost: until theirs is back, the other instance reads the version
+      // for each request (and forgets what it knew), so a write it could not hear of is still seen.
+      const known = await get(other, cookie, url);
+      const lost = new Promise<void>((resolve) =>
+        second.notifications.subscribe('eyevu_photo_library', {
+          message: () => {},
+          listening: (up) => !up && resolve(),
+        }),
+      );
+      const admin = (t.database.db as unknown as { $client: pg.Pool }).$client;
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()',
+        [LISTENER_NAME],
+      );
+      await lost;
+      const readsAtLoss = reads.versionReads();
+      await t.app.inject({
+        method: 'PUT',
+        url: `/api/photos/${second_!.id}/favorite`,
+        headers: { cookie },
+        payload: { favorite: true },
+      });
+      const fresh = await get(other, cookie, url, { 'if-none-match': String(known.headers.etag) });
+      expect(fresh.statusCode).toBe(200);
+      expect(itemsOf(fresh.body).find((p) => p.id === second_!.id)!.favorite).toBe(true);
+      expect(reads.versionReads()).toBeGreaterThan(readsAtLoss);
     } finally {
+      reads.restore();
       await other.close();
       if (second !== t.database) await second.close();
     }

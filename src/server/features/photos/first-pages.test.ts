@@ -1,7 +1,9 @@
 import Fastify from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compress } from '../../http/compression';
+import type { NotificationListener, Notifications } from '../../db/notifications';
 import { createFirstPages } from './first-pages';
+import { createLibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
 
 vi.mock('../../http/compression', async (importOriginal) => {
@@ -110,6 +112,107 @@ describe('first pages: building and compressing', () => {
     expect(newer.statusCode).toBe(200);
     expect(builds.at(-1)).toEqual({ version: 8, total: 1 });
     expect(newer.headers.etag).not.toBe(plain.headers.etag);
+    await app.close();
+  });
+});
+
+/** A notification source the test drives: what the database would tell, and whether it listens. */
+function fakeNotifications() {
+  const listeners = new Set<NotificationListener>();
+  let up = false;
+  const source: Notifications = {
+    get listening() {
+      return up;
+    },
+    subscribe(_channel, listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+  return {
+    source,
+    tell: (payload: string) => listeners.forEach((l) => l.message(payload)),
+    listening: (value: boolean) => {
+      up = value;
+      listeners.forEach((l) => l.listening(value));
+    },
+  };
+}
+
+describe('first pages: versions told by notifications', () => {
+  it('uses a told version without a read only while listening; a read begun before a loss is not kept', async () => {
+    const db = fakeNotifications();
+    const versions = createLibraryVersions(db.source);
+    let version = 1;
+    const waiting: Array<() => void> = [];
+    let reads = 0;
+    let hold = false;
+    const pages = createFirstPages({
+      versions,
+      state: async () => {
+        reads += 1;
+        const at = version;
+        if (hold) await new Promise<void>((resolve) => waiting.push(resolve));
+        return { version: at, total: 3 };
+      },
+    });
+    const app = Fastify();
+    app.get('/page', (request, reply) =>
+      pages.send(request, reply, 'user-1', 'page', async (state) => JSON.stringify({ version: state.version })),
+    );
+    await app.ready();
+    const page = async () =>
+      ((await app.inject({ method: 'GET', url: '/page' })).json() as { version: number }).version;
+
+    // Not listening yet: every request reads, and nothing read is kept.
+    expect(await page()).toBe(1);
+    expect(await page()).toBe(1);
+    expect(reads).toBe(2);
+
+    db.listening(true);
+    expect(await page()).toBe(1);
+    expect(reads).toBe(3);
+    // Learned from that read: no more reads until something changes.
+    expect(await page()).toBe(1);
+    expect(reads).toBe(3);
+    version = 2;
+    db.tell('user-1:2:4');
+    expect(await page()).toBe(2);
+    expect(reads).toBe(3);
+    // An older version told late (or read late) never replaces a newer one.
+    db.tell('user-1:1:3');
+    expect(await page()).toBe(2);
+    expect(reads).toBe(3);
+
+    // The listening connection lost: each request reads the database.
+    db.listening(false);
+    version = 3;
+    db.tell('user-1:3:4'); // heard by a pool connection meanwhile: not trusted, listening was lost
+    expect(await page()).toBe(3);
+    expect(await page()).toBe(3);
+    expect(reads).toBe(5);
+
+    // Back, but a read that began before the loss and ends after it is not kept.
+    db.listening(true);
+    hold = true;
+    const slow = page();
+    await settle();
+    expect(waiting).toHaveLength(1);
+    db.listening(false);
+    db.listening(true);
+    waiting[0]!();
+    expect(await slow).toBe(3);
+    hold = false;
+    expect(await page()).toBe(3);
+    expect(reads).toBe(7);
+    expect(await page()).toBe(3);
+    expect(reads).toBe(7);
+
+    // A payload that is not the trigger's: nothing known is trusted any more.
+    db.tell('garbage');
+    expect(await page()).toBe(3);
+    expect(reads).toBe(8);
+    versions.close();
     await app.close();
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { compress, mergeVary, preferredEncoding, type Encoding } from '../../http/compression';
+import type { LibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
 
 /** Serialised first pages kept in memory, least recently used out first (a few hundred KB per user). */
@@ -25,18 +26,26 @@ export type BuildPage = (known: LibraryState | null) => Promise<BuiltPage>;
 export type FirstPageKind = string;
 
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
+/** A page differs per user and per encoding. */
+const VARY = 'Cookie, Accept-Encoding';
 
 /**
  * Each user's first gallery pages, serialised and compressed once per library version.
  *
- * Every request reads the user's library version (one primary-key row kept by triggers in the
- * same transaction as each write to photos, migration 0004_photo_library_version): a page is
- * served from memory only while the version it was made at is still the database's, so a write
- * through any process on the same database is seen by the next request of every process. The
- * ETag names user, page and version, so a repeat with If-None-Match costs that one read (304).
+ * A page is served from memory only while the version it was made at is still the user's library
+ * version (kept by triggers in the same transaction as each write to photos, migration
+ * 0004_photo_library_version). The version comes from `versions` when it knows it (told by every
+ * write, library-versions.ts: no database read at all), otherwise from one primary-key read. The
+ * ETag names user, page and version, so a repeat with If-None-Match costs at most that read (304).
  * A request with `Cache-Control: no-cache` (a browser's hard reload) makes the page again.
  */
-export function createFirstPages(deps: { state: (userId: string) => Promise<LibraryState>; maxBytes?: number }) {
+export function createFirstPages(deps: {
+  state: (userId: string) => Promise<LibraryState>;
+  /** Versions told by the database's notifications; without it every request reads the version. */
+  versions?: LibraryVersions;
+  maxBytes?: number;
+}) {
+  const versions = deps.versions;
   const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
   const entries = new Map<string, Entry>();
   /** One build per (user, page, version) at a time: fifty requests after a write share one. */
@@ -49,8 +58,14 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     // Started on the next turn of the event loop: the requests of this user that arrived in the
     // same turn (parsed from their sockets before it) share it. On PGlite a query runs on this
     // thread, so without the pause a read would finish before the next request was even read.
+    const token = versions?.begin() ?? null;
     const slot = {
-      current: new Promise<void>((resolve) => setImmediate(resolve)).then(() => deps.state(userId)),
+      current: new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => deps.state(userId))
+        .then((state) => {
+          versions?.learn(userId, state, token);
+          return state;
+        }),
       next: null as Promise<LibraryState> | null,
     };
     reads.set(userId, slot);
@@ -91,8 +106,14 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     }
   }
 
-  async function make(known: LibraryState | null, build: BuildPage): Promise<Entry> {
+  async function make(
+    known: LibraryState | null,
+    build: BuildPage,
+    read?: (state: LibraryState) => void,
+  ): Promise<Entry> {
     const built = await build(known);
+    // The state a build read with its rows is as good as a version read.
+    if (!known) read?.(built.state);
     const json = Buffer.from(built.json);
     // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
     return { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
@@ -146,7 +167,8 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     build: BuildPage,
   ) {
     reply.header('Cache-Control', 'private, no-cache');
-    reply.header('Vary', mergeVary(mergeVary(reply.getHeader('vary'), 'Cookie'), 'Accept-Encoding'));
+    const vary = reply.getHeader('vary');
+    reply.header('Vary', vary === undefined ? VARY : mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
     const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
     const inm = request.headers['if-none-match'];
     // A request that wants the page made again and names no copy it holds needs no separate
@@ -154,7 +176,7 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     let state: LibraryState | null = null;
     let stateTag = '';
     if (!fresh || inm) {
-      state = await readState(userId);
+      state = versions?.get(userId) ?? (await readState(userId));
       stateTag = tagOf(userId, kind, state.version);
       if (matches(inm, stateTag)) {
         reply.header('ETag', `"${stateTag}"`);
@@ -164,7 +186,8 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
     const key = `${userId}\n${kind}`;
     let entry: Entry;
     if (fresh || !state) {
-      entry = await make(state, build);
+      const token = versions?.begin() ?? null;
+      entry = await make(state, build, (read) => versions?.learn(userId, read, token));
       keep(key, entry);
     } else {
       entry = await entryFor(key, state, build);
@@ -214,10 +237,20 @@ export function createFirstPages(deps: { state: (userId: string) => Promise<Libr
 }
 export type FirstPages = ReturnType<typeof createFirstPages>;
 
+/** Hashed names of (user, page), so a cached answer hashes nothing; dropped whole when full. */
+const TAG_NAMES_MAX = 50_000;
+const tagNames = new Map<string, string>();
+
 /** Names the user's page at this version without showing the user id. */
 function tagOf(userId: string, kind: FirstPageKind, version: number): string {
-  const h = createHash('sha256').update(`${userId}\n${kind}`).digest('base64url').slice(0, 16);
-  return `${h}.${version}`;
+  const key = `${userId}\n${kind}`;
+  let name = tagNames.get(key);
+  if (name === undefined) {
+    name = createHash('sha256').update(key).digest('base64url').slice(0, 16);
+    if (tagNames.size >= TAG_NAMES_MAX) tagNames.clear();
+    tagNames.set(key, name);
+  }
+  return `${name}.${version}`;
 }
 
 /** If-None-Match names this version (in any encoding: the content is the same, only its bytes differ). */

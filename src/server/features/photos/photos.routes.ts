@@ -21,6 +21,7 @@ import { RenderCache } from '../../lib/render-cache';
 import { createPhotosRepository } from './photos.repository';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service';
 import { createFirstPages, type FirstPages } from './first-pages';
+import { createLibraryVersions } from './library-versions';
 import { photosManageRoutes } from './photos-manage.routes';
 
 /**
@@ -74,7 +75,9 @@ export async function photosRoutes(
 ): Promise<PhotosService & { firstPages: FirstPages }> {
   const derivatives = new RenderCache(DERIVATIVE_CACHE_BYTES);
   const repo = createPhotosRepository(ctx.db);
-  const firstPages = createFirstPages({ state: (userId) => repo.libraryState(userId) });
+  const versions = createLibraryVersions(ctx.database.notifications);
+  ctx.onClose.push(async () => versions.close());
+  const firstPages = createFirstPages({ state: (userId) => repo.libraryState(userId), versions });
   const service = createPhotosService({
     repo,
     blobs: ctx.blobs,

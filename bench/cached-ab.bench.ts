@@ -1,0 +1,109 @@
+/**
+ * P3's cached and 304 rows, before/after on one machine: two builds (this checkout's and another's)
+ * take turns on the same database (the same seeded 100- and 100,000-photo libraries), in the order
+ * A B B A, so both see the same minutes of a shared machine. In each turn, for each library:
+ * cached (plain repeat) and 304 (If-None-Match) req/s and p99 at 50 connections, and the bare route
+ * serving the same bytes right after (the ratio's ceiling), each after an uncounted warm-up. Each
+ * also gives the server process's CPU time per answer (all its threads, PGlite's included; not a
+ * PostgreSQL server's), which a busy shared machine disturbs far less than req/s.
+ *
+ *   npx tsx bench/cached-ab.bench.ts <other checkout root> [pglite|postgres=pglite] [seconds=5]
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
+import { bareServer, load, type LoadResult } from './lib/load.js';
+import { prepareLibraries, type Libraries } from './lib/libraries.js';
+import { buildApp, removeDir, ROOT, startServer, type RunningServer } from './lib/server.js';
+import { ms } from './lib/report.js';
+
+const PATH = '/api/photos?limit=100';
+const CONNECTIONS = 50;
+const WARMUP_SECONDS = 2;
+
+/** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat's times. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system, every thread) the process has used so far, in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name's closing parenthesis: state is the 3rd, utime the 14th, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+async function measured(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  pid: number,
+): Promise<LoadResult & { cpuUsPerAnswer: number }> {
+  await load(url, { connections: CONNECTIONS, seconds: WARMUP_SECONDS, headers });
+  const before = cpuMs(pid);
+  const r = await load(url, { connections: CONNECTIONS, seconds, headers });
+  return { ...r, cpuUsPerAnswer: ((cpuMs(pid) - before) * 1000) / r.total };
+}
+
+async function measure(server: RunningServer, libs: Libraries, seconds: number) {
+  const out: Record<string, string> = {};
+  for (const [size, s] of [
+    ['100', libs.small],
+    ['100k', libs.big],
+  ] as const) {
+    const url = `${server.url}${PATH}`;
+    const first = await fetch(url, { headers: { cookie: s.cookie } });
+    if (!first.ok) throw new Error(`GET ${url}: ${first.status}`);
+    const etag = first.headers.get('etag')!;
+    const bytes = Buffer.from(await first.arrayBuffer());
+    const cached = await measured(url, { cookie: s.cookie }, seconds, server.pid);
+    const notModified = await measured(url, { cookie: s.cookie, 'if-none-match': etag }, seconds, server.pid);
+    const bare = await bareServer(bytes, first.headers.get('content-type') ?? 'application/json');
+    let ceiling: LoadResult & { cpuUsPerAnswer: number };
+    try {
+      ceiling = await measured(`${bare.url}${PATH}`, {}, seconds, bare.pid);
+    } finally {
+      await bare.stop();
+    }
+    const row = (r: LoadResult & { cpuUsPerAnswer: number }) =>
+      `${r.reqPerSec.toFixed(0)} req/s (${(r.reqPerSec / ceiling.reqPerSec).toFixed(2)}x) p99 ${ms(r.p99)} ` +
+      `CPU ${r.cpuUsPerAnswer.toFixed(0)} us/answer`;
+    out[size] =
+      `cached ${row(cached)}; 304 ${row(notModified)}; bare ${ceiling.reqPerSec.toFixed(0)} req/s p99 ${ms(ceiling.p99)} ` +
+      `CPU ${ceiling.cpuUsPerAnswer.toFixed(0)} us/answer` +
+      (notModified.total !== notModified.status3xx ? `; ${notModified.total - notModified.status3xx} not 304` : '');
+  }
+  return out;
+}
+
+async function main() {
+  const other = path.resolve(process.argv[2] ?? '');
+  const kind = process.argv[3] ?? 'pglite';
+  const seconds = Number(process.argv[4] ?? 5);
+  buildApp();
+  const cluster = kind === 'postgres' ? await startCluster() : null;
+  const env: NodeJS.ProcessEnv = cluster ? { DATABASE_URL: cluster.url } : {};
+  try {
+    const libs = await prepareLibraries({ databaseUrl: cluster?.url });
+    await libs.server.stop();
+    const builds = { this: ROOT, other };
+    for (const which of ['this', 'other', 'other', 'this'] as const) {
+      const server = await startServer({ dataDir: libs.server.dataDir, env, root: builds[which] });
+      try {
+        const before = os.loadavg()[0]!.toFixed(1);
+        const result = await measure(server, libs, seconds);
+        console.log(which, builds[which], `load ${before} -> ${os.loadavg()[0]!.toFixed(1)}`, result);
+      } finally {
+        await server.stop();
+      }
+    }
+    removeDir(libs.server.dataDir);
+  } finally {
+    if (cluster) stopCluster(cluster.dir);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
