@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { Toaster } from '../components/ui/toaster';
@@ -92,6 +92,12 @@ function LoginOrNotFound({ params }: { params: { 'rest*'?: string } }) {
 
 function Router() {
   const { isLoading, isAuthenticated } = useAuth();
+  // The session check's answer mounts the whole app (bar, overlays, the screen). Its update comes
+  // through useSyncExternalStore, which React renders in one blocking task; deferred, the answer
+  // first renders the same first paint at once, and the app mounts in a render that yields to the
+  // browser every few milliseconds. Only the first answer waits: later sign-ins and sign-outs
+  // never pass through loading again.
+  const checked = useDeferredValue(!isLoading);
   const offline = useOfflineWithoutData();
   // Offline and the session could not be checked: the shell with the offline screen, not the login.
   if (offline && !isAuthenticated) {
@@ -102,7 +108,7 @@ function Router() {
       </>
     );
   }
-  if (isLoading) return <FirstPaint withBar fallback={<CenteredSpinner label="Checking your session" />} />;
+  if (isLoading || !checked) return <FirstPaint withBar fallback={<CenteredSpinner label="Checking your session" />} />;
   return isAuthenticated ? <SignedInApp /> : <SignedOutApp />;
 }
 

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
-import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useDeferredValue, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
@@ -52,8 +52,13 @@ export default function GalleryPage() {
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
   const [dragging, setDragging] = useState(false);
 
-  const photos = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
-  const total = query.data?.pages[0]?.total ?? 0;
+  // An answer arrives through useSyncExternalStore, which React renders in one blocking task; the
+  // grid it fills (a few dozen tiles, their thumbhash sketches) is rendered from the deferred copy,
+  // in a render that yields to the browser, while the blocking one keeps what is on screen.
+  const shown = useDeferredValue(query.data);
+  const waiting = shown === undefined && !query.isError;
+  const photos = useMemo(() => shown?.pages.flatMap((p) => p.items) ?? [], [shown]);
+  const total = shown?.pages[0]?.total ?? 0;
   const selection = useSelection(photos);
   const libraryTotal =
     view === 'favorites' ? summary.data?.total : library.isPending ? undefined : (library.data?.pages[0]?.total ?? 0);
@@ -153,7 +158,7 @@ export default function GalleryPage() {
             }}
           />
           {view === 'all' && <SearchField onSearch={setQ} />}
-          {q && view === 'all' && query.isSuccess && (
+          {q && view === 'all' && query.isSuccess && !waiting && (
             <p role="status" className="text-sm text-muted">
               {total === 1 ? '1 photo found' : `${total} photos found`} for “{q}”
             </p>
@@ -161,7 +166,7 @@ export default function GalleryPage() {
         </>
       )}
 
-      {duplicatesAlbum ? null : query.isPending ? (
+      {duplicatesAlbum ? null : waiting ? (
         <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label="Loading photos">
           {Array.from({ length: 6 }, (_, i) => (
             <SkeletonTile key={i} />
