@@ -60,8 +60,17 @@ export default function GalleryPage() {
   const photos = useMemo(() => shown?.pages.flatMap((p) => p.items) ?? [], [shown]);
   const total = shown?.pages[0]?.total ?? 0;
   const selection = useSelection(photos);
+  // Shown with the grid it counts (the same deferred answer), so the header changes once.
   const libraryTotal =
-    view === 'favorites' ? summary.data?.total : library.isPending ? undefined : (library.data?.pages[0]?.total ?? 0);
+    view === 'favorites'
+      ? summary.data?.total
+      : query === library
+        ? waiting
+          ? undefined
+          : total
+        : library.isPending
+          ? undefined
+          : (library.data?.pages[0]?.total ?? 0);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -96,7 +105,8 @@ export default function GalleryPage() {
     >
       <PageHeader
         title="Photo Gallery"
-        subtitle={libraryTotal === undefined ? ' ' : `${libraryTotal} photos available`}
+        // A no-break space keeps the subtitle's line while the count loads: nothing below moves.
+        subtitle={libraryTotal === undefined ? '\u00a0' : `${libraryTotal} photos available`}
         action={
           <>
             {photos.length > 0 && (
