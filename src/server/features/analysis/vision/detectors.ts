@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import type { Config, Human } from '@vladmandic/human';
 import { tf, packageDir } from './runtime';
 import { localModelBase, registerLocalModelRouter } from './local-io';
-import type { RgbImage } from './embedder';
+import { loadOnnxRuntime, type RgbImage } from './embedder';
+import { loadCenterNet, type ObjectDetector, type ObjectSettings } from './centernet';
 import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../classifier/detections';
 
 export interface Detections {
@@ -25,6 +26,8 @@ export interface DetectOptions {
 }
 
 export interface Detector {
+  /** What runs CenterNet's network (the face models always run on tfjs inside Human). */
+  readonly objectsRuntime: 'onnxruntime' | 'tfjs';
   detect(img: RgbImage, options?: DetectOptions): Promise<Detections>;
 }
 
@@ -40,9 +43,28 @@ function toInput(img: RgbImage): tf.Tensor4D {
   );
 }
 
-export async function loadDetector(modelsDir?: string, nodeModulesDir?: string): Promise<Detector> {
+/** Human's object settings; CenterNet on ONNX Runtime decodes with the same ones. */
+const OBJECTS: ObjectSettings = { minConfidence: 0.3, maxDetected: 20, iouThreshold: 0.4 };
+
+export interface DetectorOptions {
+  /**
+   * Run CenterNet's network on ONNX Runtime (default) or, like the face models, inside Human on
+   * tfjs (the reference the ONNX path is tested against, and the fallback where onnxruntime-node
+   * cannot load).
+   */
+  objects?: 'onnxruntime' | 'tfjs';
+}
+
+export async function loadDetector(
+  modelsDir?: string,
+  nodeModulesDir?: string,
+  options: DetectorOptions = {},
+): Promise<Detector> {
   registerLocalModelRouter();
   const dir = modelsDir ?? path.join(packageDir('@vladmandic/human', nodeModulesDir), 'models');
+  const ort = options.objects === 'tfjs' ? undefined : await loadOnnxRuntime();
+  // CenterNet is ~85 % of the detectors' CPU; on ONNX Runtime it costs about a third.
+  const onnxObjects: ObjectDetector | undefined = ort ? await loadCenterNet(ort, dir, OBJECTS) : undefined;
   const wasmDir = path.join(packageDir('@tensorflow/tfjs-backend-wasm', nodeModulesDir), 'dist');
   const config: Partial<Config> = {
     backend: 'wasm',
@@ -84,13 +106,12 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     gesture: { enabled: false },
     segmentation: { enabled: false },
     object: {
-      enabled: true,
+      // Not loaded into Human at all when ONNX Runtime runs it.
+      enabled: !onnxObjects,
       modelPath: 'centernet.json',
       skipFrames: 0,
       skipTime: 0,
-      minConfidence: 0.3,
-      maxDetected: 20,
-      iouThreshold: 0.4,
+      ...OBJECTS,
     },
   } as Partial<Config>;
   // Human's package `exports` would pick its tfjs-node build under Node, which cannot be
@@ -102,9 +123,10 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   if (typeof HumanCtor !== 'function') throw new Error('vision: @vladmandic/human node-wasm build has no Human export');
   const human = new HumanCtor(config);
   await human.load();
-  const objectsAndFaces = { face: { enabled: true }, object: { enabled: true } } as Partial<Config>;
+  const objectsAndFaces = { face: { enabled: true }, object: { enabled: !onnxObjects } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
+    objectsRuntime: onnxObjects ? 'onnxruntime' : 'tfjs',
     async detect(img, options = {}) {
       const input = toInput(img);
       try {
@@ -116,7 +138,8 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
         const res = await human.detect(input as never, objectsAndFaces);
         const W = img.width;
         const H = img.height;
-        const objects: DetectedObject[] = res.object.map((o) => ({
+        const found = onnxObjects ? await onnxObjects.detect(input) : res.object;
+        const objects: DetectedObject[] = found.map((o) => ({
           label: o.label,
           score: o.score,
           box: { x: o.box[0] / W, y: o.box[1] / H, w: o.box[2] / W, h: o.box[3] / H },
