@@ -130,6 +130,7 @@ export interface ObjectDetector {
 export async function readGraphModel(dir: string, name: string) {
   const json = JSON.parse(await readFile(path.join(dir, `${name}.json`), 'utf8')) as {
     format?: string;
+    signature?: { inputs?: Record<string, { name: string }>; outputs?: Record<string, { name: string }> };
     modelTopology: { node: GraphNode[] };
     weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
   };
@@ -150,7 +151,12 @@ export async function readGraphModel(dir: string, name: string) {
     weightSpecs: specs,
     weightData,
   };
-  return { nodes: json.modelTopology.node, weights, artifacts };
+  /** A signature key (what tfjs calls inputs and outputs when the model has a signature) to its node. */
+  const nodeOf = (key: string) => {
+    const named = json.signature?.outputs?.[key] ?? json.signature?.inputs?.[key];
+    return (named?.name ?? key).replace(/:0$/, '');
+  };
+  return { nodes: json.modelTopology.node, weights, artifacts, nodeOf };
 }
 
 export async function loadCenterNet(

@@ -42,8 +42,14 @@ describe('CenterNet on ONNX Runtime (real weights from @vladmandic/human)', () =
     expect(got.sizes.length).toBe(sizes!.length);
     expect(worstRelative(got.heat, heat!)).toBeLessThan(1e-4);
     expect(worstRelative(got.sizes, sizes!)).toBeLessThan(1e-4);
-    // Not a constant map: the dogs are there.
-    expect(Math.max(...got.heat)).toBeGreaterThan(0.3);
+    // Not a constant map: something in the photo stands out.
+    let peak = 0;
+    let sum = 0;
+    for (const v of got.heat) {
+      peak = Math.max(peak, v);
+      sum += v;
+    }
+    expect(peak).toBeGreaterThan((10 * sum) / got.heat.length);
     frame.dispose();
     reference.dispose();
     onnx.dispose();
@@ -52,10 +58,13 @@ describe('CenterNet on ONNX Runtime (real weights from @vladmandic/human)', () =
   it('the detector reports the objects and faces it reports with CenterNet on tfjs', { timeout: 180_000 }, async () => {
     await ensureTfWasm();
     const onnx = await loadDetector();
-    const tfjs = await loadDetector(undefined, undefined, { objects: 'tfjs' });
+    const tfjs = await loadDetector(undefined, undefined, { runtime: 'tfjs' });
     expect(onnx.objectsRuntime).toBe('onnxruntime');
+    expect(onnx.facesRuntime).toBe('onnxruntime');
     expect(tfjs.objectsRuntime).toBe('tfjs');
+    expect(tfjs.facesRuntime).toBe('tfjs');
     let objects = 0;
+    let faces = 0;
     for (const name of [
       'cocker-spaniels-at-window.jpg',
       'astronaut-eileen-collins.jpg',
@@ -71,9 +80,18 @@ describe('CenterNet on ONNX Runtime (real weights from @vladmandic/human)', () =
         expect(Math.abs(o.score - r.score)).toBeLessThanOrEqual(0.01 + 1e-9);
         for (const k of ['x', 'y', 'w', 'h'] as const) expect(Math.abs(o.box[k] - r.box[k])).toBeLessThan(0.01);
       });
-      expect(a.faces).toEqual(b.faces);
+      expect(a.faces.length).toBe(b.faces.length);
+      a.faces.forEach((f, i) => {
+        const r = b.faces[i]!;
+        expect(f.hasMesh).toBe(r.hasMesh);
+        expect(Math.abs(f.score - r.score)).toBeLessThanOrEqual(0.01 + 1e-9);
+        for (const k of ['x', 'y', 'w', 'h'] as const) expect(Math.abs(f.box[k] - r.box[k])).toBeLessThan(0.01);
+      });
+      faces += a.faces.filter((f) => f.hasMesh).length;
       objects += a.objects.length;
     }
     expect(objects).toBeGreaterThan(2);
+    // The astronaut's face: the face models ran, and found it either way.
+    expect(faces).toBeGreaterThan(0);
   });
 });

@@ -6,6 +6,7 @@ import { tf, packageDir } from './runtime';
 import { localModelBase, registerLocalModelRouter } from './local-io';
 import { loadOnnxRuntime, type RgbImage } from './embedder';
 import { loadCenterNet, type ObjectDetector, type ObjectSettings } from './centernet';
+import { runGraphOnOnnx, type ExecutableGraph } from './onnx-sync';
 import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../classifier/detections';
 
 export interface Detections {
@@ -26,8 +27,10 @@ export interface DetectOptions {
 }
 
 export interface Detector {
-  /** What runs CenterNet's network (the face models always run on tfjs inside Human). */
+  /** What runs CenterNet's network. */
   readonly objectsRuntime: 'onnxruntime' | 'tfjs';
+  /** What runs BlazeFace's and FaceMesh's networks (Human does everything around them either way). */
+  readonly facesRuntime: 'onnxruntime' | 'tfjs';
   detect(img: RgbImage, options?: DetectOptions): Promise<Detections>;
 }
 
@@ -48,11 +51,10 @@ const OBJECTS: ObjectSettings = { minConfidence: 0.3, maxDetected: 20, iouThresh
 
 export interface DetectorOptions {
   /**
-   * Run CenterNet's network on ONNX Runtime (default) or, like the face models, inside Human on
-   * tfjs (the reference the ONNX path is tested against, and the fallback where onnxruntime-node
-   * cannot load).
+   * Run the detectors' networks on ONNX Runtime (default) or all on tfjs inside Human (the
+   * reference the ONNX path is tested against, and the fallback where onnxruntime-node cannot load).
    */
-  objects?: 'onnxruntime' | 'tfjs';
+  runtime?: 'onnxruntime' | 'tfjs';
 }
 
 export async function loadDetector(
@@ -62,7 +64,7 @@ export async function loadDetector(
 ): Promise<Detector> {
   registerLocalModelRouter();
   const dir = modelsDir ?? path.join(packageDir('@vladmandic/human', nodeModulesDir), 'models');
-  const ort = options.objects === 'tfjs' ? undefined : await loadOnnxRuntime();
+  const ort = options.runtime === 'tfjs' ? undefined : await loadOnnxRuntime();
   // CenterNet is ~85 % of the detectors' CPU; on ONNX Runtime it costs about a third.
   const onnxObjects: ObjectDetector | undefined = ort ? await loadCenterNet(ort, dir, OBJECTS) : undefined;
   const wasmDir = path.join(packageDir('@tensorflow/tfjs-backend-wasm', nodeModulesDir), 'dist');
@@ -123,10 +125,23 @@ export async function loadDetector(
   if (typeof HumanCtor !== 'function') throw new Error('vision: @vladmandic/human node-wasm build has no Human export');
   const human = new HumanCtor(config);
   await human.load();
+  // Human calls its face models synchronously; their networks move to ONNX Runtime underneath it.
+  const loaded = (human.models as unknown as { models: Record<string, ExecutableGraph | null | undefined> }).models;
+  let facesOnOnnx = false;
+  if (ort) {
+    const moved = await Promise.all(
+      ['blazeface', 'facemesh'].map((name) => {
+        const m = loaded[name];
+        return m ? runGraphOnOnnx(ort, m, dir, name) : false;
+      }),
+    );
+    facesOnOnnx = moved.every(Boolean);
+  }
   const objectsAndFaces = { face: { enabled: true }, object: { enabled: !onnxObjects } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
     objectsRuntime: onnxObjects ? 'onnxruntime' : 'tfjs',
+    facesRuntime: facesOnOnnx ? 'onnxruntime' : 'tfjs',
     async detect(img, options = {}) {
       const input = toInput(img);
       try {
