@@ -146,7 +146,8 @@ export async function loadDetector(
       const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        // Objects and upright faces in one pass (one call's input handling, not two); which faces
+        // Upright faces, and objects too when CenterNet runs inside Human (one call's input
+        // handling, not two); CenterNet on ONNX Runtime reads the same frame next. Which faces
         // count is decided in analyzePhoto (a person box around them, a scene that looks like people,
         // or a very confident mesh, and never beside a pet). Human merges a per-call config into its
         // own, so both switches are set on every call.
