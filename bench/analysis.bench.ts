@@ -4,8 +4,8 @@
  *
  * Photos: the TEST part of assets/reference-photos (fixed by file name before tuning; see
  * bench/README.md) and then the demo library. The FRESH test part (test-part photos listed in
- * round2.txt and round3.txt, added after the rule was frozen and never looked at while choosing) is
- * reported on its own first, round 3 also alone. For each thread count: model load, photos/s and CPU
+ * round2.txt, round3.txt and round4.txt, added after the rule was frozen and never looked at while
+ * choosing) is reported on its own first, the newest round also alone. For each thread count: model load, photos/s and CPU
  * time per photo (process.cpuUsage: every thread of this process) for the
  * full analysis (decode + embedding + detectors + category model), in this thread (1) or through
  * the vision thread pool the server uses (> 1, one tfjs WASM runtime per thread). Accuracy, per
@@ -13,8 +13,10 @@
  * given are printed from the last run, with the machine's load average at the start and the end:
  * the machine is shared, so photos/s is only comparable within one run.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/server/lib/paths.js';
 import {
   createVisionEngine,
   createVisionPool,
@@ -31,6 +33,19 @@ const limit = process.argv[2] && process.argv[2] !== 'all' ? Number(process.argv
 const threadCounts = (process.argv[3] ?? '1,2').split(',').map(Number);
 const batch = Number(process.argv[4] ?? VISION_BATCH);
 const test = await labelledPhotos('test');
+// Which round added each photo, read here from every round<N>.txt (lines are <category>/<file>; '#'
+// starts a note), so a new round is reported without touching the engine's list of rounds.
+const referenceDir = path.join(projectRoot, 'assets', 'reference-photos');
+const roundOf = new Map<string, number>();
+for (const name of await readdir(referenceDir)) {
+  const n = /^round(\d+)\.txt$/.exec(name)?.[1];
+  if (!n) continue;
+  for (const line of (await readFile(path.join(referenceDir, name), 'utf8')).split('\n')) {
+    if (line && !line.startsWith('#')) roundOf.set(line.trim(), Number(n));
+  }
+}
+const roundOfFile = (file: string): number => roundOf.get(file.split(/[\\/]/).slice(-2).join('/')) ?? 1;
+const newestRound = Math.max(1, ...roundOf.values());
 const demo = await demoPhotos();
 const photos = [...test, ...demo].slice(0, limit);
 const buffers = await Promise.all(photos.map((p) => readFile(p.file)));
@@ -91,25 +106,25 @@ if (results.length === photos.length) {
     expected: p.expected,
     got: results[i]!.category,
     part: i < test.length ? 'test' : 'demo',
-    fresh: i < test.length && p.fresh === true,
-    round: 'round' in p && typeof p.round === 'number' ? p.round : 1,
+    fresh: i < test.length && roundOfFile(p.file) > 1,
+    round: roundOfFile(p.file),
   }));
   const testRows = rows.filter((r) => r.part === 'test');
   const demoRows = rows.filter((r) => r.part === 'demo');
   const freshRows = rows.filter((r) => r.fresh);
   console.log(
     `\n${report(
-      'round 3 test part (first scored with this model)',
-      freshRows.filter((r) => r.round === 3),
+      `round ${newestRound} test part (the newest round)`,
+      freshRows.filter((r) => r.round === newestRound),
     )}\n`,
   );
-  console.log(`\n${report('FRESH test part (rounds 2 and 3, never looked at while choosing)', freshRows)}\n`);
+  console.log(`\n${report(`FRESH test part (rounds 2-${newestRound}, never looked at while choosing)`, freshRows)}\n`);
   const ff = figures(freshRows);
   console.log(
     `fresh test-part accuracy ${(ff.accuracy * 100).toFixed(1)} %, uncategorized ${(ff.abstained * 100).toFixed(1)} %, ` +
       `precision ${(ff.precision * 100).toFixed(1)} %`,
   );
-  console.log(`\n${report('whole TEST part (rounds 1, 2 and 3)', testRows)}\n`);
+  console.log(`\n${report(`whole TEST part (rounds 1-${newestRound})`, testRows)}\n`);
   const f = figures(testRows);
   const skipped = results.filter((r) => !r.detectorsRun).length;
   console.log(`detectors skipped (confident probe, not people): ${skipped}/${results.length}`);

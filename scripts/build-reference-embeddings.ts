@@ -312,7 +312,7 @@ if (process.env.VISION_SCORE_TEST === '1') {
     return { file: e.file, want: e.category, got, skip };
   });
   const rounds = new Map<string, number>();
-  for (const n of [2, 3]) {
+  for (const n of [2, 3, 4]) {
     const list = await readFile(path.join(projectRoot, 'assets', 'reference-photos', `round${n}.txt`), 'utf8').catch(
       () => '',
     );
