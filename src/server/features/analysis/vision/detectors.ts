@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import type { Config, Human } from '@vladmandic/human';
 import { tf, packageDir } from './runtime';
 import { localModelBase, registerLocalModelRouter } from './local-io';
-import type { RgbImage } from './embedder';
+import { loadOnnxRuntime, type RgbImage } from './embedder';
+import { loadCenterNet, type ObjectDetector, type ObjectSettings } from './centernet';
+import { runGraphOnOnnx, type ExecutableGraph } from './onnx-sync';
 import { THRESHOLDS, type DetectedObject, type DetectedFace } from '../classifier/detections';
 
 export interface Detections {
@@ -25,6 +27,10 @@ export interface DetectOptions {
 }
 
 export interface Detector {
+  /** What runs CenterNet's network. */
+  readonly objectsRuntime: 'onnxruntime' | 'tfjs';
+  /** What runs BlazeFace's and FaceMesh's networks (Human does everything around them either way). */
+  readonly facesRuntime: 'onnxruntime' | 'tfjs';
   detect(img: RgbImage, options?: DetectOptions): Promise<Detections>;
 }
 
@@ -40,9 +46,27 @@ function toInput(img: RgbImage): tf.Tensor4D {
   );
 }
 
-export async function loadDetector(modelsDir?: string, nodeModulesDir?: string): Promise<Detector> {
+/** Human's object settings; CenterNet on ONNX Runtime decodes with the same ones. */
+const OBJECTS: ObjectSettings = { minConfidence: 0.3, maxDetected: 20, iouThreshold: 0.4 };
+
+export interface DetectorOptions {
+  /**
+   * Run the detectors' networks on ONNX Runtime (default) or all on tfjs inside Human (the
+   * reference the ONNX path is tested against, and the fallback where onnxruntime-node cannot load).
+   */
+  runtime?: 'onnxruntime' | 'tfjs';
+}
+
+export async function loadDetector(
+  modelsDir?: string,
+  nodeModulesDir?: string,
+  options: DetectorOptions = {},
+): Promise<Detector> {
   registerLocalModelRouter();
   const dir = modelsDir ?? path.join(packageDir('@vladmandic/human', nodeModulesDir), 'models');
+  const ort = options.runtime === 'tfjs' ? undefined : await loadOnnxRuntime();
+  // CenterNet is ~85 % of the detectors' CPU; on ONNX Runtime it costs about a third.
+  const onnxObjects: ObjectDetector | undefined = ort ? await loadCenterNet(ort, dir, OBJECTS) : undefined;
   const wasmDir = path.join(packageDir('@tensorflow/tfjs-backend-wasm', nodeModulesDir), 'dist');
   const config: Partial<Config> = {
     backend: 'wasm',
@@ -84,13 +108,12 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
     gesture: { enabled: false },
     segmentation: { enabled: false },
     object: {
-      enabled: true,
+      // Not loaded into Human at all when ONNX Runtime runs it.
+      enabled: !onnxObjects,
       modelPath: 'centernet.json',
       skipFrames: 0,
       skipTime: 0,
-      minConfidence: 0.3,
-      maxDetected: 20,
-      iouThreshold: 0.4,
+      ...OBJECTS,
     },
   } as Partial<Config>;
   // Human's package `exports` would pick its tfjs-node build under Node, which cannot be
@@ -102,21 +125,37 @@ export async function loadDetector(modelsDir?: string, nodeModulesDir?: string):
   if (typeof HumanCtor !== 'function') throw new Error('vision: @vladmandic/human node-wasm build has no Human export');
   const human = new HumanCtor(config);
   await human.load();
-  const objectsAndFaces = { face: { enabled: true }, object: { enabled: true } } as Partial<Config>;
+  // Human calls its face models synchronously; their networks move to ONNX Runtime underneath it.
+  const loaded = (human.models as unknown as { models: Record<string, ExecutableGraph | null | undefined> }).models;
+  let facesOnOnnx = false;
+  if (ort) {
+    const moved = await Promise.all(
+      ['blazeface', 'facemesh'].map((name) => {
+        const m = loaded[name];
+        return m ? runGraphOnOnnx(ort, m, dir, name) : false;
+      }),
+    );
+    facesOnOnnx = moved.every(Boolean);
+  }
+  const objectsAndFaces = { face: { enabled: true }, object: { enabled: !onnxObjects } } as Partial<Config>;
   const facesOnly = { face: { enabled: true }, object: { enabled: false } } as Partial<Config>;
   return {
+    objectsRuntime: onnxObjects ? 'onnxruntime' : 'tfjs',
+    facesRuntime: facesOnOnnx ? 'onnxruntime' : 'tfjs',
     async detect(img, options = {}) {
       const input = toInput(img);
       try {
         // Human's typings reference its own bundled tfjs Tensor type; the runtime object is the shared CJS tfjs.
-        // Objects and upright faces in one pass (one call's input handling, not two); which faces
+        // Upright faces, and objects too when CenterNet runs inside Human (one call's input
+        // handling, not two); CenterNet on ONNX Runtime reads the same frame next. Which faces
         // count is decided in analyzePhoto (a person box around them, a scene that looks like people,
         // or a very confident mesh, and never beside a pet). Human merges a per-call config into its
         // own, so both switches are set on every call.
         const res = await human.detect(input as never, objectsAndFaces);
         const W = img.width;
         const H = img.height;
-        const objects: DetectedObject[] = res.object.map((o) => ({
+        const found = onnxObjects ? await onnxObjects.detect(input) : res.object;
+        const objects: DetectedObject[] = found.map((o) => ({
           label: o.label,
           score: o.score,
           box: { x: o.box[0] / W, y: o.box[1] / H, w: o.box[2] / W, h: o.box[3] / H },

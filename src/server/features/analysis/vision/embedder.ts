@@ -191,10 +191,10 @@ function checkInputs(imgs: readonly RgbImage[], inputSize: number) {
   }
 }
 
-type OnnxRuntime = typeof import('onnxruntime-node');
+export type OnnxRuntime = typeof import('onnxruntime-node');
 
 /** onnxruntime-node, or undefined where its native library cannot load (the tfjs path then runs). */
-async function loadOnnxRuntime(): Promise<OnnxRuntime | undefined> {
+export async function loadOnnxRuntime(): Promise<OnnxRuntime | undefined> {
   try {
     return await import('onnxruntime-node');
   } catch {

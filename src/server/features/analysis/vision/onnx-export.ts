@@ -10,7 +10,7 @@
  */
 
 /** Minimal protobuf encoder: varints, length-delimited fields, little-endian floats. */
-class Proto {
+export class Proto {
   private parts: Uint8Array[] = [];
   private size = 0;
 
@@ -75,16 +75,20 @@ class Proto {
 }
 
 // ONNX enum values (onnx.proto).
-const FLOAT = 1;
+export const FLOAT = 1;
+export const INT64 = 7;
+const ATTR_FLOAT = 1;
 const ATTR_INT = 2;
 const ATTR_STRING = 3;
 const ATTR_INTS = 7;
 
-type Attr = number | string | number[];
+/** An attribute value; `{ float }` marks a float (a plain number is an int). */
+export type Attr = number | string | number[] | { float: number };
 
 function attribute(name: string, v: Attr): Proto {
   const a = new Proto().str(1, name);
   if (typeof v === 'number') a.int(3, v).int(20, ATTR_INT);
+  else if (typeof v === 'object' && !Array.isArray(v)) a.float(2, v.float).int(20, ATTR_FLOAT);
   else if (typeof v === 'string') a.str(4, v).int(20, ATTR_STRING);
   else {
     for (const x of v) a.int(8, x);
@@ -93,7 +97,7 @@ function attribute(name: string, v: Attr): Proto {
   return a;
 }
 
-function node(op: string, inputs: string[], output: string, attrs: Record<string, Attr> = {}): Proto {
+export function node(op: string, inputs: string[], output: string, attrs: Record<string, Attr> = {}): Proto {
   const n = new Proto();
   for (const i of inputs) n.str(1, i);
   n.str(2, output).str(3, output).str(4, op);
@@ -101,7 +105,7 @@ function node(op: string, inputs: string[], output: string, attrs: Record<string
   return n;
 }
 
-function tensor(name: string, dims: number[], data: Float32Array): Proto {
+export function tensor(name: string, dims: number[], data: Float32Array): Proto {
   const t = new Proto();
   for (const d of dims) t.int(1, d);
   t.int(2, FLOAT).str(8, name);
@@ -109,7 +113,7 @@ function tensor(name: string, dims: number[], data: Float32Array): Proto {
 }
 
 /** A float tensor value; a string dimension is symbolic (the batch). */
-function valueInfo(name: string, dims: (number | string)[]): Proto {
+export function valueInfo(name: string, dims: (number | string)[]): Proto {
   const shape = new Proto();
   for (const d of dims) shape.msg(1, typeof d === 'number' ? new Proto().int(1, d) : new Proto().str(2, d));
   const tensorType = new Proto().int(1, FLOAT).msg(2, shape);
@@ -297,4 +301,15 @@ export function inceptionToOnnx(
   graph.msg(12, valueInfo('embedding', ['batch', 'dims']));
   // IR version 8, opset 13: what every ONNX Runtime of the last years reads.
   return new Proto().int(1, 8).str(2, 'eyevu').msg(7, graph).msg(8, new Proto().str(1, '').int(2, 13)).finish();
+}
+
+/** An int64 tensor (shapes, sizes, pads), written as raw little-endian bytes. */
+export function int64Tensor(name: string, dims: number[], values: readonly number[]): Proto {
+  const raw = new Uint8Array(values.length * 8);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
+  const t = new Proto();
+  for (const d of dims) t.int(1, d);
+  t.int(2, INT64).str(8, name);
+  return t.bytes(9, raw);
 }
