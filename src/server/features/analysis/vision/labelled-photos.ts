@@ -22,17 +22,15 @@ export interface LabelledPhoto {
   round?: number;
 }
 
-const LATER_ROUNDS = [2, 3];
-
 /** assets/reference-photos/<category>/, the part of the split given (both when omitted). */
 export async function labelledPhotos(part?: SplitPart): Promise<LabelledPhoto[]> {
   const out: LabelledPhoto[] = [];
   const root = path.join(projectRoot, 'assets', 'reference-photos');
   const roundOf = new Map<string, number>();
-  for (const n of LATER_ROUNDS) {
-    const listFile = path.join(root, `round${n}.txt`);
-    if (!existsSync(listFile)) continue;
-    for (const f of (await readFile(listFile, 'utf8')).split('\n').filter(Boolean)) roundOf.set(f, n);
+  // Every round's list that exists (round2.txt, round3.txt, ...); '#' lines are notes.
+  for (let n = 2; existsSync(path.join(root, `round${n}.txt`)); n++) {
+    const lines = (await readFile(path.join(root, `round${n}.txt`), 'utf8')).split('\n');
+    for (const f of lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) roundOf.set(f, n);
   }
   for (const category of PHOTO_CATEGORIES) {
     const dir = path.join(root, category);
