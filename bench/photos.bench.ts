@@ -237,6 +237,15 @@ export async function runIngest(
       x.api.push(totalMs);
       x.posts.push(postMs);
     }
+    console.log(
+      `run ${i}: sharp alone ${ms(alone[alone.length - 1]!)}` +
+        targets
+          .map(
+            (x) =>
+              `; ${x.label || 'server'} ${ms(x.api[x.api.length - 1]!)} (POST ${ms(x.posts[x.posts.length - 1]!)})`,
+          )
+          .join(''),
+    );
   }
   if (detailed) {
     const show = (m: Map<string, number>) =>
