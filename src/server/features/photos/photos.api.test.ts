@@ -226,7 +226,13 @@ describe(`photos API (${testDbKind})`, () => {
     const woken = new Promise<void>((resolve) => (allWoken = resolve));
     const ingested = t.app.ctx.onPhotoIngested!;
     const uploaded = t.app.ctx.onPhotosUploaded!;
+    let batchDone!: () => void;
+    const batched = new Promise<void>((resolve) => (batchDone = resolve));
     ingested.push(async (_photo, afterAnswer) => {
+      // Listeners run alongside the batch hook, and the answer waits for both: this one ends
+      // only after the batch hook has.
+      await batched;
+      await new Promise((r) => setImmediate(r));
       events.push('stored');
       afterAnswer(() => {
         events.push('woken');
@@ -235,6 +241,7 @@ describe(`photos API (${testDbKind})`, () => {
     });
     uploaded.push(async () => {
       events.push('batch done');
+      batchDone();
     });
     try {
       const res = await upload(cookie, [
@@ -247,8 +254,8 @@ describe(`photos API (${testDbKind})`, () => {
       ingested.pop();
       uploaded.pop();
     }
-    // The batch hook runs just before the answer is sent; nothing was woken before it.
-    expect(events).toEqual(['stored', 'stored', 'batch done', 'woken', 'woken']);
+    // Nothing was woken before the answer, which came after the batch hook and every listener.
+    expect(events).toEqual(['batch done', 'stored', 'stored', 'woken', 'woken']);
   });
 
   it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
