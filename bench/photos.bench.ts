@@ -7,18 +7,22 @@
  * Target: ratio <= 1.3. The note also gives the CPU time per upload (server around each POST,
  * this process around makeDerivatives), which a shared machine's load does not move much.
  *
- *   npx tsx bench/photos.bench.ts [runs=6]
+ *   npx tsx bench/photos.bench.ts [runs=6] [another checkout's root]
  *   BENCH_THREADS=1 ...                      also the CPU per upload of each thread (name:tid)
+ *
+ * With another checkout's root, its build (its dist/, built beforehand) runs as a second server
+ * and is measured in the same loop: a before/after on a shared machine.
  *   BENCH_SERVER_NODE_ARGS='--trace-gc' ...  node flags for the server (e.g. --cpu-prof --cpu-prof-dir=D)
  */
 import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { DEFAULT_IMAGE_THREADS } from '../src/server/config.js';
 import { makeDerivatives } from '../src/server/features/photos/image-pipeline.js';
 import { getJson, register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { fmtRatio, isMain, median, ms, printTable, type Row } from './lib/report.js';
-import { withServer, type RunningServer } from './lib/server.js';
+import { removeDir, startServer, withServer, type RunningServer } from './lib/server.js';
 
 // The server sets sharp's threads from config at start; this process makes derivatives itself.
 sharp.concurrency(DEFAULT_IMAGE_THREADS);
@@ -75,8 +79,17 @@ interface ListedPhoto {
   takenAt: string | null;
 }
 
-/** Upload, then the first gallery page until the photo is there complete, then its thumbnail. */
-async function ingestOverHttp(s: Session, bytes: Buffer, name: string, answered?: () => Promise<void>) {
+/**
+ * Upload, then the first gallery page until the photo is there complete, then its thumbnail.
+ * Answers the time of the whole and of the POST alone, both without `answered` (the benchmark's
+ * own reading of the server's CPU, which is not the server's work).
+ */
+async function ingestOverHttp(
+  s: Session,
+  bytes: Buffer,
+  name: string,
+  answered?: () => Promise<void>,
+): Promise<{ totalMs: number; postMs: number }> {
   const form = new FormData();
   form.append('photos', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), `${name}.jpg`);
   const t = performance.now();
@@ -84,7 +97,9 @@ async function ingestOverHttp(s: Session, bytes: Buffer, name: string, answered?
   if (res.status !== 201) throw new Error(`upload failed ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
   const postMs = performance.now() - t;
+  const a = performance.now();
   await answered?.();
+  const ownMs = performance.now() - a;
   for (let tries = 0; tries < 100; tries++) {
     const page = await getJson<{ items: ListedPhoto[] }>(s, '/api/photos?limit=20');
     const p = page.items.find((x) => x.name === name);
@@ -92,40 +107,53 @@ async function ingestOverHttp(s: Session, bytes: Buffer, name: string, answered?
       const thumb = await fetch(`${s.url}${p.thumbnailUrl}`, { headers: { cookie: s.cookie } });
       if (!thumb.ok) throw new Error(`thumbnail ${thumb.status}`);
       await thumb.arrayBuffer();
-      return postMs;
+      return { totalMs: performance.now() - t - ownMs, postMs };
     }
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`${name} was not listed complete (thumbhash, takenAt, preview, thumbnail)`);
 }
 
+interface CpuUse {
+  main: number;
+  other: number;
+  /** Per thread (name:tid), only when asked for. */
+  threads: Map<string, number>;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+/** utime + stime in ms from a /proc stat line (the name in parentheses may hold spaces). */
+const usedMs = (stat: string) => {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+};
+
 /**
  * CPU time a process has used so far, in ms: its main thread and all its other threads (libuv's
- * pool, libvips, the embedded database's and the vision threads, GC helpers), from
- * `/proc/<pid>/task/<tid>/stat`. Wall-clock times on a shared machine swing with the load; the CPU
- * an upload costs does not, so this is the figure to compare before and after a change.
+ * pool, libvips, the embedded database's and the vision threads, GC helpers), from /proc. Two
+ * files unless `byThread` (every thread's, which takes tens of ms on a loaded machine: it is read
+ * while the server works, so the whole process is read only when the breakdown is asked for).
+ * Wall-clock times on a shared machine swing with the load; the CPU an upload costs does not, so
+ * this is the figure to compare before and after a change.
  */
-async function cpuMs(pid: number): Promise<{ main: number; other: number; threads: Map<string, number> } | null> {
-  const tick = 10; // USER_HZ is 100 on Linux
+async function cpuMs(pid: number, byThread: boolean): Promise<CpuUse | null> {
   try {
-    let main = 0;
-    let other = 0;
+    const total = usedMs(await readFile(`/proc/${pid}/stat`, 'utf8'));
+    const main = usedMs(await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
     const threads = new Map<string, number>();
-    for (const tid of await readdir(`/proc/${pid}/task`)) {
-      const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => null);
-      if (!stat) continue; // a thread that ended meanwhile
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const used = (Number(f[11]) + Number(f[12])) * tick;
-      const name = (await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8').catch(() => '?')).trim();
-      threads.set(`${name}:${tid}`, used);
-      if (tid === String(pid)) main += used;
-      else other += used;
+    if (byThread) {
+      let listed = 0;
+      for (const tid of await readdir(`/proc/${pid}/task`)) {
+        const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => null);
+        if (!stat) continue; // a thread that ended meanwhile
+        const name = (await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8').catch(() => '?')).trim();
+        const used = usedMs(stat);
+        threads.set(`${name}:${tid}`, used);
+        listed += used;
+      }
+      // Threads that have ended are gone from task/ but still counted in the process's own stat.
+      threads.set('(ended)', total - listed);
     }
-    // Threads that have ended are gone from task/ but still counted in the process's own stat.
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const total = (Number(f[11]) + Number(f[12])) * tick;
-    threads.set('(ended)', total - main - other);
     return { main, other: total - main, threads };
   } catch {
     return null; // not Linux
@@ -134,87 +162,136 @@ async function cpuMs(pid: number): Promise<{ main: number; other: number; thread
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
 
-export async function runIngest(server: RunningServer, runs = 6): Promise<Row[]> {
+/** One build's server under test, with its user and what was measured of it. */
+interface Target {
+  label: string;
+  server: RunningServer;
+  session: Session;
+  api: number[];
+  posts: number[];
+  cpu: { main: number; other: number };
+  byThread: Map<string, number>;
+}
+
+function addCpu(sum: { main: number; other: number }, byThread: Map<string, number>, c0: CpuUse, c1: CpuUse) {
+  sum.main += c1.main - c0.main;
+  sum.other += c1.other - c0.other;
+  for (const [name, used] of c1.threads)
+    byThread.set(name, (byThread.get(name) ?? 0) + used - (c0.threads.get(name) ?? 0));
+}
+
+/**
+ * P1 on `server`, and with `other` (another build's server, e.g. main's) the same measure of it
+ * in the same loop: each run makes the derivatives alone, then uploads to each server (their
+ * order alternating), every measure after both analysis queues have gone idle.
+ */
+export async function runIngest(
+  server: RunningServer,
+  runs = 6,
+  other?: { server: RunningServer; label: string },
+): Promise<Row[]> {
+  const detailed = Boolean(process.env.BENCH_THREADS);
   const loadAtStart = os.loadavg();
   const jpeg = await twelveMegapixelJpeg();
-  const variants = await variantsOf(jpeg, runs + 1);
-  const s = await register(server.url, 'p1');
-  await waitAnalysisIdle(s);
-  // Warm both paths once.
-  await makeDerivatives(variants[0]!);
-  await ingestOverHttp(s, variants[0]!, 'warm');
+  const variants = await variantsOf(jpeg, 2 * runs + 2);
+  const targets: Target[] = [];
+  for (const [label, srv] of other
+    ? [['this build', server] as const, [other.label, other.server] as const]
+    : [['', server] as const]) {
+    targets.push({
+      label,
+      server: srv,
+      session: await register(srv.url, 'p1'),
+      api: [],
+      posts: [],
+      cpu: { main: 0, other: 0 },
+      byThread: new Map(),
+    });
+  }
+  const idle = () => Promise.all(targets.map((x) => waitAnalysisIdle(x.session)));
+  await idle();
+  // Warm every path once.
+  let next = 0;
+  await makeDerivatives(variants[next]!);
+  for (const x of targets) await ingestOverHttp(x.session, variants[next++]!, 'warm');
   const alone: number[] = [];
-  const api: number[] = [];
-  const posts: number[] = [];
-  // Summed over the runs: CPU of this process around makeDerivatives, and of the server around
-  // each POST (read as soon as it is answered; the analysis it wakes runs after that).
-  const cpu = { alone: { main: 0, other: 0 }, post: { main: 0, other: 0 } };
-  const byThread = new Map<string, number>();
+  const cpuAlone = { main: 0, other: 0 };
   const aloneByThread = new Map<string, number>();
   for (let i = 1; i <= runs; i++) {
-    await waitAnalysisIdle(s);
-    let c0 = await cpuMs(process.pid);
-    let t = performance.now();
-    await makeDerivatives(variants[i]!);
+    await idle();
+    const a0 = await cpuMs(process.pid, detailed);
+    const t = performance.now();
+    await makeDerivatives(variants[next]!);
     alone.push(performance.now() - t);
-    let c1 = await cpuMs(process.pid);
-    if (c0 && c1) {
-      cpu.alone.main += c1.main - c0.main;
-      cpu.alone.other += c1.other - c0.other;
-      for (const [name, used] of c1.threads) {
-        aloneByThread.set(name, (aloneByThread.get(name) ?? 0) + used - (c0.threads.get(name) ?? 0));
-      }
+    const a1 = await cpuMs(process.pid, detailed);
+    if (a0 && a1) addCpu(cpuAlone, aloneByThread, a0, a1);
+    const order = i % 2 ? targets : [...targets].reverse();
+    for (const x of order) {
+      await idle();
+      // Server CPU around the POST, read as soon as it is answered (the analysis it wakes runs after that).
+      const c0 = await cpuMs(x.server.pid, detailed);
+      const { totalMs, postMs } = await ingestOverHttp(x.session, variants[next++]!, `bench-${i}`, async () => {
+        const c1 = await cpuMs(x.server.pid, detailed);
+        if (c0 && c1) addCpu(x.cpu, x.byThread, c0, c1);
+      });
+      x.api.push(totalMs);
+      x.posts.push(postMs);
     }
-    c0 = await cpuMs(server.pid);
-    t = performance.now();
-    posts.push(
-      await ingestOverHttp(s, variants[i]!, `bench-${i}`, async () => {
-        c1 = await cpuMs(server.pid);
-        if (c0 && c1) {
-          cpu.post.main += c1.main - c0.main;
-          cpu.post.other += c1.other - c0.other;
-          for (const [name, used] of c1.threads)
-            byThread.set(name, (byThread.get(name) ?? 0) + used - (c0.threads.get(name) ?? 0));
-        }
-      }),
+    console.log(
+      `run ${i}: sharp alone ${ms(alone[alone.length - 1]!)}` +
+        targets
+          .map(
+            (x) =>
+              `; ${x.label || 'server'} ${ms(x.api[x.api.length - 1]!)} (POST ${ms(x.posts[x.posts.length - 1]!)})`,
+          )
+          .join(''),
     );
-    api.push(performance.now() - t);
   }
-  if (process.env.BENCH_THREADS) {
+  if (detailed) {
     const show = (m: Map<string, number>) =>
       [...m]
         .filter(([, v]) => v / runs >= 2)
         .map(([n, v]) => `${n} ${Math.round(v / runs)}`)
         .join(', ');
-    console.log(
-      `CPU per upload by thread (name:tid, ms); server: ${show(byThread)}; sharp alone: ${show(aloneByThread)}`,
-    );
+    for (const x of targets)
+      console.log(`CPU per upload by thread (name:tid, ms), server ${x.label}: ${show(x.byThread)}`);
+    console.log(`CPU per makeDerivatives by thread, sharp alone: ${show(aloneByThread)}`);
   }
   const per = (x: { main: number; other: number }) =>
     `${Math.round((x.main + x.other) / runs)} ms (main thread ${Math.round(x.main / runs)}, other threads ${Math.round(x.other / runs)})`;
   const a = median(alone);
-  const b = median(api);
-  return [
-    {
+  return targets.map((x) => {
+    const b = median(x.api);
+    return {
       id: 'P1',
-      measure: `ingest 12 MP JPEG (${(jpeg.length / 1048576).toFixed(1)} MB), median of ${runs}`,
+      measure: `ingest 12 MP JPEG (${(jpeg.length / 1048576).toFixed(1)} MB), median of ${runs}${x.label ? `, ${x.label}` : ''}`,
       value: ms(b),
       ceiling: `${ms(a)} sharp alone`,
       ratio: fmtRatio(b / a),
       target: `ratio <= ${TARGET}`,
       met: b / a <= TARGET,
       note:
-        `POST /api/photos alone ${ms(median(posts))} (ratio ${fmtRatio(median(posts) / a)}); the rest is the ` +
+        `POST /api/photos alone ${ms(median(x.posts))} (ratio ${fmtRatio(median(x.posts) / a)}); the rest is the ` +
         `listing and thumbnail GETs (the new photo's analysis and fingerprint start once the POST is answered, ` +
-        `inference at nice 10); CPU per upload: server around the POST ${per(cpu.post)}, sharp alone ` +
-        `${per(cpu.alone)}; load average ${load(loadAtStart)} at start, ${load(os.loadavg())} at end`,
-    },
-  ];
+        `inference at nice 10); CPU per upload: server around the POST ${per(x.cpu)}, sharp alone ` +
+        `${per(cpuAlone)}; load average ${load(loadAtStart)} at start, ${load(os.loadavg())} at end`,
+    };
+  });
 }
 
 if (isMain(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 6);
-  withServer((server) => runIngest(server, runs)).then(printTable, (err) => {
+  const otherRoot = process.argv[3] ? path.resolve(process.argv[3]) : undefined;
+  withServer(async (server) => {
+    if (!otherRoot) return runIngest(server, runs);
+    const other = await startServer({ root: otherRoot });
+    try {
+      return await runIngest(server, runs, { server: other, label: `build of ${otherRoot}` });
+    } finally {
+      await other.stop();
+      removeDir(other.dataDir);
+    }
+  }).then(printTable, (err) => {
     console.error(err);
     process.exit(1);
   });

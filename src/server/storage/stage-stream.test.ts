@@ -1,3 +1,4 @@
+import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +47,23 @@ describe('LocalBlobStore.stageStream (an upload written and hashed as it arrives
     const dropped = await store.stageStream(chunksOf(Buffer.from('not wanted after all'), 4));
     await dropped.discard();
     expect(await filesUnder(root)).toEqual([path.join(key.slice(0, 2), key.slice(2, 4), key)]);
+  });
+
+  it('reads the upload as it arrives instead of waiting for each chunk to be written', async () => {
+    const large = Buffer.alloc(1_000_000, 7);
+    let writtenWhenAllRead = -1;
+    async function* arriving() {
+      yield* chunksOf(large, 65_536);
+      // Asked for more after the last chunk: how much of the temp file is on disk at this moment
+      // (read synchronously, so no write can complete while looking).
+      const dir = path.join(root, 'staging', 'in');
+      writtenWhenAllRead = readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
+    }
+    const staged = await store.stageStream(arriving());
+    expect(writtenWhenAllRead).toBeGreaterThanOrEqual(0);
+    expect(writtenWhenAllRead).toBeLessThan(large.length);
+    expect(await staged.commit()).toBe(sha256Hex(large));
+    expect((await store.read(staged.key)).equals(large)).toBe(true);
   });
 
   it('leaves no temp file when the stream fails half way', async () => {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -226,7 +226,13 @@ describe(`photos API (${testDbKind})`, () => {
     const woken = new Promise<void>((resolve) => (allWoken = resolve));
     const ingested = t.app.ctx.onPhotoIngested!;
     const uploaded = t.app.ctx.onPhotosUploaded!;
+    let batchDone!: () => void;
+    const batched = new Promise<void>((resolve) => (batchDone = resolve));
     ingested.push(async (_photo, afterAnswer) => {
+      // Listeners run alongside the batch hook, and the answer waits for both: this one ends
+      // only after the batch hook has.
+      await batched;
+      await new Promise((r) => setImmediate(r));
       events.push('stored');
       afterAnswer(() => {
         events.push('woken');
@@ -235,6 +241,7 @@ describe(`photos API (${testDbKind})`, () => {
     });
     uploaded.push(async () => {
       events.push('batch done');
+      batchDone();
     });
     try {
       const res = await upload(cookie, [
@@ -247,8 +254,8 @@ describe(`photos API (${testDbKind})`, () => {
       ingested.pop();
       uploaded.pop();
     }
-    // The batch hook runs just before the answer is sent; nothing was woken before it.
-    expect(events).toEqual(['stored', 'stored', 'batch done', 'woken', 'woken']);
+    // Nothing was woken before the answer, which came after the batch hook and every listener.
+    expect(events).toEqual(['batch done', 'stored', 'stored', 'woken', 'woken']);
   });
 
   it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
@@ -278,6 +285,58 @@ describe(`photos API (${testDbKind})`, () => {
     });
     const paid = await upload(cookie, [{ name: 'one-more.png', bytes: fx.png }]);
     expect(paid.statusCode).toBe(201);
+  });
+
+  it('two uploads at once cannot pass the photo limit or the quota: the second counts after the first commits', async () => {
+    const { user } = await signUp(t.app);
+    const repo = createPhotosRepository(t.database.db);
+    const values = (name: string) => ({
+      userId: user.id,
+      name,
+      mime: 'image/jpeg',
+      size: 1000,
+      width: 1,
+      height: 1,
+      originalKey: sha256Hex(Buffer.from(`${name} original`)),
+      previewKey: sha256Hex(Buffer.from(`${name} preview`)),
+      thumbnailKey: sha256Hex(Buffer.from(`${name} thumbnail`)),
+      uploadedAt: new Date(),
+    });
+    const cases = [
+      { refusal: 'limit', maxCounted: 1, quotaBytes: 1e12 },
+      { refusal: 'quota', maxCounted: null, quotaBytes: 1500 },
+    ] as const;
+    for (const [i, { refusal, ...limits }] of cases.entries()) {
+      // The first holds its locks, its row inserted but not committed, until let go.
+      let holding!: () => void;
+      let letGo!: () => void;
+      const held = new Promise<void>((r) => (holding = r));
+      const gate = new Promise<void>((r) => (letGo = r));
+      const first = repo.insertUploaded(values(`first ${i}`), {
+        ...limits,
+        ensureBlobs: async () => {
+          holding();
+          await gate;
+        },
+      });
+      await held;
+      const second = repo.insertUploaded(values(`second ${i}`), { ...limits, ensureBlobs: async () => {} });
+      if (testDbKind === 'postgres') {
+        // Let go only once the second waits for the user's lock (the embedded database runs one
+        // session at a time, so there the second cannot start before the first ends).
+        for (;;) {
+          const res = (await t.database.db.execute(
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          )) as unknown as { rows: Array<{ n: number }> };
+          if (res.rows[0]!.n > 0) break;
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+      letGo();
+      expect(await first).toMatchObject({ name: `first ${i}` });
+      expect(await second).toBe(refusal);
+      await t.database.db.delete(photos).where(eq(photos.userId, user.id));
+    }
   });
 
   it("answers 404 for another user's photo, its files and its deletion", async () => {

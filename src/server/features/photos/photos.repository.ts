@@ -2,7 +2,7 @@ import { and, count, eq, fillPlaceholders, inArray, isNull, or, sql } from 'driz
 import pg from 'pg';
 import { bigint, integer, pgTable, uuid } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
-import { lockBlobKeys, type Tx } from '../../db/locks';
+import { blobKeyLocks, lockBlobKeys, type Tx } from '../../db/locks';
 import { photos, photoVersions, users } from '../../db/schema';
 
 export type PhotoRow = typeof photos.$inferSelect;
@@ -148,13 +148,18 @@ export async function usedBytes(tx: Tx | Db, userId: string): Promise<number> {
  * limit) and the bytes the storage quota counts (see usedBytes).
  */
 export async function planUsage(tx: Tx | Db, userId: string): Promise<{ counted: number; usedBytes: number }> {
-  const [row] = await tx
-    .select({
-      counted: sql<string>`(select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
-      originals: sql<string>`(select coalesce(sum(${photos.size}), 0) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null)`,
-      versions: sql<string>`(select coalesce(sum(v.size), 0) from ${photoVersions} v join ${photos} p on p.id = v.photo_id where p.user_id = ${userId})`,
-    })
-    .from(sql`(select 1) as one`);
+  return planUsageOf(await tx.execute(planUsageSql(userId)));
+}
+
+/** planUsage's statement, its columns named (it is also sent together with the upload's locks). */
+const planUsageSql = (userId: string) =>
+  sql`select (select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null) as counted,
+    (select coalesce(sum(${photos.size}), 0) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null) as originals,
+    (select coalesce(sum(v.size), 0) from ${photoVersions} v join ${photos} p on p.id = v.photo_id where p.user_id = ${userId}) as versions`;
+
+/** planUsageSql's answer (bigint and numeric arrive as text). */
+function planUsageOf(result: unknown): { counted: number; usedBytes: number } {
+  const [row] = (result as { rows: Array<{ counted: string; originals: string; versions: string }> }).rows;
   return {
     counted: Number(row?.counted ?? 0),
     usedBytes: Number(row?.originals ?? 0) + Number(row?.versions ?? 0),
@@ -412,12 +417,23 @@ export function createPhotosRepository(db: Db) {
       opts: { maxCounted: number | null; quotaBytes: number; ensureBlobs: () => Promise<void> },
     ): Promise<PhotoRow | 'limit' | 'quota'> {
       return db.transaction(async (tx) => {
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, values.userId)).for('update');
-        // A statement of its own after the lock: its snapshot then sees every upload committed before.
-        const usage = await planUsage(tx, values.userId);
+        // The user's lock, the blob-key locks and the plan's counts in one round trip: statements
+        // sent as one simple query (hence the values written into the text) run in order, each with
+        // a snapshot of its own, so the counts, taken once both locks are held, see every upload
+        // committed before. Each round trip costs a wake-up of the database's thread.
+        const lockUser = sql`select ${users.id} from ${users} where ${users.id} = ${values.userId} for update`;
+        const lockKeys = blobKeyLocks([values.originalKey, values.previewKey, values.thumbnailKey]);
+        const results = (await tx.execute(
+          sql
+            .join(
+              [lockUser, lockKeys, planUsageSql(values.userId)].filter((q) => q !== null),
+              sql`; `,
+            )
+            .inlineParams(),
+        )) as unknown as unknown[];
+        const usage = planUsageOf(results[results.length - 1]);
         if (opts.maxCounted !== null && usage.counted >= opts.maxCounted) return 'limit';
         if (usage.usedBytes + values.size > opts.quotaBytes) return 'quota';
-        await lockBlobKeys(tx, [values.originalKey, values.previewKey, values.thumbnailKey]);
         const [inserted] = await tx.insert(photos).values(values).returning();
         await opts.ensureBlobs();
         if (!inserted) throw new Error('photo insert returned no row');

@@ -195,6 +195,11 @@ export interface Ingested {
   contentHash: string | null;
   /** The stored thumbnail, which the gallery asks for next. */
   thumbnail?: { key: string; bytes: Buffer };
+  /**
+   * The ingest listeners (the analysis queue's insert), started once the row is committed and
+   * never rejecting; `afterBatch` waits for them, so the answer comes after them.
+   */
+  announced?: Promise<void>;
 }
 
 export function createPhotosService(deps: {
@@ -459,28 +464,35 @@ export function createPhotosService(deps: {
       await writes;
       if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
       if (row === 'quota') return storageFull(await repo.storageUsed(userId));
-      await announceIngested([row], afterAnswer);
       return {
         result: { ok: true, fileName, photo: toPhoto(row) },
         contentHash: row.originalKey,
         thumbnail: { key: row.thumbnailKey, bytes: d.thumbnail },
+        // Not awaited here: their statements run while the request's next part is read and
+        // alongside the reward's, instead of one more round trip before them.
+        announced: announceIngested([row], afterAnswer),
       };
     },
 
     /**
      * After a batch: the upload reward (per photo content, see rewards.service.ts) and anything
-     * else listening. Failures are logged, never fatal. Answers the reward, null when none.
+     * else listening, once each file's ingest listeners are done too. Failures are logged, never
+     * fatal. Answers the reward, null when none.
      */
     async afterBatch(userId: string, ingested: Ingested[]): Promise<UploadReward | null> {
       const uploads = ingested.flatMap((i) =>
         i.result.ok && i.contentHash ? [{ photoId: i.result.photo.id, contentHash: i.contentHash }] : [],
       );
-      if (uploads.length === 0) return null;
-      let reward: UploadReward | null = null;
-      for (const hook of hooks.onPhotosUploaded ?? []) {
-        const r = await hook(userId, uploads).catch((err) => deps.log('onPhotosUploaded hook failed', err));
-        if (r && r.points > 0) reward = r;
-      }
+      const rewarded = (async () => {
+        let reward: UploadReward | null = null;
+        if (uploads.length === 0) return reward;
+        for (const hook of hooks.onPhotosUploaded ?? []) {
+          const r = await hook(userId, uploads).catch((err) => deps.log('onPhotosUploaded hook failed', err));
+          if (r && r.points > 0) reward = r;
+        }
+        return reward;
+      })();
+      const [reward] = await Promise.all([rewarded, ...ingested.map((i) => i.announced)]);
       return reward;
     },
 
