@@ -209,3 +209,29 @@ describe('similar photos and possible duplicates', () => {
     expect(body).toMatchObject({ groups: [], photoCount: 0 });
   });
 });
+
+describe('stopping the server', () => {
+  it('finishes the fingerprints of photos just uploaded before it closes', async () => {
+    const own = await createTestApp();
+    try {
+      const { cookie } = await signUp(own.app);
+      const { payload, headers } = photoUpload([{ name: 'last.jpg', bytes: await jpeg('#2a7ab0') }]);
+      const res = await own.app.inject({
+        method: 'POST',
+        url: '/api/photos',
+        headers: { ...headers, cookie },
+        payload,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const id = (res.json() as { results: Array<{ photo: { id: string } }> }).results[0]!.photo.id;
+      // Stopped the moment the upload is answered: its fingerprint, made after the answer, is
+      // written before close resolves (and so before the database would close).
+      await own.app.close();
+      const rows = await own.database.db.execute(sql`select 1 from photo_fingerprints where photo_id = ${id}`);
+      expect(rows.rows).toHaveLength(1);
+    } finally {
+      await own.database.destroy();
+      own.config.cleanup();
+    }
+  });
+});

@@ -22,11 +22,21 @@ export interface FindRoutesOptions {
 export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: FindRoutesOptions): Promise<FindService> {
   const service = createFindService({ repo: createFindRepository(ctx.db), blobs: ctx.blobs, present: opts.present });
   // A new photo's fingerprint is made in the background once its upload has been answered:
-  // uploads do not wait for it, and the endpoints below fill in any that are missing.
+  // uploads do not wait for it, and the endpoints below fill in any that are missing. Those still
+  // being made when the server stops are finished before the database closes.
+  const pending = new Set<Promise<void>>();
   ctx.onPhotoIngested?.push(async (p, afterAnswer) => {
-    afterAnswer(() =>
-      service.fingerprintPhoto(p.userId, p.id).catch((err) => app.log.error({ err }, 'photo fingerprint failed')),
-    );
+    afterAnswer(() => {
+      const work = service
+        .fingerprintPhoto(p.userId, p.id)
+        .then(() => undefined)
+        .catch((err) => app.log.error({ err }, 'photo fingerprint failed'))
+        .finally(() => pending.delete(work));
+      pending.add(work);
+    });
+  });
+  ctx.onClose.push(async () => {
+    while (pending.size) await Promise.allSettled([...pending]);
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
