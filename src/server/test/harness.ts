@@ -110,7 +110,8 @@ export function clockOf(app: FastifyInstance): TestClock {
 
 export interface TestApp {
   app: FastifyInstance;
-  config: Config;
+  /** `cleanup` removes its data folder (`close` does it; a test closing the pieces itself calls it). */
+  config: Config & { cleanup: () => void };
   database: TestDatabase;
   clock: TestClock;
   close(): Promise<void>;

@@ -227,8 +227,10 @@ describe('stopping the server', () => {
       // Stopped the moment the upload is answered: its fingerprint, made after the answer, is
       // written before close resolves (and so before the database would close).
       await own.app.close();
-      const rows = await own.database.db.execute(sql`select 1 from photo_fingerprints where photo_id = ${id}`);
-      expect(rows.rows).toHaveLength(1);
+      const found = (await own.database.db.execute(
+        sql`select 1 from photo_fingerprints where photo_id = ${id}`,
+      )) as unknown as { rows: unknown[] };
+      expect(found.rows).toHaveLength(1);
     } finally {
       await own.database.destroy();
       own.config.cleanup();
