@@ -4,6 +4,7 @@ import { createAnalysisRepository, type AnalysisRepository } from './analysis.re
 import { coalescePerKey } from './coalesce';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
+import { VISION_CLOSE_WAIT_MS } from './vision/pool';
 
 export interface AnalysisServiceOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */
@@ -31,9 +32,9 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
   const repo = createAnalysisRepository(ctx.db);
   const albums = createAlbumsRepository(ctx.db);
   let analyze = opts.analyze;
+  let vision: ReturnType<typeof createVisionAnalyzer> | undefined;
   if (!analyze) {
-    const vision = createVisionAnalyzer(ctx.config.visionThreads);
-    ctx.onClose.push(() => vision.close());
+    vision = createVisionAnalyzer(ctx.config.visionThreads);
     analyze = vision.analyze;
   }
   const worker = createAnalysisWorker({
@@ -45,6 +46,15 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     lockMs: opts.lockMs,
     onSettled: coalescePerKey((userId) => albums.syncSmartAlbums(userId)),
     log: opts.log ?? (() => undefined),
+  });
+  // The worker first, so the photos in analysis finish and are recorded (not counted as failed
+  // attempts because their threads went away), then the threads.
+  ctx.onClose.push(async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, VISION_CLOSE_WAIT_MS)));
+    await Promise.race([worker.stop(), bound]);
+    clearTimeout(timer);
+    await vision?.close();
   });
   // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.
   // Queued durably at once; the threads are woken only once the upload has been answered, so
@@ -64,7 +74,6 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     status: (userId) => repo.status(userId),
     start() {
       worker.start();
-      ctx.onClose.push(() => worker.stop());
     },
   };
 }

@@ -43,6 +43,20 @@ describe('vision thread pool (real models in worker threads)', () => {
           'city_architecture',
         ]);
         expect(pool.loadMs).toBeGreaterThan(0);
+
+        // Closed while photos are in the threads: those finish (a thread terminated inside ONNX
+        // Runtime's native run aborts the whole process), what is still queued is refused.
+        const closing = images.map((b) =>
+          pool.analyze(b).then(
+            (r) => r.category,
+            (e: Error) => e.message,
+          ),
+        );
+        while (pool.running === 0) await new Promise((r) => setImmediate(r));
+        await pool.close();
+        const outcomes = await Promise.all(closing);
+        outcomes.forEach((o, i) => expect([fromPool[i]!.category, 'vision pool is closed']).toContain(o));
+        expect(outcomes.filter((o) => o !== 'vision pool is closed').length).toBeGreaterThan(0);
       } finally {
         await pool.close();
       }

@@ -44,7 +44,12 @@ interface Slot {
   current?: Pending & { id: number; batch?: Pending[] };
   /** Per-thread tasks (loading) that must run on this slot, before the shared queue. */
   own: Pending[];
+  /** Called once `current` is over (closing waits for it). */
+  idle?: () => void;
 }
+
+/** How long closing waits for a thread to finish the task it is running before terminating it. */
+export const VISION_CLOSE_WAIT_MS = 15_000;
 
 const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits, nice?: number) =>
   spawnThread(
@@ -53,7 +58,9 @@ const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits, ni
     { workerData: { options, nice } satisfies ThreadData, resourceLimits },
   );
 
-export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonly threads: number } {
+export function createVisionPool(
+  o: VisionPoolOptions,
+): VisionEngine & { readonly threads: number; readonly running: number } {
   const { threads, resourceLimits, nice, batch = 1, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
   if (!Number.isInteger(batch) || batch < 1) throw new Error('vision pool: batch must be a positive integer');
@@ -63,11 +70,30 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
   let loadMs: number | undefined;
   let closed = false;
 
+  function settled(slot: Slot) {
+    const idle = slot.idle;
+    slot.idle = undefined;
+    idle?.();
+  }
+
+  /** Resolves once the slot's running task is over, or after `ms`. */
+  function whenIdle(slot: Slot, ms: number): Promise<void> {
+    if (!slot.current) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      slot.idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   function stopped(slot: Slot, why: string) {
     const cur = slot.current;
     slot.worker = undefined;
     slot.current = undefined;
     cur?.reject(new Error(`vision thread stopped: ${why}`));
+    settled(slot);
     // A fresh thread is spawned for whatever is still queued.
     pump();
   }
@@ -88,6 +114,7 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
           cur.batch.forEach((p, i) => p.resolve(values[i]));
         } else cur.resolve(r.value);
       } else cur.reject(new Error(r.error));
+      settled(slot);
       pump();
     });
     w.on('error', (err: Error) => {
@@ -178,8 +205,21 @@ export function createVisionPool(o: VisionPoolOptions): VisionEngine & { readonl
     async embed(image) {
       return submit<Float32Array>({ type: 'embed', inputs: await decode(image) });
     },
+    /** Tasks in the threads now (a photo batch counts once). */
+    get running() {
+      return slots.filter((s) => s.current).length;
+    },
+    /**
+     * Refuses what is queued, lets each thread finish the task it is running (at most
+     * VISION_CLOSE_WAIT_MS), then ends the threads. A thread terminated inside ONNX Runtime's
+     * native run aborts the whole process ("terminate called after throwing an instance of
+     * 'Napi::Error'"), so a server stopping mid-analysis would crash instead of exiting.
+     */
     async close() {
       closed = true;
+      for (const p of queue.splice(0)) p.reject(new Error('vision pool is closed'));
+      for (const s of slots) for (const p of s.own.splice(0)) p.reject(new Error('vision pool is closed'));
+      await Promise.all(slots.map((s) => whenIdle(s, VISION_CLOSE_WAIT_MS)));
       await closeThreadSlots(queue, slots, 'vision pool is closed');
     },
   };
