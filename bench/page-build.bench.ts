@@ -7,11 +7,10 @@
  *
  *   npx tsx bench/page-build.bench.ts <other checkout root> [pglite|postgres=pglite] [seconds=5]
  */
-import path from 'node:path';
-import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
+import { runAbba } from './lib/ab.js';
 import { load } from './lib/load.js';
-import { prepareLibraries, type Libraries } from './lib/libraries.js';
-import { buildApp, removeDir, ROOT, startServer, type RunningServer } from './lib/server.js';
+import type { Libraries } from './lib/libraries.js';
+import type { RunningServer } from './lib/server.js';
 import { ms } from './lib/report.js';
 
 const PATH = '/api/photos?limit=100';
@@ -47,33 +46,4 @@ async function measure(server: RunningServer, libs: Libraries, seconds: number) 
   return out;
 }
 
-async function main() {
-  const other = path.resolve(process.argv[2] ?? '');
-  const kind = process.argv[3] ?? 'pglite';
-  const seconds = Number(process.argv[4] ?? 5);
-  buildApp();
-  const cluster = kind === 'postgres' ? await startCluster() : null;
-  const env: NodeJS.ProcessEnv = cluster ? { DATABASE_URL: cluster.url } : {};
-  try {
-    const libs = await prepareLibraries({ databaseUrl: cluster?.url });
-    await libs.server.stop();
-    const builds = { this: ROOT, other };
-    for (const which of ['this', 'other', 'other', 'this'] as const) {
-      const server = await startServer({ dataDir: libs.server.dataDir, env, root: builds[which] });
-      try {
-        const load1 = (await import('node:os')).loadavg()[0]!.toFixed(1);
-        console.log(which, builds[which], `load ${load1}`, await measure(server, libs, seconds));
-      } finally {
-        await server.stop();
-      }
-    }
-    removeDir(libs.server.dataDir);
-  } finally {
-    if (cluster) stopCluster(cluster.dir);
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runAbba(measure);
