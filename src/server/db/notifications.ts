@@ -6,7 +6,9 @@ import pg from 'pg';
  * statement that made it resolves (PostgreSQL and PGlite both deliver a session's own
  * notifications ahead of its ReadyForQuery).
  */
-export const NOTIFY_CHANNELS = ['eyevu_photo_library'] as const;
+/** Ended sessions (http/session-events.ts): 's:<session id>' or 'u:<user id>'. */
+export const SESSION_ENDED_CHANNEL = 'eyevu_session_ended';
+export const NOTIFY_CHANNELS = ['eyevu_photo_library', SESSION_ENDED_CHANNEL] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
 export interface NotificationListener {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import type { Db } from '../db/client';
+import { SESSION_ENDED_CHANNEL, type Notifications } from '../db/notifications';
 import type { SessionCache } from './session-cache';
 
 /**
@@ -16,10 +16,6 @@ export interface SessionEnds {
   close(): Promise<void>;
 }
 
-const CHANNEL = 'eyevu_session_ended';
-const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 30_000;
-
 /** One process: evicting here is all there is to do. */
 export function localSessionEnds(cache: SessionCache<unknown>): SessionEnds {
   return {
@@ -30,70 +26,37 @@ export function localSessionEnds(cache: SessionCache<unknown>): SessionEnds {
 }
 
 /**
- * Listens on a connection of its own (LISTEN needs a session that a pool would hand to others) and
- * keeps the cache paused whenever it is not listening: from the start until LISTEN succeeds, and
- * from a lost connection until it is back (retried with backoff). Announcements go through the
- * app's pool as `pg_notify`, delivered by PostgreSQL to every listener when it commits.
+ * Hears other processes' announcements through the database's notifications (db/notifications.ts:
+ * one dedicated listening connection per process, retried with backoff) and keeps the cache paused
+ * whenever that connection is not listening: from the start until LISTEN succeeds, and from a lost
+ * connection until it is back. Announcements go through the app's pool as `pg_notify`, delivered by
+ * PostgreSQL to every listener when it commits.
  */
 export function postgresSessionEnds(opts: {
-  databaseUrl: string;
+  notifications: Notifications;
   db: Db;
   cache: SessionCache<unknown>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }): SessionEnds {
   const { cache } = opts;
-  let client: pg.Client | undefined;
-  let retryMs = RETRY_FIRST_MS;
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  cache.pause();
-
-  const onNotification = (msg: pg.Notification) => {
-    if (msg.channel !== CHANNEL || !msg.payload) return;
-    const kind = msg.payload.slice(0, 2);
-    const id = msg.payload.slice(2);
-    if (kind === 's:') cache.evict(id);
-    else if (kind === 'u:') cache.evictUser(id);
-  };
-
-  const lost = (c: pg.Client, err?: unknown) => {
-    if (client !== c) return;
-    client = undefined;
-    cache.pause();
-    c.removeAllListeners('notification');
-    c.on('error', () => {});
-    c.end().catch(() => {});
-    if (closed) return;
-    opts.log.warn({ err }, 'session events: not listening; sessions are read from the database until back');
-    timer = setTimeout(connect, retryMs);
-    timer.unref();
-    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
-  };
-
-  async function connect() {
-    timer = undefined;
-    if (closed) return;
-    const c = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
-    client = c;
-    c.on('error', (err) => lost(c, err));
-    c.on('end', () => lost(c));
-    c.on('notification', onNotification);
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${CHANNEL}`);
-    } catch (err) {
-      lost(c, err);
-      return;
-    }
-    if (client !== c || closed) return;
-    retryMs = RETRY_FIRST_MS;
-    cache.resume();
-  }
-  void connect();
+  if (!opts.notifications.listening) cache.pause();
+  const unsubscribe = opts.notifications.subscribe(SESSION_ENDED_CHANNEL, {
+    message(payload) {
+      const kind = payload.slice(0, 2);
+      const id = payload.slice(2);
+      if (kind === 's:') cache.evict(id);
+      else if (kind === 'u:') cache.evictUser(id);
+    },
+    listening(up) {
+      if (up) return cache.resume();
+      cache.pause();
+      opts.log.warn({}, 'session events: not listening; sessions are read from the database until back');
+    },
+  });
 
   const announce = async (payload: string) => {
     try {
-      await opts.db.execute(sql`select pg_notify(${CHANNEL}, ${payload})`);
+      await opts.db.execute(sql`select pg_notify(${SESSION_ENDED_CHANNEL}, ${payload})`);
     } catch (err) {
       // The session row is gone already; other processes' entries then age out (SESSION_CACHE_MS).
       opts.log.error({ err }, 'session events: could not announce an ended session');
@@ -110,12 +73,8 @@ export function postgresSessionEnds(opts: {
       await announce(`u:${userId}`);
     },
     async close() {
-      closed = true;
-      clearTimeout(timer);
-      const c = client;
-      client = undefined;
+      unsubscribe();
       cache.pause();
-      await c?.end().catch(() => {});
     },
   };
 }

@@ -86,7 +86,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   app.decorate('sessionCache', cache);
   const ends =
     ctx.database.kind === 'postgres' && ctx.config.databaseUrl
-      ? postgresSessionEnds({ databaseUrl: ctx.config.databaseUrl, db: ctx.db, cache, log: app.log })
+      ? postgresSessionEnds({ notifications: ctx.database.notifications, db: ctx.db, cache, log: app.log })
       : localSessionEnds(cache);
   app.decorate('sessionEnds', ends);
   ctx.onClose.push(() => ends.close());
