@@ -1,5 +1,8 @@
-import { ensureTfWasm } from './runtime';
-import { loadEmbedder, type RgbImage } from './embedder';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ensureTfWasm, packageDir } from './runtime';
+import { loadEmbedder, shardBase64, type RgbImage } from './embedder';
 
 function pattern(side: number, seed: number): RgbImage {
   const data = new Uint8Array(side * side * 3);
@@ -61,5 +64,18 @@ describe('embedder (real InceptionV3 weights from nsfwjs)', () => {
     await expect(onnx.embed(pattern(64, 1))).rejects.toThrow(/expects 96x96/);
     onnx.dispose();
     tfjs.dispose();
+  });
+});
+
+describe('nsfwjs weight shards', () => {
+  it('are read from their text as the bytes evaluating the module gives, and anything else is refused', async () => {
+    // The smallest InceptionV3 shard (1.8 MB): evaluating it is what the engine no longer does.
+    const file = path.join(packageDir('nsfwjs'), 'dist', 'models', 'inception_v3', 'group1-shard6of6.min.js');
+    const evaluated: unknown = createRequire(import.meta.url)(file);
+    expect(typeof evaluated).toBe('string');
+    expect(shardBase64(await readFile(file, 'utf8'), file)).toBe(evaluated);
+    expect(() => shardBase64('module.exports=1', 'x')).toThrow(/unexpected weight shard format/);
+    expect(() => shardBase64('a.exports="QQ==";b.exports="QQ=="', 'x')).toThrow(/unexpected weight shard format/);
+    expect(() => shardBase64('h.exports="not base64!"', 'x')).toThrow(/not base64/);
   });
 });

@@ -62,12 +62,15 @@ export async function loadNsfwjsArtifacts(modelName: string, nodeModulesDir?: st
       // Shard files are named like the manifest path plus `.min.js`.
       const shardFile = path.join(dir, `${p}.min.js`);
       const src = await readFile(shardFile, 'utf8').catch(() => undefined);
-      const b64: unknown = src === undefined ? undefined : req(shardFile);
-      if (typeof b64 !== 'string') throw new Error(`vision: bad weight shard ${shardFile}`);
-      shards.push(Buffer.from(b64, 'base64'));
+      if (src === undefined) throw new Error(`vision: bad weight shard ${shardFile}`);
+      shards.push(Buffer.from(shardBase64(src, shardFile), 'base64'));
     }
   }
   const all = Buffer.concat(shards);
+  const expected = weightSpecs.reduce((a, w) => a + weightBytes(w), 0);
+  if (all.length !== expected) {
+    throw new Error(`vision: ${modelName} weight shards hold ${all.length} bytes, the manifest ${expected}`);
+  }
   const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
   return {
     modelTopology: model.modelTopology as tf.io.ModelArtifacts['modelTopology'],
@@ -75,6 +78,35 @@ export async function loadNsfwjsArtifacts(modelName: string, nodeModulesDir?: st
     weightSpecs,
     weightData,
   };
+}
+
+/**
+ * The base64 string a weight shard module exports, read from its text. Evaluating the module
+ * instead (require) made V8 parse and compile ~30 MB of string literals as JavaScript and keep them
+ * in the module cache for the life of each vision thread: about two seconds of CPU per thread at
+ * every load. The shard is a browserify bundle with one module, `exports="<base64>"`; anything else
+ * is refused.
+ */
+export function shardBase64(src: string, file: string): string {
+  const marker = 'exports="';
+  const start = src.indexOf(marker);
+  const end = start < 0 ? -1 : src.indexOf('"', start + marker.length);
+  if (start < 0 || end < 0 || src.indexOf(marker, end) >= 0) {
+    throw new Error(`vision: unexpected weight shard format in ${file}`);
+  }
+  const b64 = src.slice(start + marker.length, end);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) {
+    throw new Error(`vision: weight shard ${file} is not base64`);
+  }
+  return b64;
+}
+
+/** Bytes a weight takes in the shards: one per value when quantized to uint8/uint16, else its dtype's. */
+function weightBytes(w: tf.io.WeightsManifestEntry): number {
+  const count = w.shape.reduce((a, d) => a * d, 1);
+  const q = w.quantization?.dtype;
+  const per = q ? (q === 'uint8' ? 1 : 2) : w.dtype === 'bool' ? 1 : 4;
+  return count * per;
 }
 
 export interface Embedder {

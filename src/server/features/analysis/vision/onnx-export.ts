@@ -59,8 +59,12 @@ export class Proto {
     return this.bytes(field, new TextEncoder().encode(s));
   }
 
+  /** A nested message: its parts are shared, not copied (the weights are tens of MB, nested three deep). */
   msg(field: number, m: Proto): this {
-    return this.bytes(field, m.finish());
+    this.key(field, 2);
+    this.varint(m.size);
+    for (const p of m.parts) this.push(p);
+    return this;
   }
 
   finish(): Uint8Array {
@@ -131,6 +135,45 @@ export interface KerasLayer {
 export type NamedWeights = Record<string, { shape: number[]; data: Float32Array }>;
 
 const SAME = 'SAME_UPPER'; // TF's "same" pads the extra pixel at the end, as SAME_UPPER does.
+
+/**
+ * Keras [kh, kw, in, out] -> ONNX [out, in, kh, kw]. A small function of its own, reading the
+ * source in order: V8 optimises it after the first few kernels, whereas the same loops inline in
+ * the long export function ran mostly unoptimised (~20 M weights at every thread's load).
+ */
+function toOutInHW(src: Float32Array, kh: number, kw: number, cin: number, cout: number): Float32Array {
+  const out = new Float32Array(src.length);
+  const stride = cin * kh * kw;
+  let s = 0;
+  for (let y = 0; y < kh; y++)
+    for (let x = 0; x < kw; x++)
+      for (let i = 0; i < cin; i++) {
+        const at = (i * kh + y) * kw + x;
+        for (let o = 0; o < cout; o++) out[o * stride + at] = src[s++]!;
+      }
+  return out;
+}
+
+/** Scales each output channel's weights by its batch norm and returns the folded bias. */
+function foldBatchNorm(
+  kernel: Float32Array,
+  cout: number,
+  eps: number,
+  mean: Float32Array,
+  variance: Float32Array,
+  beta: Float32Array | undefined,
+  gamma: Float32Array | undefined,
+): Float32Array {
+  const per = kernel.length / cout;
+  const bias = new Float32Array(cout);
+  for (let o = 0; o < cout; o++) {
+    const s = (gamma?.[o] ?? 1) / Math.sqrt(variance[o]! + eps);
+    const from = o * per;
+    for (let j = from; j < from + per; j++) kernel[j]! *= s;
+    bias[o] = (beta?.[o] ?? 0) - mean[o]! * s;
+  }
+  return bias;
+}
 
 function inputsOf(layer: KerasLayer): string[] {
   const first = layer.inbound_nodes[0];
@@ -210,14 +253,7 @@ export function inceptionToOnnx(
         }
         const k = w(`${l.name}/kernel`);
         const [kh, kw, cin, cout] = k.shape as [number, number, number, number];
-        // Keras [kh, kw, in, out] -> ONNX [out, in, kh, kw].
-        const kernel = new Float32Array(k.data.length);
-        for (let y = 0; y < kh; y++)
-          for (let x = 0; x < kw; x++)
-            for (let i = 0; i < cin; i++)
-              for (let o = 0; o < cout; o++) {
-                kernel[((o * cin + i) * kh + y) * kw + x] = k.data[((y * kw + x) * cin + i) * cout + o]!;
-              }
+        const kernel = toOutInHW(k.data, kh, kw, cin, cout);
         if (firstConv) {
           // The network was trained on pixels / 255.
           for (let i = 0; i < kernel.length; i++) kernel[i]! /= 255;
@@ -243,13 +279,7 @@ export function inceptionToOnnx(
         const beta = c.center === false ? undefined : w(`${l.name}/beta`).data;
         const gamma = c.scale === false ? undefined : w(`${l.name}/gamma`).data;
         const cout = conv.dims[0]!;
-        const per = conv.kernel.length / cout;
-        const bias = new Float32Array(cout);
-        for (let o = 0; o < cout; o++) {
-          const s = (gamma?.[o] ?? 1) / Math.sqrt(variance[o]! + eps);
-          for (let j = 0; j < per; j++) conv.kernel[o * per + j]! *= s;
-          bias[o] = (beta?.[o] ?? 0) - mean[o]! * s;
-        }
+        const bias = foldBatchNorm(conv.kernel, cout, eps, mean, variance, beta, gamma);
         inits.push(tensor(`${l.name}/W`, conv.dims, conv.kernel), tensor(`${l.name}/B`, [cout], bias));
         nodes.push(node('Conv', [conv.input, `${l.name}/W`, `${l.name}/B`], l.name, conv.attrs));
         value.set(l.name, l.name);
