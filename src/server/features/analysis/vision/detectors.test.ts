@@ -22,7 +22,7 @@ function worstRelative(a: Float32Array, b: Float32Array): number {
 }
 
 describe('CenterNet on ONNX Runtime (real weights from @vladmandic/human)', () => {
-  it('computes the maps tfjs computes, within 1e-4', { timeout: 120_000 }, async () => {
+  it('computes the maps tfjs computes (heat-map peaks, box sizes), within 1e-4', { timeout: 120_000 }, async () => {
     await ensureTfWasm();
     const ort = await loadOnnxRuntime();
     expect(ort).toBeDefined();
@@ -31,25 +31,36 @@ describe('CenterNet on ONNX Runtime (real weights from @vladmandic/human)', () =
     const reference = await tf.loadGraphModel(tf.io.fromMemory(artifacts));
     const { detect } = await decodeForModels(await demo('cocker-spaniels-at-window.jpg'));
     const frame = tf.tensor4d(Float32Array.from(detect.data), [1, detect.height, detect.width, 3]);
-    const [heat, sizes] = tf.tidy(() => {
+    const [peaks, sizes] = tf.tidy(() => {
       const x = tf.image.resizeBilinear(frame, [512, 512]);
-      return (reference.execute(x, ['tower_0/keypoints', 'tower_0/wh']) as tf.Tensor[]).map(
+      return (reference.execute(x, ['tower_0/mul_1', 'tower_0/wh']) as tf.Tensor[]).map(
         (t) => t.dataSync() as Float32Array,
       );
     });
     const got = await onnx.maps(frame);
-    expect(got.heat.length).toBe(heat!.length);
+    expect(got.peaks.length).toBe(peaks!.length);
     expect(got.sizes.length).toBe(sizes!.length);
-    expect(worstRelative(got.heat, heat!)).toBeLessThan(1e-4);
+    // A peak is where a value is the largest of its neighbourhood: where two neighbours differ by
+    // less than the runtimes' rounding (~1e-6), one runtime may see a peak the other does not. Such
+    // flips are tiny values, far below what counts as an object (0.3); everything else matches.
+    const flips = got.peaks.map((v, i) => (Math.abs(v - peaks![i]!) > 1e-4 ? Math.max(v, peaks![i]!) : 0));
+    expect(flips.reduce((a, v) => Math.max(a, v), 0)).toBeLessThan(0.05);
+    expect(
+      worstRelative(
+        got.peaks.map((v, i) => (flips[i] ? 0 : v)),
+        peaks!.map((v, i) => (flips[i] ? 0 : v)),
+      ),
+    ).toBeLessThan(1e-4);
     expect(worstRelative(got.sizes, sizes!)).toBeLessThan(1e-4);
-    // Not a constant map: something in the photo stands out.
+    // Peaks only: most of the map is zero, and something in the photo stands out.
     let peak = 0;
-    let sum = 0;
-    for (const v of got.heat) {
+    let zeros = 0;
+    for (const v of got.peaks) {
       peak = Math.max(peak, v);
-      sum += v;
+      if (v === 0) zeros += 1;
     }
-    expect(peak).toBeGreaterThan((10 * sum) / got.heat.length);
+    expect(zeros).toBeGreaterThan(0.8 * got.peaks.length);
+    expect(peak).toBeGreaterThan(0.3);
     frame.dispose();
     reference.dispose();
     onnx.dispose();

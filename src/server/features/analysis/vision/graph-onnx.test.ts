@@ -82,6 +82,44 @@ describe('tfjs graph -> ONNX', () => {
     await session.release();
   });
 
+  it("writes CenterNet's peak picking (max pool, equal, cast, multiply) to the same values as tfjs, ties included", async () => {
+    await ensureTfWasm();
+    const nodes: GraphNode[] = [
+      { name: 'heat', op: 'Placeholder' },
+      {
+        name: 'pool',
+        op: 'MaxPool',
+        input: ['heat'],
+        attr: { ksize: list(1, 3, 3, 1), strides: list(1, 1, 1, 1), padding: { s: b64('SAME') } },
+      },
+      { name: 'eq', op: 'Equal', input: ['heat', 'pool'] },
+      { name: 'mask', op: 'Cast', input: ['eq'], attr: { SrcT: { type: 'DT_BOOL' }, DstT: { type: 'DT_FLOAT' } } },
+      { name: 'peaks', op: 'Mul', input: ['heat', 'mask'] },
+    ];
+    const bytes = graphToOnnx(nodes, {}, { input: 'heat', inputShape: [1, 8, 8, 3], outputs: ['peaks'] });
+    const session = await ort.InferenceSession.create(bytes);
+    // Few distinct levels, so that neighbours tie (a plateau is a peak at every one of its cells).
+    const heat = values(192, 7).map((v) => Math.round(v * 3) / 3);
+    const got = (await session.run({ pixels: new ort.Tensor('float32', heat, [1, 8, 8, 3]) })).output0!;
+    const want = tf.tidy(() => {
+      const x = tf.tensor4d(heat, [1, 8, 8, 3]);
+      const pooled = tf.maxPool(x, 3, 1, 'same');
+      return tf.mul(x, tf.cast(tf.equal(x, pooled), 'float32')).dataSync() as Float32Array;
+    });
+    expect(got.dims).toEqual([1, 8, 8, 3]);
+    expect(Array.from(got.data as Float32Array)).toEqual(Array.from(want));
+    const kept = Array.from(want).filter((v) => v !== 0).length;
+    expect(kept).toBeGreaterThan(10);
+    expect(kept).toBeLessThan(150);
+    await session.release();
+    const castInt = nodes.map((n) =>
+      n.name === 'mask' ? { ...n, attr: { SrcT: { type: 'DT_BOOL' }, DstT: { type: 'DT_INT32' } } } : n,
+    );
+    expect(() => graphToOnnx(castInt, {}, { input: 'heat', inputShape: [1, 8, 8, 3], outputs: ['peaks'] })).toThrow(
+      /casts other than bool to float/,
+    );
+  });
+
   it('refuses an operation it does not know rather than guessing', () => {
     const { nodes, weights } = smallGraph();
     nodes.push({ name: 'odd', op: 'Atan2', input: ['scaled', 'up'] });

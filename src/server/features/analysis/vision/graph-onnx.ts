@@ -23,6 +23,7 @@ interface GraphAttr {
   i?: string | number;
   f?: number;
   b?: boolean;
+  type?: string;
   list?: { i?: (string | number)[]; s?: string[] };
 }
 
@@ -197,6 +198,19 @@ export function graphToOnnx(nodes: readonly GraphNode[], weights: GraphWeights, 
           op,
           ins.map((i) => (isConst(i) ? broadcastConst(i, lay) : value(i))),
         );
+        break;
+      }
+      case 'Equal': {
+        // Exact on equal inputs (CenterNet's peaks: a value equal to the max of its neighbourhood).
+        if (ins.some(isConst)) throw new Error(`graph export: ${name} compares with a constant`);
+        emit('Equal', [image(0), image(1)]);
+        break;
+      }
+      case 'Cast': {
+        if (n.attr?.SrcT?.type !== 'DT_BOOL' || n.attr?.DstT?.type !== 'DT_FLOAT') {
+          throw new Error(`graph export: ${name} casts other than bool to float`);
+        }
+        emit('Cast', [image(0)], { to: FLOAT });
         break;
       }
       case 'Relu':
