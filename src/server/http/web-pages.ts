@@ -156,8 +156,14 @@ export function galleryFirstContent(page: FirstGalleryPage): string | null {
     STATUS_BAR_SHAPE +
     '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
-    shape('inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold', 'Select') +
-    shape('inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg', 'Upload') +
+    shape(
+      'inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
+      'Select',
+    ) +
+    shape(
+      'inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg',
+      'Upload',
+    ) +
     '</div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
     "<span>Note: a real app would access your device's photo gallery. Demo images are shown here, and you can upload your own photos" +
     '<span class="hidden sm:inline"> or drop them on this page</span>.</span></p>' +
@@ -277,7 +283,7 @@ function moduleChunks(manifest: Manifest) {
 function escapeHtml(s: string) {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
 
 /**
  * The page paints its first frame from the HTML and the stylesheet alone (index.html), so the
