@@ -29,6 +29,7 @@ const INDEX_HTML = `<!doctype html>
   <body><div id="root"><!-- first-paint --><div class="shell">Checking your session</div><!-- /first-paint --></div></body>
 </html>
 `;
+const CSS = '.shell{display:grid}';
 const F = 'src/web/features';
 const MANIFEST = {
   'index.html': { file: 'assets/index-E1.js', isEntry: true, imports: ['_button-B1.js'] },
@@ -57,6 +58,8 @@ beforeAll(async () => {
   mkdirSync(path.join(webDir, '.vite'));
   writeFileSync(path.join(webDir, 'index.html'), INDEX_HTML);
   writeFileSync(path.join(webDir, 'theme-init.js'), THEME_INIT);
+  mkdirSync(path.join(webDir, 'assets'));
+  writeFileSync(path.join(webDir, 'assets', 'index-C1.css'), CSS);
   writeFileSync(path.join(webDir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
   database = await createTestDatabase();
   const config = testConfig({ webDir });
@@ -198,12 +201,16 @@ describe('the page served for a screen', () => {
     }
   });
 
-  it('scripts load at low priority behind the painted shell; the stylesheet keeps its place', async () => {
+  it('scripts load at low priority behind the painted shell; the stylesheet is in the page, where it was linked', async () => {
     const res = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
     for (const tag of res.body.match(/<(script type="module"|link rel="modulepreload")[^>]*>/g) ?? []) {
       expect(tag).toContain('fetchpriority="low"');
     }
-    expect(res.body).toContain('<link rel="stylesheet" crossorigin href="/assets/index-C1.css">');
+    // The first frame needs no second request for a render-blocking file.
+    expect(res.body).not.toContain('rel="stylesheet"');
+    expect(res.body).toContain(`<style>${CSS}</style>`);
+    expect(res.body.indexOf(`<style>${CSS}</style>`)).toBeLessThan(res.body.indexOf('</head>'));
+    expect(String(res.headers['content-security-policy'])).toMatch(/style-src 'self' 'unsafe-inline'/);
   });
 
   it('revalidates by ETag and compresses as accepted', async () => {
