@@ -20,7 +20,9 @@ import { SESSION_COOKIE } from './session';
  * allows none). Without a cookie there is no session: the signed-in screens show the login.
  *
  * Every variant is built once at start (paths x signed in or not), compressed once, and
- * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once).
+ * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The one
+ * exception is the signed-in gallery with photos: its page shows the owner's first thumbnails, so it
+ * is made per request (`private`).
  */
 
 /** A screen's lazy modules (build manifest keys) and its first API answers. */
