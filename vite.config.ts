@@ -64,7 +64,10 @@ export default defineConfig({
   },
   // The manifest (dist/web/.vite/manifest.json) tells the server which chunks a screen needs, so the
   // page for that path preloads them (src/server/http/web-pages.ts).
-  build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false, manifest: true },
+  // One stylesheet for the whole app (Tailwind), never a lazy screen's dependency: the server puts
+  // it inside the page (web-pages.ts), and as a chunk's dependency Vite would link and download it
+  // again when that screen loads (it looks only for a <link> to it).
+  build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false, manifest: true, cssCodeSplit: false },
   // `npm run dev` (scripts/dev.mjs): the API runs on PORT (default 5000) on loopback; 127.0.0.1 rather than
   // 'localhost', which Node may resolve to ::1 where the API is not listening. changeOrigin stays false (the
   // string shorthand turns it on): the API refuses a POST whose Origin is not its Host, so the browser's

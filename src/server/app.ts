@@ -12,7 +12,7 @@ import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
-import { loadWebPages, pageHandler } from './http/web-pages';
+import { GALLERY_FIRST_PAGE, loadWebPages, pageHandler, type FirstGalleryPage } from './http/web-pages';
 import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
 import { collectRoutes, registerDocs } from './http/route-table';
 import { authRoutes, type Mailer } from './features/auth/index';
@@ -144,7 +144,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerDocs(app);
 
   if (spa) await serveWeb(app, config.webDir!);
-  registerNotFound(app, { page: pages ? pageHandler(pages) : null });
+  registerNotFound(app, {
+    page: pages ? pageHandler(pages, { firstGallery: (cookie) => firstGalleryPage(app, cookie) }) : null,
+  });
   return app;
 }
 
@@ -155,6 +157,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 function trustProxyOption(trust: Config['trustProxy']) {
   if (typeof trust !== 'number') return trust;
   return (_address: string, hop: number) => hop < trust;
+}
+
+/**
+ * The gallery's first page for the page the server paints, from the timeline route itself (the
+ * same session check, ownership and per-user first-page cache as the app's own request), so the
+ * painted photos are the ones the screen then shows.
+ */
+async function firstGalleryPage(app: FastifyInstance, cookie: string): Promise<FirstGalleryPage | null> {
+  const res = await app.inject({ method: 'GET', url: GALLERY_FIRST_PAGE, headers: { cookie } });
+  return res.statusCode === 200 ? (res.json() as FirstGalleryPage) : null;
 }
 
 async function serveWeb(app: FastifyInstance, webDir: string) {

@@ -4,9 +4,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
-import { createTestDatabase, testConfig, type TestDatabase } from '../test/harness';
+import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
+import { postPhotos } from '../test/multipart';
 import { SCREEN_MODULES } from './web-pages';
 
 /**
@@ -27,6 +29,7 @@ const INDEX_HTML = `<!doctype html>
   <body><div id="root"><!-- first-paint --><div class="shell">Checking your session</div><!-- /first-paint --></div></body>
 </html>
 `;
+const CSS = '.shell{display:grid}';
 const F = 'src/web/features';
 const MANIFEST = {
   'index.html': { file: 'assets/index-E1.js', isEntry: true, imports: ['_button-B1.js'] },
@@ -55,6 +58,8 @@ beforeAll(async () => {
   mkdirSync(path.join(webDir, '.vite'));
   writeFileSync(path.join(webDir, 'index.html'), INDEX_HTML);
   writeFileSync(path.join(webDir, 'theme-init.js'), THEME_INIT);
+  mkdirSync(path.join(webDir, 'assets'));
+  writeFileSync(path.join(webDir, 'assets', 'index-C1.css'), CSS);
   writeFileSync(path.join(webDir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
   database = await createTestDatabase();
   const config = testConfig({ webDir });
@@ -119,6 +124,57 @@ describe('the page served for a screen', () => {
     expect(gallery.body).toContain('Checking your session');
   });
 
+  it("/gallery signed in paints the owner's first two rows of thumbnails, as the timeline answers them", async () => {
+    const owner = await signUp(app);
+    const other = await signUp(app);
+    const jpeg = (seed: number) =>
+      sharp({ create: { width: 40 + seed, height: 30, channels: 3, background: { r: seed * 40, g: 60, b: 90 } } })
+        .jpeg()
+        .toBuffer();
+    const files = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (i) => ({ name: `<b>a&${i}.jpg`, bytes: await jpeg(i) })),
+    );
+    expect((await postPhotos(app, owner.cookie, files)).statusCode).toBe(201);
+    const timeline = await app.inject({
+      method: 'GET',
+      url: '/api/photos/timeline?limit=120',
+      headers: { cookie: owner.cookie },
+    });
+    const { items, total } = timeline.json() as { items: Array<{ thumbnailUrl: string; name: string }>; total: number };
+
+    const res = await app.inject({ method: 'GET', url: '/gallery', headers: { cookie: owner.cookie } });
+    expect(res.statusCode).toBe(200);
+    // The owner's photos: never kept by a shared cache.
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    const first = /<div id="first-paint" class="contents">([\s\S]*?<\/main>)<\/div>/.exec(res.body)?.[1];
+    expect(first).toBeDefined();
+    expect(res.body).not.toContain('Checking your session');
+    expect(first).toContain('<h1 class="text-2xl font-bold">Photo Gallery</h1>');
+    expect(first).toContain(`${total} photos available`);
+    // The first two rows (four tiles) in the timeline's order, the URLs the grid asks for, high priority.
+    const imgs = [...first!.matchAll(/<img src="([^"]+)" alt="([^"]*)" loading="eager" fetchpriority="high"/g)];
+    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(items.slice(0, 4).map((p) => p.thumbnailUrl));
+    // Names are text, never markup.
+    expect(items[0]!.name).toContain('<b>a&');
+    expect(imgs[0]![2]).toBe(items[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    expect(first).not.toContain('<b>');
+    // Nothing to press before the script runs.
+    expect(first).not.toMatch(/<(button|select|input|a)\b/);
+
+    // Another user's page shows none of these photos; the favorites view and a bad cookie paint none.
+    const others = await app.inject({ method: 'GET', url: '/gallery', headers: { cookie: other.cookie } });
+    for (const p of items) expect(others.body).not.toContain(p.thumbnailUrl.replace(/&/g, '&amp;'));
+    const favorites = await app.inject({
+      method: 'GET',
+      url: '/gallery?view=favorites',
+      headers: { cookie: owner.cookie },
+    });
+    expect(favorites.body).toContain('Checking your session');
+    expect(favorites.headers['cache-control']).toBe('no-cache');
+    const stale = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
+    expect(stale.body).toContain('Checking your session');
+  });
+
   it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {
     const page = await app.inject({ method: 'GET', url: '/no-such-screen?x=1', headers: signedIn });
     expect(page.statusCode).toBe(200);
@@ -145,12 +201,16 @@ describe('the page served for a screen', () => {
     }
   });
 
-  it('scripts load at low priority behind the painted shell; the stylesheet keeps its place', async () => {
+  it('scripts load at low priority behind the painted shell; the stylesheet is in the page, where it was linked', async () => {
     const res = await app.inject({ method: 'GET', url: '/gallery', headers: signedIn });
     for (const tag of res.body.match(/<(script type="module"|link rel="modulepreload")[^>]*>/g) ?? []) {
       expect(tag).toContain('fetchpriority="low"');
     }
-    expect(res.body).toContain('<link rel="stylesheet" crossorigin href="/assets/index-C1.css">');
+    // The first frame needs no second request for a render-blocking file.
+    expect(res.body).not.toContain('rel="stylesheet"');
+    expect(res.body).toContain(`<style>${CSS}</style>`);
+    expect(res.body.indexOf(`<style>${CSS}</style>`)).toBeLessThan(res.body.indexOf('</head>'));
+    expect(String(res.headers['content-security-policy'])).toMatch(/style-src 'self' 'unsafe-inline'/);
   });
 
   it('revalidates by ETag and compresses as accepted', async () => {

@@ -1,3 +1,5 @@
+import { timelineDate, timelineRows } from '@domain/find';
+import { formatSizeMb } from '@domain/format';
 import { PRICING_SUBTITLE, PRICING_TITLE } from '@domain/plans';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
@@ -18,7 +20,9 @@ import { SESSION_COOKIE } from './session';
  * allows none). Without a cookie there is no session: the signed-in screens show the login.
  *
  * Every variant is built once at start (paths x signed in or not), compressed once, and
- * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once).
+ * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The one
+ * exception is the signed-in gallery with photos: its page shows the owner's first thumbnails, so it
+ * is made per request (`private`).
  */
 
 /** A screen's lazy modules (build manifest keys) and its first API answers. */
@@ -34,6 +38,8 @@ const LOGIN = [`${F}/auth/login-page.tsx`];
 /** The signed-in shell's own answers: the auth check goes for everyone, app status with a session. */
 const AUTH_CHECK = '/api/auth/user';
 const SHELL_DATA = ['/api/app-status'];
+/** The gallery's first answer, as its screen asks for it (photos-query.ts). */
+export const GALLERY_FIRST_PAGE = '/api/photos/timeline?limit=120';
 
 const signedInOnly = (modules: string[], data: string[] = []): Screen => ({
   signedIn: modules,
@@ -48,7 +54,7 @@ const SCREENS: Record<string, Screen> = {
     signedOut: LOGIN,
     data: ['/api/activities', '/api/photos', '/api/photos/summary', '/api/subscription'],
   },
-  '/gallery': signedInOnly([`${F}/gallery/gallery-page.tsx`], ['/api/photos/timeline?limit=120']),
+  '/gallery': signedInOnly([`${F}/gallery/gallery-page.tsx`], [GALLERY_FIRST_PAGE]),
   '/pricing': {
     signedIn: [`${F}/pricing/pricing-page.tsx`],
     signedOut: [`${F}/pricing/pricing-page.tsx`],
@@ -82,6 +88,96 @@ const FIRST_CONTENT: Record<string, string> = {
     `<h1 class="text-2xl font-bold">${escapeHtml(PRICING_TITLE)}</h1><p class="text-sm text-muted">${escapeHtml(PRICING_SUBTITLE)}</p>` +
     '</div></div></main>',
 };
+
+/** What the gallery's first screen shows of each photo (fields of the timeline's first page). */
+export interface PaintedPhoto {
+  name: string;
+  thumbnailUrl: string;
+  takenAt: string | null;
+  uploadedAt: string;
+  size: number;
+  favorite: boolean;
+}
+/** A signed-in user's first gallery page as `/api/photos/timeline?limit=120` answers it. */
+export interface FirstGalleryPage {
+  items: PaintedPhoto[];
+  total: number | null;
+}
+/** The gallery's timeline rows on a phone's first screen (photo-grid.tsx: two columns, two rows). */
+const GALLERY_COLUMNS = 2;
+const GALLERY_FIRST_TILES = 2 * GALLERY_COLUMNS;
+/** The gallery grid's geometry (photo-grid.tsx): month header height, gap, caption allowance. */
+const MONTH_HEADER_PX = 40;
+const TILE_GAP_PX = 12;
+const CAPTION_SLACK_PX = 8;
+
+/** A control's shape without the control: nothing to press before the script runs. */
+const shape = (cls: string, label: string) =>
+  `<span class="${cls}" aria-hidden="true"><span class="size-4"></span>${escapeHtml(label)}</span>`;
+
+/**
+ * The gallery's first screen for a signed-in owner (gallery-page.tsx, photo-grid.tsx): the header,
+ * the note, the view switch and search field as shapes, then the first two rows of the timeline
+ * with the real thumbnails (eager, high priority), so the largest paint needs no script. React
+ * shows this again until the gallery's first answer renders (first-paint.tsx), then replaces it.
+ */
+export function galleryFirstContent(page: FirstGalleryPage): string | null {
+  const items = page.items;
+  if (!items.length) return null;
+  const rows = timelineRows(items.map(timelineDate), GALLERY_COLUMNS);
+  let grid = '';
+  for (const row of rows) {
+    if (row.kind === 'header') {
+      grid += `<h2 class="flex items-end pb-2 text-base font-semibold" style="height:${MONTH_HEADER_PX}px">${escapeHtml(row.label)}</h2>`;
+      continue;
+    }
+    if (row.start >= GALLERY_FIRST_TILES) break;
+    grid += `<div class="grid grid-cols-2" style="column-gap:${TILE_GAP_PX}px;margin-bottom:${TILE_GAP_PX + CAPTION_SLACK_PX}px">`;
+    for (let i = row.start; i < row.start + GALLERY_COLUMNS; i++) {
+      const p = items[i];
+      if (i >= row.end || !p) {
+        grid += '<div></div>';
+        continue;
+      }
+      const heart = p.favorite
+        ? '<svg aria-hidden="true" class="absolute right-2 bottom-2 size-5 fill-white text-white drop-shadow" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M2 9.5a5.5 5.5 0 0 1 9.591-3.676.56.56 0 0 0 .818 0A5.49 5.49 0 0 1 22 9.5c0 2.29-1.5 4-3 5.5l-5.492 5.313a2 2 0 0 1-3 .019L5 15c-1.5-1.5-3-3.2-3-5.5"/></svg>'
+        : '';
+      grid +=
+        '<div class="flex min-w-0 flex-col gap-1 text-left"><div class="relative w-full">' +
+        '<div class="relative overflow-hidden bg-surface-2 aspect-square w-full rounded-xl">' +
+        `<img src="${escapeAttr(p.thumbnailUrl)}" alt="${escapeAttr(p.name)}" loading="eager" fetchpriority="high" decoding="async" draggable="false" class="size-full opacity-100 object-cover">` +
+        `</div>${heart}</div>` +
+        `<span class="truncate text-sm font-medium">${escapeHtml(p.name)}</span>` +
+        `<span class="text-xs text-muted">${escapeHtml(formatSizeMb(p.size))}</span></div>`;
+    }
+    grid += '</div>';
+  }
+  const total = page.total ?? items.length;
+  const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
+  return (
+    STATUS_BAR_SHAPE +
+    '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
+    shape(
+      'inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
+      'Select',
+    ) +
+    shape(
+      'inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg',
+      'Upload',
+    ) +
+    '</div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
+    "<span>Note: a real app would access your device's photo gallery. Demo images are shown here, and you can upload your own photos" +
+    '<span class="hidden sm:inline"> or drop them on this page</span>.</span></p>' +
+    '<div class="flex gap-2" aria-hidden="true">' +
+    shape(`${chip} border-primary bg-primary text-primary-fg`, 'All Photos') +
+    shape(`${chip} border-border bg-surface text-fg`, 'Favorites') +
+    '</div><div class="relative" aria-hidden="true"><span class="absolute top-1/2 left-3 size-4 -translate-y-1/2"></span>' +
+    '<div class="flex min-h-11 w-full items-center rounded-xl border border-border bg-surface pr-11 pl-9 text-sm text-muted">Search: dog, 2024, food, iPhone...</div></div>' +
+    `<div data-testid="first-paint-grid">${grid}</div></main>`
+  );
+}
+
 const FIRST_PAINT = /<!-- first-paint -->[\s\S]*?<!-- \/first-paint -->/;
 
 /** Every source module the pages name (build manifest keys), so a test can see they still exist. */
@@ -99,11 +195,18 @@ export interface WebPage {
   gzip: Buffer;
   br: Buffer;
   etag: string;
+  /** Shows one user's own data (the painted gallery). */
+  personal?: boolean;
 }
 
 export interface WebPages {
   /** The page for a URL path; `signedIn` is whether the request carries a session cookie. */
   page(pathname: string, signedIn: boolean): WebPage;
+  /**
+   * The signed-in gallery's page with its first screen painted from `first` (made per request:
+   * it shows the user's own photos), or null when there is nothing to paint.
+   */
+  gallery(first: FirstGalleryPage): WebPage | null;
   /** CSP sources (`'sha256-...'`) of the scripts the pages carry inline. */
   scriptHashes: string[];
 }
@@ -127,10 +230,20 @@ export function loadWebPages(webDir: string): WebPages {
     scriptHashes.push(`'sha256-${createHash('sha256').update(code).digest('base64')}'`);
     template = template.replace(tag, () => `<script>${code}</script>`);
   }
+  template = inlineStylesheets(template, webDir);
   const manifestPath = path.join(webDir, '.vite', 'manifest.json');
   const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
   const chunksOf = moduleChunks(manifest);
   const cache = new Map<string, WebPage>();
+  const build = (key: string, signedIn: boolean, first: string | undefined) => {
+    const screen = SCREENS[key];
+    const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
+    const data = [AUTH_CHECK, ...(signedIn ? [...SHELL_DATA, ...(screen?.data ?? [])] : [])];
+    const body = first
+      ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
+      : template;
+    return withHints(body, chunksOf(modules), data);
+  };
 
   return {
     scriptHashes,
@@ -139,19 +252,33 @@ export function loadWebPages(webDir: string): WebPages {
       const cacheKey = `${key}\n${signedIn}`;
       let page = cache.get(cacheKey);
       if (!page) {
-        const screen = SCREENS[key];
-        const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
-        const data = [AUTH_CHECK, ...(signedIn ? [...SHELL_DATA, ...(screen?.data ?? [])] : [])];
-        const first = FIRST_CONTENT[key];
-        const body = first
-          ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
-          : template;
-        page = compressed(withHints(body, chunksOf(modules), data));
+        page = compressed(build(key, signedIn, FIRST_CONTENT[key]));
         cache.set(cacheKey, page);
       }
       return page;
     },
+    gallery(first) {
+      const content = galleryFirstContent(first);
+      // A few KB made for one answer: fast compression levels, not the cached pages' best ones.
+      return content ? { ...compressed(build('/gallery', true, content), FAST), personal: true } : null;
+    },
   };
+}
+
+/**
+ * The app's stylesheet (one file, ~7 KB compressed) inside the page instead of linked: the first
+ * frame then needs the HTML alone, not a second round trip for a render-blocking file (on a phone's
+ * link that trip is the first paint's largest wait), and it is painted before the scripts have
+ * arrived, whatever order the network returns them in. The CSP allows inline styles; the file
+ * stays for the service worker's copy of index.html.
+ */
+function inlineStylesheets(template: string, webDir: string): string {
+  return template.replace(/<link rel="stylesheet"[^>]*href="\/(assets\/[^"]+\.css)"[^>]*>/g, (tag, file: string) => {
+    const full = path.join(webDir, file);
+    if (!existsSync(full)) return tag;
+    const css = readFileSync(full, 'utf8');
+    return /<\/style/i.test(css) ? tag : `<style>${css}</style>`;
+  });
 }
 
 /** The files to modulepreload for some lazy modules: theirs and their imports', minus the entry's. */
@@ -175,7 +302,7 @@ function moduleChunks(manifest: Manifest) {
 function escapeHtml(s: string) {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
 
 /**
  * The page paints its first frame from the HTML and the stylesheet alone (index.html), so the
@@ -198,26 +325,48 @@ function withHints(template: string, chunkFiles: string[], data: string[]): stri
   return page.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
 }
 
-function compressed(html: string): WebPage {
+const BEST = { gzip: 9, br: 11 };
+const FAST = { gzip: 6, br: 5 };
+
+function compressed(html: string, level = BEST): WebPage {
   const bytes = Buffer.from(html);
   return {
     html,
-    gzip: gzipSync(bytes, { level: 9 }),
-    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    gzip: gzipSync(bytes, { level: level.gzip }),
+    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: level.br } }),
     etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`,
   };
 }
 
-export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * The signed-in user's first gallery page, asked of the app's own timeline route with the
+ * request's cookie (its session check, ownership and first-page cache), or null when that route
+ * does not answer 200 (no session, an error): the page is then the one without photos.
+ */
+export type FirstGalleryLookup = (cookie: string) => Promise<FirstGalleryPage | null>;
 
 /** Answers a page request: the variant for the path, compressed as the browser accepts. */
-export function pageHandler(pages: WebPages): PageHandler {
-  return (request, reply) => {
-    // Only the cookie's presence: the page must not cost a database round trip, and a stale
-    // cookie merely preloads answers that come back 401.
-    const page = pages.page(request.url.split('?')[0]!, !!request.cookies[SESSION_COOKIE]);
+export function pageHandler(pages: WebPages, opts: { firstGallery?: FirstGalleryLookup } = {}): PageHandler {
+  return async (request, reply) => {
+    const [pathname, search] = request.url.split('?') as [string, string | undefined];
+    // Other pages need only the cookie's presence: no database round trip, and a stale cookie
+    // merely preloads answers that come back 401.
+    const signedIn = !!request.cookies[SESSION_COOKIE];
+    let page: WebPage | null = null;
+    // The gallery's plain view (not favorites, not an album) shows the timeline's first page.
+    if (pathname === '/gallery' && !search && signedIn && opts.firstGallery) {
+      const first = await opts.firstGallery(String(request.headers.cookie ?? '')).catch((err: unknown) => {
+        request.log.warn({ err }, 'gallery first paint: no first page');
+        return null;
+      });
+      if (first) page = pages.gallery(first);
+    }
+    page ??= pages.page(pathname, signedIn);
     reply
-      .header('Cache-Control', 'no-cache')
+      // A painted gallery shows the owner's photos: never kept by a shared cache.
+      .header('Cache-Control', page.personal ? 'private, no-cache' : 'no-cache')
       .header('Vary', 'Accept-Encoding, Cookie')
       .header('ETag', page.etag)
       .type('text/html; charset=utf-8');

@@ -27,6 +27,23 @@ export function keepFirstPaint(container: HTMLElement) {
 }
 
 /**
+ * The kept screen content while its path is shown, for a screen that shows it until its own first
+ * answer renders (the gallery: the server painted its first photos), else null.
+ */
+export function usePaintedContent(): string | null {
+  const [location] = useLocation();
+  return snapshot && snapshot.path === location ? snapshot.content : null;
+}
+
+/**
+ * Once the screen shows its own content, the kept copy is never shown again: coming back to the
+ * path later must not show what the server painted at load (photos since deleted, say).
+ */
+export function forgetFirstPaint() {
+  snapshot = null;
+}
+
+/**
  * The kept content while its path is shown, else `fallback`. `withBar` when no status bar is
  * rendered around it yet (the session check); inside the signed-in or signed-out app the real
  * status bar is already there.

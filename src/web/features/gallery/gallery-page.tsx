@@ -1,9 +1,10 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
-import { useCallback, useDeferredValue, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
+import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { favoritePagesQueryOptions } from './manage-photos';
@@ -71,6 +72,13 @@ export default function GalleryPage() {
         : library.isPending
           ? undefined
           : (library.data?.pages[0]?.total ?? 0);
+  // The server painted this screen's first photos (web-pages.ts): kept on screen until the first
+  // answer renders the same photos, instead of skeletons in between (a flash, a later largest paint).
+  const painted = usePaintedContent();
+  const showPainted = painted !== null && waiting && view === 'all' && !q;
+  useEffect(() => {
+    if (!waiting) forgetFirstPaint();
+  }, [waiting]);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -85,6 +93,8 @@ export default function GalleryPage() {
     setDragging(false);
     onFiles(e.dataTransfer.files);
   };
+
+  if (showPainted) return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
 
   return (
     <main

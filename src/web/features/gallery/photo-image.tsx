@@ -1,4 +1,4 @@
-import { useMemo, useState, type ImgHTMLAttributes } from 'react';
+import { useEffect, useRef, useState, type ImgHTMLAttributes } from 'react';
 import { thumbHashToDataURL } from 'thumbhash';
 import { cn } from '../../lib/cn';
 
@@ -14,6 +14,10 @@ function placeholderFor(hash: string | null | undefined): string | undefined {
 
 /**
  * An image that shows its thumbhash (a blurred sketch, a few dozen bytes) until the real bytes arrive.
+ * The sketch is decoded after the image mounts, in a task of its own, and only if the image is not
+ * already there (the page painted by the server, the browser's or the service worker's cache):
+ * decoding it costs a few milliseconds per tile, and a grid's first render (a dozen tiles and more)
+ * doing them all at once was one long task on a phone.
  * `priority` for the first screen's images: fetched at once and at high priority, and shown as soon
  * as they are decoded, without the fade (a fading image counts as painted only once it is visible).
  */
@@ -30,20 +34,30 @@ export function PhotoImage({
   alt: string;
   priority?: boolean;
 }) {
-  const placeholder = useMemo(() => placeholderFor(thumbhash), [thumbhash]);
+  const ref = useRef<HTMLImageElement>(null);
+  const [placeholder, setPlaceholder] = useState<{ hash: string; url: string | undefined } | null>(null);
+  useEffect(() => {
+    if (!thumbhash) return;
+    const timer = setTimeout(() => {
+      if (!ref.current?.complete) setPlaceholder({ hash: thumbhash, url: placeholderFor(thumbhash) });
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [thumbhash]);
+  const sketch = placeholder && placeholder.hash === thumbhash ? placeholder.url : undefined;
   const [loadedSrc, setLoadedSrc] = useState<string | undefined>();
   const loaded = loadedSrc === img.src;
   return (
     <div
       className={cn('relative overflow-hidden bg-surface-2', className)}
       style={
-        placeholder
-          ? { backgroundImage: `url(${placeholder})`, backgroundSize: 'cover', backgroundPosition: 'center' }
+        sketch
+          ? { backgroundImage: `url(${sketch})`, backgroundSize: 'cover', backgroundPosition: 'center' }
           : undefined
       }
     >
       <img
         {...img}
+        ref={ref}
         {...(priority && { loading: 'eager', fetchPriority: 'high' })}
         alt={alt}
         decoding="async"
