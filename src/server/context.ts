@@ -46,9 +46,13 @@ export interface AppContext {
   /**
    * Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged.
    * `afterAnswer` defers work until the request that stored the photo has been answered (at once
-   * when no request is waiting), so background work does not slow the upload itself.
+   * when no request is waiting), so background work does not slow the upload itself. `thumbnail`
+   * is the stored thumbnail's bytes when the ingest has them in hand (an upload), so a listener
+   * need not read them back.
    */
-  onPhotoIngested?: Array<(photo: { id: string; userId: string }, afterAnswer: AfterAnswer) => Promise<void>>;
+  onPhotoIngested?: Array<
+    (photo: { id: string; userId: string; thumbnail?: Buffer }, afterAnswer: AfterAnswer) => Promise<void>
+  >;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */
