@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
 import type { UploadReward } from '@contract/photos';
+import type { InFlight } from './lib/in-flight';
 import type { BlobStore } from './storage/blob-store';
 import type { Ledger } from './features/rewards/index';
 import type { SubscriptionReader } from './features/subscriptions/index';
@@ -53,6 +54,11 @@ export interface AppContext {
   onPhotoIngested?: Array<
     (photo: { id: string; userId: string; thumbnail?: Buffer }, afterAnswer: AfterAnswer) => Promise<void>
   >;
+  /**
+   * Upload requests being received and stored in this process: the analysis worker claims no
+   * new job while there are any (within a bound), so inference does not slow them down.
+   */
+  uploadsInFlight: InFlight;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */
