@@ -28,6 +28,7 @@ import { createLedger, rewardsRoutes } from './features/rewards/index';
 import { healthRoutes } from './features/health/index';
 import { createStripeGateway, paymentsRoutes } from './features/payments/index';
 import { createSubscriptionReader, subscriptionsRoutes } from './features/subscriptions/index';
+import { createInFlight } from './lib/in-flight';
 
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onPhotosUploaded: [],
     onPhotoDeleted: [],
     onPhotoIngested: [],
+    uploadsInFlight: createInFlight(),
     onClose: [],
     now: opts.now ?? (() => new Date()),
   };

@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
 import type { UploadReward } from '@contract/photos';
+import type { InFlight } from './lib/in-flight';
 import type { BlobStore } from './storage/blob-store';
 import type { Ledger } from './features/rewards/index';
 import type { SubscriptionReader } from './features/subscriptions/index';
@@ -46,9 +47,18 @@ export interface AppContext {
   /**
    * Run for every photo stored, uploaded or demo (e.g. queueing its analysis); failures are logged.
    * `afterAnswer` defers work until the request that stored the photo has been answered (at once
-   * when no request is waiting), so background work does not slow the upload itself.
+   * when no request is waiting), so background work does not slow the upload itself. `thumbnail`
+   * is the stored thumbnail's bytes when the ingest has them in hand (an upload), so a listener
+   * need not read them back.
    */
-  onPhotoIngested?: Array<(photo: { id: string; userId: string }, afterAnswer: AfterAnswer) => Promise<void>>;
+  onPhotoIngested?: Array<
+    (photo: { id: string; userId: string; thumbnail?: Buffer }, afterAnswer: AfterAnswer) => Promise<void>
+  >;
+  /**
+   * Upload requests being received and stored in this process: the analysis worker claims no
+   * new job while there are any (within a bound), so inference does not slow them down.
+   */
+  uploadsInFlight: InFlight;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */

@@ -233,3 +233,68 @@ describe('analysis queue', () => {
     expect(anon.statusCode).toBe(401);
   });
 });
+
+describe('analysis holding back for uploads', () => {
+  /** A worker whose analyzer notes the state at each call, and that says when it first looked at `busy`. */
+  function watched(busy: () => boolean, extra: Partial<Parameters<typeof createAnalysisWorker>[0]> = {}) {
+    const seen: boolean[] = [];
+    let looked!: () => void;
+    const firstLook = new Promise<void>((r) => (looked = r));
+    let called!: () => void;
+    const firstCall = new Promise<void>((r) => (called = r));
+    const w = worker(
+      async (img) => {
+        seen.push(busy());
+        called();
+        return colourAnalyzer(img);
+      },
+      {
+        yieldWhile: () => {
+          looked();
+          return busy();
+        },
+        pollMs: 60_000,
+        ...extra,
+      },
+    );
+    return { w, seen, firstLook, firstCall };
+  }
+
+  it('claims no job while an upload is under way, and claims as soon as it ends', async () => {
+    const { user } = await signUp(t.app);
+    const [id] = await addPhotos(user.id, '#dd2222', 1, 'held');
+    await createAnalysisRepository(t.app.ctx.db).enqueuePhoto(user.id, id!);
+    let busy = true;
+    const { w, seen, firstLook, firstCall } = watched(() => busy, { maxYieldMs: 60_000 });
+    w.start();
+    // Either the worker looked and held back, or (without holding back) it analysed at once.
+    await Promise.race([firstLook, firstCall]);
+    busy = false;
+    w.notify();
+    await firstCall;
+    await w.stop();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((wasBusy) => !wasBusy)).toBe(true);
+  });
+
+  it('holds back at most maxYieldMs, so a stream of uploads never starves analysis', async () => {
+    const { user } = await signUp(t.app);
+    const [id] = await addPhotos(user.id, '#2222dd', 1, 'bounded');
+    await createAnalysisRepository(t.app.ctx.db).enqueuePhoto(user.id, id!);
+    let clock = 0;
+    const settledAt: number[] = [];
+    const { w, firstLook, firstCall } = watched(() => true, {
+      maxYieldMs: 1000,
+      now: () => clock,
+      onSettled: async () => void settledAt.push(clock),
+    });
+    w.start();
+    await firstLook;
+    clock = 1000;
+    w.notify();
+    await firstCall;
+    await w.stop();
+    expect(settledAt.length).toBeGreaterThan(0);
+    expect(Math.min(...settledAt)).toBeGreaterThanOrEqual(1000);
+  });
+});

@@ -6,6 +6,9 @@ import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from '.
 import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
 import { VISION_CLOSE_WAIT_MS } from './vision/pool';
 
+/** Longest a stream of uploads holds analysis back before it claims jobs anyway. */
+export const ANALYSIS_MAX_YIELD_MS = 5000;
+
 export interface AnalysisServiceOptions {
   /** Tests replace the vision models with a double; production uses the real engine. */
   analyze?: PhotoAnalyzer;
@@ -44,6 +47,9 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     // A batch per thread plus one more: the next photo is read and decoded while a batch is in inference.
     concurrency: opts.analyze ? undefined : ctx.config.visionThreads * (VISION_BATCH + 1),
     lockMs: opts.lockMs,
+    // Inference takes both cores: it waits for uploads under way here (their answer wakes it).
+    yieldWhile: () => ctx.uploadsInFlight.count > 0,
+    maxYieldMs: ANALYSIS_MAX_YIELD_MS,
     onSettled: coalescePerKey((userId) => albums.syncSmartAlbums(userId)),
     log: opts.log ?? (() => undefined),
   });

@@ -18,6 +18,15 @@ export interface AnalysisWorkerOptions {
   /** A claimed job not finished within this time is taken again (its worker is presumed dead). */
   lockMs?: number;
   pollMs?: number;
+  /**
+   * True while work this process is doing must not share the cores with inference (uploads
+   * being received and stored): no job is claimed then, for at most `maxYieldMs` in a row, so
+   * a steady stream of uploads delays analysis but never starves it. Jobs already claimed finish.
+   */
+  yieldWhile?: () => boolean;
+  maxYieldMs?: number;
+  /** The clock of the yield bound (injectable in tests). */
+  now?: () => number;
 }
 
 export interface AnalysisWorker {
@@ -30,6 +39,9 @@ export interface AnalysisWorker {
   drain(): Promise<void>;
 }
 
+/** How often a worker holding back for `yieldWhile` looks again (uploads also wake it when answered). */
+const YIELD_RECHECK_MS = 250;
+
 export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
   const concurrency = o.concurrency ?? 2;
   const maxAttempts = o.maxAttempts ?? 3;
@@ -37,10 +49,16 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
   const lockMs = o.lockMs ?? 5 * 60 * 1000;
   const pollMs = o.pollMs ?? 2000;
   const log = o.log ?? (() => undefined);
+  const maxYieldMs = o.maxYieldMs ?? 5000;
+  const now = o.now ?? (() => performance.now());
+  /** When the worker first held back for `yieldWhile` without claiming since; undefined when not holding back. */
+  let yieldingSince: number | undefined;
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
+  /** Sooner than the poll: set while claims are held back for `yieldWhile`. */
+  let recheckIn: number | undefined;
 
   async function process(job: ClaimedJob): Promise<void> {
     const t0 = performance.now();
@@ -66,8 +84,26 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
     }
   }
 
+  /** Whether to hold back claims now; also arms the re-check for when the bound runs out. */
+  function holdBack(): boolean {
+    if (!o.yieldWhile?.()) {
+      yieldingSince = undefined;
+      return false;
+    }
+    const t = now();
+    yieldingSince ??= t;
+    const left = yieldingSince + maxYieldMs - t;
+    if (left <= 0) {
+      yieldingSince = undefined;
+      return false;
+    }
+    recheckIn = Math.min(left, YIELD_RECHECK_MS);
+    return true;
+  }
+
   /** Claims what free slots allow and starts them; returns how many were claimed. */
-  async function fill(): Promise<number> {
+  async function fill(opts: { yielding?: boolean } = {}): Promise<number> {
+    if (opts.yielding !== false && holdBack()) return 0;
     const jobs = await o.repo.claim(concurrency - inFlight.size, lockMs);
     for (const job of jobs) {
       const p = process(job).finally(() => {
@@ -90,7 +126,9 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
         .catch((err) => log('analysis queue poll failed', err))
         .finally(() => {
           ticking = undefined;
-          schedule(pollMs);
+          const next = recheckIn ?? pollMs;
+          recheckIn = undefined;
+          schedule(next);
         });
     }, ms);
     timer.unref?.();
@@ -114,7 +152,7 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
     },
     async drain() {
       for (;;) {
-        const claimed = await fill();
+        const claimed = await fill({ yielding: false });
         if (claimed === 0 && inFlight.size === 0) return;
         if (inFlight.size > 0) await Promise.race([...inFlight]);
       }

@@ -210,6 +210,43 @@ describe('similar photos and possible duplicates', () => {
   });
 });
 
+describe("an upload's fingerprint", () => {
+  it('is made from the thumbnail the upload holds, not read back from the store', async () => {
+    const own = await createTestApp();
+    try {
+      const { cookie } = await signUp(own.app);
+      const blobs = own.app.ctx.blobs;
+      const read = blobs.read.bind(blobs);
+      const keysRead: string[] = [];
+      blobs.read = (key) => {
+        keysRead.push(key);
+        return read(key);
+      };
+      const { payload, headers } = photoUpload([{ name: 'held.jpg', bytes: await jpeg('#7a2ab0') }]);
+      const res = await own.app.inject({
+        method: 'POST',
+        url: '/api/photos',
+        headers: { ...headers, cookie },
+        payload,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const photo = (res.json() as { results: Array<{ photo: { id: string; thumbnailUrl: string } }> }).results[0]!
+        .photo;
+      const thumbnailVersion = new URL(photo.thumbnailUrl, 'http://x').searchParams.get('v')!;
+      // Close waits for the fingerprints made after an answer.
+      await own.app.close();
+      const found = (await own.database.db.execute(
+        sql`select 1 from photo_fingerprints where photo_id = ${photo.id}`,
+      )) as unknown as { rows: unknown[] };
+      expect(found.rows).toHaveLength(1);
+      expect(keysRead.filter((k) => k.startsWith(thumbnailVersion))).toEqual([]);
+    } finally {
+      await own.database.destroy();
+      own.config.cleanup();
+    }
+  });
+});
+
 describe('stopping the server', () => {
   it('finishes the fingerprints of photos just uploaded before it closes', async () => {
     const own = await createTestApp();

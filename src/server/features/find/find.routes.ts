@@ -28,7 +28,7 @@ export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: Fi
   ctx.onPhotoIngested?.push(async (p, afterAnswer) => {
     afterAnswer(() => {
       const work = service
-        .fingerprintPhoto(p.userId, p.id)
+        .fingerprintPhoto(p.userId, p.id, p.thumbnail)
         .then(() => undefined)
         .catch((err) => app.log.error({ err }, 'photo fingerprint failed'))
         .finally(() => pending.delete(work));

@@ -53,9 +53,13 @@ export function createFindService(deps: {
 }) {
   const { repo, blobs, present } = deps;
 
-  async function fingerprintOne(userId: string, photoId: string, thumbnailKey: string): Promise<void> {
-    const fp = await fingerprint(await blobs.read(thumbnailKey));
+  async function fingerprintFrom(userId: string, photoId: string, thumbnail: Buffer): Promise<void> {
+    const fp = await fingerprint(thumbnail);
     await repo.saveFingerprint(userId, photoId, FINGERPRINT_MODEL, vectorToBytes(fp.vector), hashBands(fp.hash));
+  }
+
+  async function fingerprintOne(userId: string, photoId: string, thumbnailKey: string): Promise<void> {
+    await fingerprintFrom(userId, photoId, await blobs.read(thumbnailKey));
   }
 
   /** Fingerprints up to FINGERPRINT_BATCH of the user's photos that have none (newest taken first). */
@@ -99,8 +103,12 @@ export function createFindService(deps: {
       };
     },
 
-    /** For the ingest hook: fingerprints a newly stored photo. */
-    async fingerprintPhoto(userId: string, photoId: string): Promise<void> {
+    /**
+     * For the ingest hook: fingerprints a newly stored photo, from its thumbnail's bytes when the
+     * upload hands them over (no statement and no file read for them).
+     */
+    async fingerprintPhoto(userId: string, photoId: string, thumbnail?: Buffer): Promise<void> {
+      if (thumbnail) return fingerprintFrom(userId, photoId, thumbnail);
       const key = await repo.thumbnailKey(userId, photoId);
       if (key) await fingerprintOne(userId, photoId, key);
     },

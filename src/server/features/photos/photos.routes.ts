@@ -142,6 +142,8 @@ export async function photosRoutes(
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
+      // Counted until answered (or the client goes away): analysis waits meanwhile.
+      reply.raw.once('close', ctx.uploadsInFlight.enter());
       // Asked while the first file arrives.
       const allowance = service.uploadAllowance(user.id);
       allowance.catch(() => undefined); // awaited by each file

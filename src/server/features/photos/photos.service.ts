@@ -236,10 +236,10 @@ export function createPhotosService(deps: {
     return demoStored;
   }
 
-  async function announceIngested(rows: PhotoRow[], afterAnswer: AfterAnswer = runNow) {
+  async function announceIngested(rows: PhotoRow[], afterAnswer: AfterAnswer = runNow, thumbnail?: Buffer) {
     for (const hook of hooks.onPhotoIngested ?? []) {
       for (const r of rows) {
-        await hook({ id: r.id, userId: r.userId }, afterAnswer).catch((err) =>
+        await hook({ id: r.id, userId: r.userId, thumbnail }, afterAnswer).catch((err) =>
           deps.log('onPhotoIngested hook failed', err),
         );
       }
@@ -470,7 +470,7 @@ export function createPhotosService(deps: {
         thumbnail: { key: row.thumbnailKey, bytes: d.thumbnail },
         // Not awaited here: their statements run while the request's next part is read and
         // alongside the reward's, instead of one more round trip before them.
-        announced: announceIngested([row], afterAnswer),
+        announced: announceIngested([row], afterAnswer, d.thumbnail),
       };
     },
 

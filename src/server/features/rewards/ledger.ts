@@ -91,25 +91,25 @@ export function createLedger(db: Db) {
     return { days, lastLoginAt };
   }
 
+  /** The snapshot's columns: each subquery uses a user_id index. */
+  const snapshotColumns = (userId: string | Placeholder) => ({
+    total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
+    adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
+    timeSaved: sql<string>`(select coalesce(sum(${activities.timeSaved}), 0) from ${activities} where ${activities.userId} = ${userId})`,
+    photosUploaded: sql<string>`(select count(*) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${UPLOAD_SOURCE})`,
+    loginIds: sql<
+      string[]
+    >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`,
+    lastLoginAt:
+      sql<Date | null>`(select max(${pointsLedger.createdAt}) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`.mapWith(
+        pointsLedger.createdAt,
+      ),
+    unlocked: sql<
+      string[]
+    >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
+  });
   const snapshotQuery = (q: Db, userId: string | Placeholder) =>
-    q
-      .select({
-        total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
-        adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
-        timeSaved: sql<string>`(select coalesce(sum(${activities.timeSaved}), 0) from ${activities} where ${activities.userId} = ${userId})`,
-        photosUploaded: sql<string>`(select count(*) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${UPLOAD_SOURCE})`,
-        loginIds: sql<
-          string[]
-        >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`,
-        lastLoginAt:
-          sql<Date | null>`(select max(${pointsLedger.createdAt}) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`.mapWith(
-            pointsLedger.createdAt,
-          ),
-        unlocked: sql<
-          string[]
-        >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
-      })
-      .from(sql`(select 1) as one`);
+    q.select(snapshotColumns(userId)).from(sql`(select 1) as one`);
   /** Outside a transaction the snapshot is a prepared statement (built once, parsed once per connection). */
   const snapshotPrepared = snapshotQuery(db, sql.placeholder('userId')).prepare('ledger_snapshot');
   const entriesSincePrepared = db
@@ -269,6 +269,78 @@ export function createLedger(db: Db) {
   }
 
   /**
+   * Adds entries and unlocks what they make due, in ONE statement when nothing is due (the usual
+   * case) and two when something is. The first inserts the entries and reads the snapshot as it
+   * was before them (a statement's subqueries do not see its own inserts); what the added ones
+   * make due is then computed as in `dueAfter`, and those achievements and their entries are
+   * inserted in a second statement. Every insert is idempotent on its unique key, so a replay or
+   * a racing award adds nothing twice. Two racing awards may each miss a threshold that only
+   * both together reach; the next award (or login) unlocks it, since `dueAfter` looks at the
+   * whole progress, not only at what crossed a threshold now.
+   */
+  async function awardInOne(
+    userId: string,
+    entries: LedgerEntry[],
+  ): Promise<{ added: LedgerEntry[]; newAchievements: Achievement[] }> {
+    const normal = [...new Map(entries.map((e) => [e.sourceEventId, e])).values()].map((e) => ({
+      ...e,
+      points: Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0,
+    }));
+    if (normal.length === 0) return { added: [], newAchievements: await unlockAchievements(db, userId) };
+    const values = sql.join(
+      normal.map(
+        (e) =>
+          sql`(${userId}::uuid, ${e.source}, ${e.sourceEventId}, ${e.points}::int, ${e.message ?? null}::text, ${e.createdAt ?? null}::timestamptz)`,
+      ),
+      sql`, `,
+    );
+    const cols = snapshotColumns(userId);
+    const q = sql`with led as (insert into ${pointsLedger} (user_id, source, source_event_id, points, message, created_at)
+        select v.user_id, v.source, v.sid, v.points, v.message, coalesce(v.at, now())
+          from (values ${values}) as v(user_id, source, sid, points, message, at)
+        on conflict (user_id, source_event_id) do nothing returning source_event_id)
+      select (select coalesce(array_agg(source_event_id), '{}'::text[]) from led) as added, ${sql.join(
+        Object.entries(cols).map(([name, col]) => sql`${col} as ${sql.identifier(name)}`),
+        sql`, `,
+      )}`;
+    const res = (await db.execute(q)) as unknown as { rows: Array<Record<string, unknown>> };
+    const r = res.rows[0] ?? {};
+    const ids = new Set(parseTextArray((r.added as string[] | string | undefined) ?? []));
+    const added = normal.filter((e) => ids.has(e.sourceEventId));
+    const lastLogin = r.lastLoginAt as Date | string | null | undefined;
+    const before: LedgerSnapshot = {
+      totalPoints: Number(r.total ?? 0),
+      adsSkipped: Number(r.adsSkipped ?? 0),
+      timeSaved: Number(r.timeSaved ?? 0),
+      photosUploaded: Number(r.photosUploaded ?? 0),
+      loginDays: daysOf(parseTextArray((r.loginIds as string[] | string | undefined) ?? [])),
+      lastLoginAt: lastLogin ? new Date(lastLogin) : null,
+      unlocked: parseTextArray((r.unlocked as string[] | string | undefined) ?? []),
+    };
+    const due = dueAfter(before, {
+      points: added.reduce((s, e) => s + e.points, 0),
+      photosUploaded: added.filter((e) => e.source === UPLOAD_SOURCE).length,
+    });
+    if (due.length === 0) return { added, newAchievements: [] };
+    const dueValues = sql.join(
+      due.map((a) => sql`(${a.id}, ${a.points}::int, ${a.name})`),
+      sql`, `,
+    );
+    const unlock = (await db.execute(sql`with due(id, points, message) as (values ${dueValues}),
+        ach as (insert into ${achievements} (user_id, achievement_id)
+          select ${userId}::uuid, due.id from due on conflict do nothing returning achievement_id),
+        led as (insert into ${pointsLedger} (user_id, source, source_event_id, points, message)
+          select ${userId}::uuid, 'achievement', 'achievement:' || ach.achievement_id, due.points, due.message
+            from ach join due on due.id = ach.achievement_id
+          on conflict (user_id, source_event_id) do nothing returning source_event_id)
+      select coalesce(array_agg(source_event_id), '{}'::text[]) as added from led`)) as unknown as {
+      rows: Array<{ added: string[] | string }>;
+    };
+    const unlocked = new Set(parseTextArray(unlock.rows[0]?.added ?? []));
+    return { added, newAchievements: due.filter((a) => unlocked.has(`achievement:${a.id}`)) };
+  }
+
+  /**
    * The user's calendar day at `at`, in the zone stored on the account (UTC without one). Offsets the
    * client sends are never used for this: they let one person claim several days in an hour.
    * `lock` holds the user's row until the transaction ends, so two logins decide one after the other.
@@ -292,6 +364,7 @@ export function createLedger(db: Db) {
     ...on(db),
     dueAfter,
     recordEventWithAward,
+    awardInOne,
     /** Runs `fn` in one transaction: everything it does through the handed ledger commits together. */
     transaction<T>(fn: (tx: LedgerTx) => Promise<T>): Promise<T> {
       return db.transaction((tx) => fn(on(tx as unknown as Db)));

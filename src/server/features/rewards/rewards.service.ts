@@ -115,7 +115,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
       points: REWARD_POINTS.upload,
       message: PHOTO_UPLOADED_MESSAGE,
     }));
-    const { added, newAchievements } = await ledger.award(userId, entries);
+    const { added, newAchievements } = await ledger.awardInOne(userId, entries);
     const rewardedPhotos = added.length;
     return {
       points: uploadReward(rewardedPhotos) + newAchievements.reduce((s, a) => s + a.points, 0),

@@ -1,0 +1,51 @@
+import sharp from 'sharp';
+import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
+import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
+
+/** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
+async function twoColourPhoto(): Promise<Buffer> {
+  const w = 1200;
+  const h = 600;
+  const px = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      const shade = Math.round((60 * y) / h);
+      px[i] = x < w / 2 ? 220 - shade : 20;
+      px[i + 1] = 30 + shade;
+      px[i + 2] = x < w / 2 ? 20 : 220 - shade;
+    }
+  }
+  return sharp(px, { raw: { width: w, height: h, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+describe('the thumbhash placeholder', () => {
+  it(`made from ${THUMBHASH_INPUT} px keeps the photo's layout, colours and shape as a 100 px one does`, async () => {
+    const jpeg = await twoColourPhoto();
+    const d = await makeDerivatives(jpeg);
+    const hash = Buffer.from(d.thumbhash, 'base64');
+    expect(thumbHashToApproximateAspectRatio(hash)).toBeCloseTo(2, 0);
+
+    const full = await sharp(jpeg)
+      .resize(100, 100, { fit: 'inside' })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const reference = rgbaToThumbHash(full.info.width, full.info.height, full.data);
+    const a = thumbHashToRGBA(hash);
+    const b = thumbHashToRGBA(reference);
+    expect([a.w, a.h]).toEqual([b.w, b.h]);
+    let diff = 0;
+    for (let i = 0; i < a.rgba.length; i++) diff += Math.abs(a.rgba[i]! - b.rgba[i]!);
+    // Mean difference per channel, out of 255: the two placeholders look the same.
+    expect(diff / a.rgba.length).toBeLessThan(1);
+    // Red on the left, blue on the right, in the placeholder as in the photo.
+    const at = (x: number, y: number) => a.rgba.subarray((y * a.w + x) * 4, (y * a.w + x) * 4 + 3);
+    const left = at(Math.floor(a.w / 5), Math.floor(a.h / 2));
+    const right = at(Math.floor((4 * a.w) / 5), Math.floor(a.h / 2));
+    expect(left[0]!).toBeGreaterThan(left[2]! + 80);
+    expect(right[2]!).toBeGreaterThan(right[0]! + 80);
+  });
+});
