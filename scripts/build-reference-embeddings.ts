@@ -18,7 +18,7 @@
  *      as the embedding, so this is the main lever on photos per second.
  * The embedding input side is the one the feature cache was computed at (VISION_INPUT there).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
 import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
@@ -311,13 +311,18 @@ if (process.env.VISION_SCORE_TEST === '1') {
         : decideFromProbabilities(p, minConfidence).category;
     return { file: e.file, want: e.category, got, skip };
   });
+  // Every round<N>.txt there is ('#' lines are notes), so a new round is reported without editing this.
   const rounds = new Map<string, number>();
-  for (const n of [2, 3, 4]) {
-    const list = await readFile(path.join(projectRoot, 'assets', 'reference-photos', `round${n}.txt`), 'utf8').catch(
-      () => '',
-    );
-    for (const f of list.split('\n').filter(Boolean)) rounds.set(path.join('assets', 'reference-photos', f), n);
+  const referenceDir = path.join(projectRoot, 'assets', 'reference-photos');
+  for (const name of await readdir(referenceDir)) {
+    const n = /^round(\d+)\.txt$/.exec(name)?.[1];
+    if (!n) continue;
+    const list = await readFile(path.join(referenceDir, name), 'utf8');
+    for (const f of list.split('\n').filter((l) => l && !l.startsWith('#'))) {
+      rounds.set(path.join('assets', 'reference-photos', f.trim()), Number(n));
+    }
   }
+  const newest = Math.max(1, ...rounds.values());
   const show = (title: string, rs: typeof rows) => {
     const given = rs.filter((r) => r.got !== 'uncategorized').length;
     const right = rs.filter((r) => r.got === r.want).length;
@@ -331,11 +336,11 @@ if (process.env.VISION_SCORE_TEST === '1') {
     );
   };
   show(
-    'TEST round 3',
-    rows.filter((r) => rounds.get(r.file) === 3),
+    `TEST round ${newest}`,
+    rows.filter((r) => rounds.get(r.file) === newest),
   );
   show(
-    'TEST fresh (rounds 2+3)',
+    `TEST fresh (rounds 2-${newest})`,
     rows.filter((r) => rounds.has(r.file)),
   );
   show('TEST whole', rows);
