@@ -26,12 +26,20 @@ interface Page {
   total: number | null;
 }
 
-async function upload(cookie: string, name: string, bytes: Buffer): Promise<string> {
+/** Uploads one photo to `app` (the shared test app unless given) and returns what the server answered for it. */
+async function uploadPhoto(
+  cookie: string,
+  name: string,
+  bytes: Buffer,
+  app = t.app,
+): Promise<{ id: string; thumbnailUrl: string }> {
   const { payload, headers } = photoUpload([{ name, bytes }]);
-  const res = await t.app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload });
+  const res = await app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload });
   expect(res.statusCode, res.body).toBe(201);
-  return (res.json() as { results: Array<{ photo: { id: string } }> }).results[0]!.photo.id;
+  return (res.json() as { results: Array<{ photo: { id: string; thumbnailUrl: string } }> }).results[0]!.photo;
 }
+
+const upload = async (cookie: string, name: string, bytes: Buffer) => (await uploadPhoto(cookie, name, bytes)).id;
 
 /** A small JPEG in one colour, with the EXIF date taken and camera given. */
 const jpeg = (colour: string, exif?: { taken?: string; make?: string; model?: string }) => {
@@ -222,16 +230,7 @@ describe("an upload's fingerprint", () => {
         keysRead.push(key);
         return read(key);
       };
-      const { payload, headers } = photoUpload([{ name: 'held.jpg', bytes: await jpeg('#7a2ab0') }]);
-      const res = await own.app.inject({
-        method: 'POST',
-        url: '/api/photos',
-        headers: { ...headers, cookie },
-        payload,
-      });
-      expect(res.statusCode, res.body).toBe(201);
-      const photo = (res.json() as { results: Array<{ photo: { id: string; thumbnailUrl: string } }> }).results[0]!
-        .photo;
+      const photo = await uploadPhoto(cookie, 'held.jpg', await jpeg('#7a2ab0'), own.app);
       const thumbnailVersion = new URL(photo.thumbnailUrl, 'http://x').searchParams.get('v')!;
       // Close waits for the fingerprints made after an answer.
       await own.app.close();
@@ -252,15 +251,7 @@ describe('stopping the server', () => {
     const own = await createTestApp();
     try {
       const { cookie } = await signUp(own.app);
-      const { payload, headers } = photoUpload([{ name: 'last.jpg', bytes: await jpeg('#2a7ab0') }]);
-      const res = await own.app.inject({
-        method: 'POST',
-        url: '/api/photos',
-        headers: { ...headers, cookie },
-        payload,
-      });
-      expect(res.statusCode, res.body).toBe(201);
-      const id = (res.json() as { results: Array<{ photo: { id: string } }> }).results[0]!.photo.id;
+      const { id } = await uploadPhoto(cookie, 'last.jpg', await jpeg('#2a7ab0'), own.app);
       // Stopped the moment the upload is answered: its fingerprint, made after the answer, is
       // written before close resolves (and so before the database would close).
       await own.app.close();
