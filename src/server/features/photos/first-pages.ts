@@ -19,8 +19,17 @@ export interface BuiltPage {
   state: LibraryState;
   json: string;
 }
-/** Builds a page; `known` is the state this request already read (null when it read none). */
-export type BuildPage = (known: LibraryState | null) => Promise<BuiltPage>;
+/** Builds a page; `known` is the latest state known when the build starts (the page may be newer). */
+export type BuildPage = (known: LibraryState) => Promise<BuiltPage>;
+
+interface Flight {
+  /** Every version up to this one was known when the build started: it reads that one or a later one. */
+  floor: number;
+  current: Promise<Entry>;
+  /** The build queued behind `current`, and the newest state its requests know. */
+  next: Promise<Entry> | null;
+  nextState: LibraryState | null;
+}
 
 /** Which first page: the plain list, a page of `limit`, the timeline's first page of `limit`. */
 export type FirstPageKind = string;
@@ -37,7 +46,12 @@ const VARY = 'Cookie, Accept-Encoding';
  * 0004_photo_library_version). The version comes from `versions` when it knows it (told by every
  * write, library-versions.ts: no database read at all), otherwise from one primary-key read. The
  * ETag names user, page and version, so a repeat with If-None-Match costs at most that read (304).
- * A request with `Cache-Control: no-cache` (a browser's hard reload) makes the page again.
+ *
+ * `Cache-Control: no-cache` (a browser's hard reload) asks for an answer validated with the
+ * origin, and a page checked against the library's current version is exactly that: it is served
+ * like any other request. Making the page again for it would let one client cost a page build per
+ * request. When a page must be made (a new version, or none known), the requests for it share one
+ * build that starts after they arrived: one build in flight per user and page, one queued behind it.
  */
 export function createFirstPages(deps: {
   state: (userId: string) => Promise<LibraryState>;
@@ -48,16 +62,15 @@ export function createFirstPages(deps: {
   const versions = deps.versions;
   const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
   const entries = new Map<string, Entry>();
-  /** One build per (user, page, version) at a time: fifty requests after a write share one. */
-  const building = new Map<string, Promise<Entry>>();
+  /** Per user and page: the build in flight and the one queued behind it. */
+  const builds = new Map<string, Flight>();
   let bytes = 0;
   /** Per user: the version read in flight and the one queued behind it. */
   const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
 
   function startRead(userId: string): Promise<LibraryState> {
     // Started on the next turn of the event loop: the requests of this user that arrived in the
-    // same turn (parsed from their sockets before it) share it. On PGlite a query runs on this
-    // thread, so without the pause a read would finish before the next request was even read.
+    // same turn (parsed from their sockets before it) share it.
     const token = versions?.begin() ?? null;
     const slot = {
       current: new Promise<void>((resolve) => setImmediate(resolve))
@@ -106,45 +119,64 @@ export function createFirstPages(deps: {
     }
   }
 
-  async function make(
-    known: LibraryState | null,
-    build: BuildPage,
-    read?: (state: LibraryState) => void,
-  ): Promise<Entry> {
-    const built = await build(known);
-    // The state a build read with its rows is as good as a version read.
-    if (!known) read?.(built.state);
-    const json = Buffer.from(built.json);
-    // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
-    return { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
-  }
-
   function keep(key: string, entry: Entry) {
     // A slower, older build never replaces a newer page.
     const current = entries.get(key);
     if (!current || current.version <= entry.version) store(key, entry);
   }
 
-  /** The page at `state`'s version (or a later one), from memory or built once for every request waiting on it. */
-  async function entryFor(key: string, state: LibraryState, build: BuildPage): Promise<Entry> {
+  /** Builds the page now; what it read teaches `versions` the user's state. */
+  function startBuild(key: string, userId: string, known: LibraryState, build: BuildPage): Promise<Entry> {
+    // A build reads at a moment after it starts, so whatever version is known now is its floor.
+    const told = versions?.get(userId);
+    const state = told && told.version > known.version ? told : known;
+    const token = versions?.begin() ?? null;
+    const flight: Flight = {
+      floor: state.version,
+      current: Promise.resolve().then(async () => {
+        const built = await build(state);
+        versions?.learn(userId, built.state, token);
+        const json = Buffer.from(built.json);
+        // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
+        const entry: Entry = { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
+        keep(key, entry);
+        return entry;
+      }),
+      next: null,
+      nextState: null,
+    };
+    builds.set(key, flight);
+    const done = () => {
+      if (builds.get(key) === flight && !flight.next) builds.delete(key);
+    };
+    flight.current.then(done, done);
+    return flight.current;
+  }
+
+  /**
+   * The page at `state`'s version or a later one. A build in flight is shared only if it began
+   * once that version was known (it reads it or a later one); otherwise the request waits for the
+   * one build queued behind it, which starts after every request waiting on it arrived.
+   */
+  function buildFor(key: string, userId: string, state: LibraryState, build: BuildPage): Promise<Entry> {
+    const flight = builds.get(key);
+    if (!flight) return startBuild(key, userId, state, build);
+    if (flight.floor >= state.version) return flight.current;
+    if (!flight.nextState || flight.nextState.version < state.version) flight.nextState = state;
+    const ignore = () => undefined;
+    flight.next ??= flight.current.then(ignore, ignore).then(() => startBuild(key, userId, flight.nextState!, build));
+    return flight.next;
+  }
+
+  /** The page at `state`'s version (or a later one), from memory or from a build shared with the requests waiting on it. */
+  function entryFor(key: string, userId: string, state: LibraryState, build: BuildPage): Entry | Promise<Entry> {
     const found = entries.get(key);
     if (found && found.version >= state.version) {
       entries.delete(key);
       entries.set(key, found);
       return found;
     }
-    const flight = `${key}\n${state.version}`;
-    const inFlight = building.get(flight);
-    if (inFlight) return inFlight;
-    const p = make(state, build);
-    building.set(flight, p);
-    try {
-      const entry = await p;
-      keep(key, entry);
-      return entry;
-    } finally {
-      if (building.get(flight) === p) building.delete(flight);
-    }
+    return buildFor(key, userId, state, build);
   }
 
   /** Cached bytes of `entry` in `encoding`, compressed on first demand (a failure is not kept). */
@@ -169,30 +201,15 @@ export function createFirstPages(deps: {
     reply.header('Cache-Control', 'private, no-cache');
     const vary = reply.getHeader('vary');
     reply.header('Vary', vary === undefined ? VARY : mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
-    const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
     const inm = request.headers['if-none-match'];
-    // A request that wants the page made again and names no copy it holds needs no separate
-    // version read: the build reads the state with the rows.
-    let state: LibraryState | null = null;
-    let stateTag = '';
-    if (!fresh || inm) {
-      state = versions?.get(userId) ?? (await readState(userId));
-      stateTag = tagOf(userId, kind, state.version);
-      if (matches(inm, stateTag)) {
-        reply.header('ETag', `"${stateTag}"`);
-        return reply.code(304).send();
-      }
+    const state = versions?.get(userId) ?? (await readState(userId));
+    const stateTag = tagOf(userId, kind, state.version);
+    if (inm && matches(inm, stateTag)) {
+      reply.header('ETag', `"${stateTag}"`);
+      return reply.code(304).send();
     }
-    const key = `${userId}\n${kind}`;
-    let entry: Entry;
-    if (fresh || !state) {
-      const token = versions?.begin() ?? null;
-      entry = await make(state, build, (read) => versions?.learn(userId, read, token));
-      keep(key, entry);
-    } else {
-      entry = await entryFor(key, state, build);
-    }
-    const tag = state && entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
+    const entry = await entryFor(`${userId}\n${kind}`, userId, state, build);
+    const tag = entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
     const encoding = preferredEncoding(request.headers['accept-encoding']);
     reply.type('application/json; charset=utf-8');
     if (!encoding) {
@@ -210,7 +227,7 @@ export function createFirstPages(deps: {
     /**
      * Answers a first page for `userId`: 304 when If-None-Match names the current version,
      * otherwise the cached bytes in the encoding the client prefers. `build` reads the page and
-     * the library state it belongs to in one go (`known`: the state already read, or null).
+     * the library state it belongs to in one go (`known`: the latest state known as it starts).
      */
     sendPage: serve,
 
@@ -222,10 +239,7 @@ export function createFirstPages(deps: {
       kind: FirstPageKind,
       build: (state: LibraryState) => Promise<string>,
     ) {
-      return serve(request, reply, userId, kind, async (known) => {
-        const state = known ?? (await deps.state(userId));
-        return { state, json: await build(state) };
-      });
+      return serve(request, reply, userId, kind, async (state) => ({ state, json: await build(state) }));
     },
 
     /** Forgets every page (tests, memory pressure); the next request makes them again. */
