@@ -92,6 +92,28 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     }
   });
 
+  it("a page served from memory at once carries the full route's headers (security headers included) and bytes", async () => {
+    const { cookie } = await signUp(t.app);
+    const withoutDate = (h: Record<string, unknown>) => ({ ...h, date: undefined });
+    for (const url of FIRST_PAGES.slice(0, 2)) {
+      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip, deflate' }]) {
+        // The first answer is the route's (the page or its compressed copy is made then).
+        const full = await get(t.app, cookie, url, headers);
+        const once = await get(t.app, cookie, url, headers);
+        expect(full.statusCode).toBe(200);
+        expect(full.headers['content-security-policy']).toBeTruthy();
+        expect(withoutDate(once.headers)).toEqual(withoutDate(full.headers));
+        expect(once.rawPayload.equals(full.rawPayload)).toBe(true);
+      }
+    }
+    // Asked in ways the early answer leaves to the route: the same page and ETag.
+    const plain = await get(t.app, cookie, '/api/photos?limit=50');
+    expect((await get(t.app, cookie, '/api/photos?limit=050')).headers.etag).toBe(plain.headers.etag);
+    expect((await get(t.app, cookie, '/api/photos?limit=50&limit=50')).statusCode).toBe(400);
+    expect((await get(t.app, cookie, '/api/photos?limit=201')).statusCode).toBe(400);
+    expect((await get(t.app, cookie, '/api/photos?limit=0')).statusCode).toBe(400);
+  });
+
   it('builds a first page in one statement that shows the same photos as the single-photo answer, with a cursor to the rest', async () => {
     const { cookie } = await signUp(t.app);
     const ids = itemsOf((await get(t.app, cookie, '/api/photos?limit=50')).body).map((p) => p.id);

@@ -90,7 +90,7 @@ describe('first pages: building and compressing', () => {
 
     // The version is checked (read, as nothing tells this cache of writes) and the page is still
     // that version's: the same bytes, no build, whether or not the request says no-cache.
-    for (const headers of [{ 'cache-control': 'no-cache' }, { pragma: 'no-cache' }, {}]) {
+    for (const headers of [{ 'cache-control': 'no-cache' }, { pragma: 'no-cache' }, {}] as Record<string, string>[]) {
       const again = await get({ ...headers, 'accept-encoding': 'br' });
       expect(again.rawPayload.equals(cold.rawPayload)).toBe(true);
       expect(again.headers.etag).toBe(brTag);
@@ -272,6 +272,89 @@ describe('first pages: versions told by notifications', () => {
     db.tell('garbage');
     expect(await page()).toBe(3);
     expect(reads).toBe(8);
+    versions.close();
+    await app.close();
+  });
+});
+
+describe('first pages: answered at once', () => {
+  it('a page in memory at the told version is answered from the request hook with the full answer’s headers and bytes; anything else takes the route', async () => {
+    const db = fakeNotifications();
+    const versions = createLibraryVersions(db.source);
+    db.listening(true);
+    let version = 1;
+    let handled = 0;
+    const pages = createFirstPages({ versions, state: async () => ({ version, total: 1 }) });
+    const json = () =>
+      JSON.stringify({ version, items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: `Photo ${i}` })) });
+    const app = Fastify();
+    app.get(
+      '/page',
+      {
+        onRequest: (request, reply, done) => {
+          pages.answerAtOnce(request, reply, 'user-1', 'page');
+          done();
+        },
+      },
+      (request, reply) => {
+        handled += 1;
+        return pages.sendPage(request, reply, 'user-1', 'page', async () => ({
+          state: { version, total: 1 },
+          json: json(),
+        }));
+      },
+    );
+    await app.ready();
+    const get = (headers: Record<string, string> = {}) => app.inject({ method: 'GET', url: '/page', headers });
+    const same = (a: Awaited<ReturnType<typeof get>>, b: Awaited<ReturnType<typeof get>>) => {
+      const { date: _a, ...ha } = a.headers;
+      const { date: _b, ...hb } = b.headers;
+      expect(ha).toEqual(hb);
+      expect(a.statusCode).toBe(b.statusCode);
+      expect(a.rawPayload.equals(b.rawPayload)).toBe(true);
+    };
+    db.tell('user-1:1:1');
+
+    const full = await get();
+    expect(handled).toBe(1);
+    const once = await get({ 'cache-control': 'no-cache' });
+    expect(handled).toBe(1);
+    same(once, full);
+    expect(JSON.parse(once.body).version).toBe(1);
+
+    // A compressed copy is made by the route the first time, then answered at once.
+    for (const encoding of ['br', 'gzip']) {
+      const made = await get({ 'accept-encoding': encoding });
+      expect(made.headers['content-encoding']).toBe(encoding);
+      const before = handled;
+      same(await get({ 'accept-encoding': encoding }), made);
+      expect(handled).toBe(before);
+    }
+    expect(handled).toBe(3);
+
+    const etag = String(full.headers.etag);
+    const notModified = await get({ 'if-none-match': etag });
+    expect(notModified.statusCode).toBe(304);
+    expect(handled).toBe(3);
+    // Not listening: nothing told is trusted, the route reads the version and answers the same.
+    db.listening(false);
+    same(await get({ 'if-none-match': etag }), notModified);
+    same(await get(), full);
+    expect(handled).toBe(5);
+    db.listening(true);
+
+    // A write told: the kept page is older, so the route builds the new one.
+    version = 2;
+    db.tell('user-1:2:1');
+    const newer = await get({ 'if-none-match': etag });
+    expect(newer.statusCode).toBe(200);
+    expect(JSON.parse(newer.body).version).toBe(2);
+    expect(handled).toBe(6);
+    same(await get(), newer);
+    expect(handled).toBe(6);
+    // HEAD takes the route.
+    expect((await app.inject({ method: 'HEAD', url: '/page' })).statusCode).toBe(200);
+    expect(handled).toBe(7);
     versions.close();
     await app.close();
   });

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { compress, mergeVary, preferredEncoding, type Encoding } from '../../http/compression';
 import type { LibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
@@ -9,8 +10,14 @@ export const FIRST_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   version: number;
+  /** The ETag's value without its encoding suffix: user, page and this version. */
+  tag: string;
   json: Buffer;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+  /** The compressed copies made so far, to answer without waiting. */
+  ready: Partial<Record<Encoding, Buffer>>;
+  /** The answer's headers per encoding, made once: every request for this page sends the same. */
+  heads: Partial<Record<Encoding | 'identity', OutgoingHttpHeaders>>;
   bytes: number;
 }
 
@@ -37,6 +44,27 @@ export type FirstPageKind = string;
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
 /** A page differs per user and per encoding. */
 const VARY = 'Cookie, Accept-Encoding';
+const CACHE_CONTROL = 'private, no-cache';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The headers of a 200 with `entry`'s bytes in `encoding` (null: as they are). */
+function headersOf(entry: Entry, encoding: Encoding | null, body: Buffer): OutgoingHttpHeaders {
+  const slot = encoding ?? 'identity';
+  let heads = entry.heads[slot];
+  if (!heads) {
+    heads = {
+      'cache-control': CACHE_CONTROL,
+      vary: VARY,
+      'content-type': JSON_TYPE,
+      // A strong ETag names the bytes: each encoding has its own.
+      etag: `"${entry.tag}${encoding ? SUFFIX[encoding] : ''}"`,
+      ...(encoding ? { 'content-encoding': encoding } : {}),
+      'content-length': body.length,
+    };
+    entry.heads[slot] = heads;
+  }
+  return heads;
+}
 
 /**
  * Each user's first gallery pages, serialised and compressed once per library version.
@@ -126,7 +154,13 @@ export function createFirstPages(deps: {
   }
 
   /** Builds the page now; what it read teaches `versions` the user's state. */
-  function startBuild(key: string, userId: string, known: LibraryState, build: BuildPage): Promise<Entry> {
+  function startBuild(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    known: LibraryState,
+    build: BuildPage,
+  ): Promise<Entry> {
     // A build reads at a moment after it starts, so whatever version is known now is its floor.
     const told = versions?.get(userId);
     const state = told && told.version > known.version ? told : known;
@@ -138,7 +172,16 @@ export function createFirstPages(deps: {
         versions?.learn(userId, built.state, token);
         const json = Buffer.from(built.json);
         // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
-        const entry: Entry = { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
+        const version = built.state.version;
+        const entry: Entry = {
+          version,
+          tag: tagOf(userId, kind, version),
+          json,
+          encoded: {},
+          ready: {},
+          heads: {},
+          bytes: Math.ceil(json.length * 1.5),
+        };
         keep(key, entry);
         return entry;
       }),
@@ -158,25 +201,47 @@ export function createFirstPages(deps: {
    * once that version was known (it reads it or a later one); otherwise the request waits for the
    * one build queued behind it, which starts after every request waiting on it arrived.
    */
-  function buildFor(key: string, userId: string, state: LibraryState, build: BuildPage): Promise<Entry> {
+  function buildFor(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    state: LibraryState,
+    build: BuildPage,
+  ): Promise<Entry> {
     const flight = builds.get(key);
-    if (!flight) return startBuild(key, userId, state, build);
+    if (!flight) return startBuild(key, userId, kind, state, build);
     if (flight.floor >= state.version) return flight.current;
     if (!flight.nextState || flight.nextState.version < state.version) flight.nextState = state;
     const ignore = () => undefined;
-    flight.next ??= flight.current.then(ignore, ignore).then(() => startBuild(key, userId, flight.nextState!, build));
+    flight.next ??= flight.current
+      .then(ignore, ignore)
+      .then(() => startBuild(key, userId, kind, flight.nextState!, build));
     return flight.next;
   }
 
   /** The page at `state`'s version (or a later one), from memory or from a build shared with the requests waiting on it. */
-  function entryFor(key: string, userId: string, state: LibraryState, build: BuildPage): Entry | Promise<Entry> {
+  function entryFor(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    state: LibraryState,
+    build: BuildPage,
+  ): Entry | Promise<Entry> {
+    const found = fresh(key, state.version);
+    return found ?? buildFor(key, userId, kind, state, build);
+  }
+
+  /** The kept page if it is at `version` or later, marked as just used. */
+  let lastUsed = '';
+  function fresh(key: string, version: number): Entry | undefined {
     const found = entries.get(key);
-    if (found && found.version >= state.version) {
+    if (!found || found.version < version) return undefined;
+    if (lastUsed !== key) {
       entries.delete(key);
       entries.set(key, found);
-      return found;
+      lastUsed = key;
     }
-    return buildFor(key, userId, state, build);
+    return found;
   }
 
   /** Cached bytes of `entry` in `encoding`, compressed on first demand (a failure is not kept). */
@@ -186,7 +251,10 @@ export function createFirstPages(deps: {
       // Only the encoding asked for, when first asked for: most pages are never asked for in both.
       const made = compress(entry.json, encoding);
       entry.encoded[encoding] = encoded = made;
-      made.catch(() => entry.encoded[encoding] === made && delete entry.encoded[encoding]);
+      made.then(
+        (bytes) => void (entry.encoded[encoding] === made && (entry.ready[encoding] = bytes)),
+        () => entry.encoded[encoding] === made && delete entry.encoded[encoding],
+      );
     }
     return encoded;
   }
@@ -198,29 +266,51 @@ export function createFirstPages(deps: {
     kind: FirstPageKind,
     build: BuildPage,
   ) {
-    reply.header('Cache-Control', 'private, no-cache');
-    const vary = reply.getHeader('vary');
-    reply.header('Vary', vary === undefined ? VARY : mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
     const inm = request.headers['if-none-match'];
     const state = versions?.get(userId) ?? (await readState(userId));
     const stateTag = tagOf(userId, kind, state.version);
+    const vary = reply.getHeader('vary');
     if (inm && matches(inm, stateTag)) {
-      reply.header('ETag', `"${stateTag}"`);
+      reply.headers(notModifiedHeaders(stateTag));
+      if (vary !== undefined) reply.header('Vary', mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
       return reply.code(304).send();
     }
-    const entry = await entryFor(`${userId}\n${kind}`, userId, state, build);
-    const tag = entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
+    const entry = await entryFor(`${userId}\n${kind}`, userId, kind, state, build);
     const encoding = preferredEncoding(request.headers['accept-encoding']);
-    reply.type('application/json; charset=utf-8');
-    if (!encoding) {
-      reply.header('ETag', `"${tag}"`);
-      return reply.send(entry.json);
-    }
-    const body = await encodedOf(entry, encoding);
-    // A strong ETag names the bytes: each encoding has its own.
-    reply.header('ETag', `"${tag}${SUFFIX[encoding]}"`);
-    reply.header('Content-Encoding', encoding);
+    const body = encoding ? await encodedOf(entry, encoding) : entry.json;
+    reply.headers(headersOf(entry, encoding, body));
+    if (vary !== undefined) reply.header('Vary', mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
     return reply.send(body);
+  }
+
+  /**
+   * The answer `serve` would give, written at once when it needs nothing that is not in memory
+   * already: the version told by the database, the page at that version, its bytes in the encoding
+   * asked for. Nothing else of the request's lifecycle runs (validation, handler, send hooks): the
+   * response's own listeners still run, so it is logged as any other. False: nothing was written.
+   */
+  function answerAtOnce(request: FastifyRequest, reply: FastifyReply, userId: string, kind: FirstPageKind): boolean {
+    const state = versions?.get(userId);
+    if (!state || request.method !== 'GET' || reply.raw.hasHeader('vary')) return false;
+    const inm = request.headers['if-none-match'];
+    if (inm) {
+      const stateTag = tagOf(userId, kind, state.version);
+      if (matches(inm, stateTag)) {
+        reply.hijack();
+        reply.raw.writeHead(304, notModifiedHeaders(stateTag));
+        reply.raw.end();
+        return true;
+      }
+    }
+    const entry = fresh(`${userId}\n${kind}`, state.version);
+    if (!entry) return false;
+    const encoding = preferredEncoding(request.headers['accept-encoding']);
+    const body = encoding ? entry.ready[encoding] : entry.json;
+    if (!body) return false;
+    reply.hijack();
+    reply.raw.writeHead(200, headersOf(entry, encoding, body));
+    reply.raw.end(body);
+    return true;
   }
 
   return {
@@ -230,6 +320,8 @@ export function createFirstPages(deps: {
      * the library state it belongs to in one go (`known`: the latest state known as it starts).
      */
     sendPage: serve,
+
+    answerAtOnce,
 
     /** As `sendPage`, for a page whose `build` needs the library state read first. */
     send(
@@ -267,9 +359,16 @@ function tagOf(userId: string, kind: FirstPageKind, version: number): string {
   return `${name}.${version}`;
 }
 
+/** The headers of a 304 for the page at this version. */
+function notModifiedHeaders(tag: string): OutgoingHttpHeaders {
+  return { 'cache-control': CACHE_CONTROL, vary: VARY, etag: `"${tag}"` };
+}
+
 /** If-None-Match names this version (in any encoding: the content is the same, only its bytes differ). */
 function matches(header: string | undefined, tag: string): boolean {
   if (!header) return false;
+  // What a client sends back: the one ETag it was given.
+  if (header === `"${tag}"` || header === `"${tag}${SUFFIX.br}"` || header === `"${tag}${SUFFIX.gzip}"`) return true;
   return header.split(',').some((t) => {
     const v = t.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
     return v === '*' || v === tag || v === `${tag}${SUFFIX.br}` || v === `${tag}${SUFFIX.gzip}`;
