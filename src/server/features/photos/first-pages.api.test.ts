@@ -96,7 +96,10 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
     const { cookie } = await signUp(t.app);
     const withoutDate = (h: Record<string, unknown>) => ({ ...h, date: undefined });
     for (const url of FIRST_PAGES.slice(0, 2)) {
-      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip, deflate' }]) {
+      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip, deflate' }] as Record<
+        string,
+        string
+      >[]) {
         // The first answer is the route's (the page or its compressed copy is made then).
         const full = await get(t.app, cookie, url, headers);
         const once = await get(t.app, cookie, url, headers);
