@@ -287,7 +287,8 @@ describe('first pages: answered at once', () => {
     const pages = createFirstPages({ versions, state: async () => ({ version, total: 1 }) });
     const json = () =>
       JSON.stringify({ version, items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: `Photo ${i}` })) });
-    const app = Fastify();
+    const lines: string[] = [];
+    const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } });
     app.get(
       '/page',
       {
@@ -355,6 +356,10 @@ describe('first pages: answered at once', () => {
     // HEAD takes the route.
     expect((await app.inject({ method: 'HEAD', url: '/page' })).statusCode).toBe(200);
     expect(handled).toBe(7);
+    // Answered at once or not, every request is logged as completed with its status.
+    const completed = lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request completed');
+    expect(completed).toHaveLength(12);
+    expect(completed.filter((e) => e.res.statusCode === 304)).toHaveLength(2);
     versions.close();
     await app.close();
   });
