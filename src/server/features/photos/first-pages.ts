@@ -90,6 +90,8 @@ export function createFirstPages(deps: {
   const versions = deps.versions;
   const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
   const entries = new Map<string, Entry>();
+  /** The key last moved to the end of `entries` (the most recently used): a repeat moves nothing. */
+  let lastUsed = '';
   /** Per user and page: the build in flight and the one queued behind it. */
   const builds = new Map<string, Flight>();
   let bytes = 0;
@@ -139,6 +141,7 @@ export function createFirstPages(deps: {
     }
     if (entry.bytes > maxBytes) return;
     entries.set(key, entry);
+    lastUsed = key;
     bytes += entry.bytes;
     for (const [k, e] of entries) {
       if (bytes <= maxBytes) break;
@@ -232,7 +235,6 @@ export function createFirstPages(deps: {
   }
 
   /** The kept page if it is at `version` or later, marked as just used. */
-  let lastUsed = '';
   function fresh(key: string, version: number): Entry | undefined {
     const found = entries.get(key);
     if (!found || found.version < version) return undefined;
