@@ -9,27 +9,15 @@
  *
  *   npx tsx bench/cached-ab.bench.ts <other checkout root> [pglite|postgres=pglite] [seconds=5]
  */
-import { readFileSync } from 'node:fs';
 import { runAbba } from './lib/ab.js';
 import { bareServer, load, type LoadResult } from './lib/load.js';
 import type { Libraries } from './lib/libraries.js';
-import type { RunningServer } from './lib/server.js';
+import { processCpuMs as cpuMs, type RunningServer } from './lib/server.js';
 import { ms } from './lib/report.js';
 
 const PATH = '/api/photos?limit=100';
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
-
-/** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat's times. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU time (user + system, every thread) the process has used so far, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name's closing parenthesis: state is the 3rd, utime the 14th, stime the 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
 
 async function measured(
   url: string,

@@ -2,12 +2,14 @@
  * P3's page build, before/after on one machine: two builds (this checkout's and another's) take
  * turns on the same database (the same seeded 100- and 100,000-photo libraries), in the order
  * A B B A, so both see the same minutes of a shared machine. For each: the median time of
- * sequential cold requests (`Cache-Control: no-cache`: the page is made each time; one connection,
- * nothing queued) and cold req/s at 50 connections, each after an uncounted warm-up.
+ * sequential cold requests (the first page's photos through the uncached keyset path, lib/cold.ts:
+ * the page is made each time; one connection, nothing queued) and cold req/s at 50 connections,
+ * each after an uncounted warm-up.
  *
  *   npx tsx bench/page-build.bench.ts <other checkout root> [pglite|postgres=pglite] [seconds=5]
  */
 import { runAbba } from './lib/ab.js';
+import { coldPath } from './lib/cold.js';
 import { load } from './lib/load.js';
 import type { Libraries } from './lib/libraries.js';
 import type { RunningServer } from './lib/server.js';
@@ -35,8 +37,8 @@ async function measure(server: RunningServer, libs: Libraries, seconds: number) 
     ['100', libs.small],
     ['100k', libs.big],
   ] as const) {
-    const url = `${server.url}${PATH}`;
-    const headers = { cookie: s.cookie, 'cache-control': 'no-cache' };
+    const url = `${server.url}${coldPath(PATH)}`;
+    const headers = { cookie: s.cookie };
     await sequential(url, headers, 50);
     const p50 = await sequential(url, headers, SEQUENTIAL);
     await load(url, { connections: 50, seconds: 2, headers });

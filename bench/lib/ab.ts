@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCluster, stopCluster } from '../../scripts/pg-cluster.mjs';
 import { prepareLibraries, type Libraries } from './libraries.js';
-import { buildApp, removeDir, ROOT, startServer, type RunningServer } from './server.js';
+import { buildApp, removeDir, ROOT, startServer, waitServerIdle, type RunningServer } from './server.js';
 
 /**
  * Before/after on one machine: this checkout's build and another's (`argv[2]`) take turns in the
@@ -24,6 +24,7 @@ export function runAbba(measure: (server: RunningServer, libs: Libraries, second
       for (const which of ['this', 'other', 'other', 'this'] as const) {
         const server = await startServer({ dataDir: libs.server.dataDir, env, root: builds[which] });
         try {
+          await waitServerIdle(server.pid);
           const before = os.loadavg()[0]!.toFixed(1);
           const result = await measure(server, libs, seconds);
           console.log(which, builds[which], `load ${before} -> ${os.loadavg()[0]!.toFixed(1)}`, result);

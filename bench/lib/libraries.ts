@@ -7,7 +7,16 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { register, waitAnalysisIdle, type Session } from './http.js';
 import { printTable, type Row } from './report.js';
-import { buildApp, removeDir, ROOT, serverEnv, startServer, tempDataDir, type RunningServer } from './server.js';
+import {
+  buildApp,
+  removeDir,
+  ROOT,
+  serverEnv,
+  startServer,
+  tempDataDir,
+  waitServerIdle,
+  type RunningServer,
+} from './server.js';
 
 export const BIG = 100_000;
 export const SMALL = 100;
@@ -56,6 +65,7 @@ export async function prepareLibraries(opts: { databaseUrl?: string; root?: stri
   // The demo photos' analyses (queued at sign-up) would otherwise take the CPU from what is measured.
   await waitAnalysisIdle(b, 300_000);
   await waitAnalysisIdle(s, 300_000);
+  await waitServerIdle(server.pid);
   return {
     kind: opts.databaseUrl ? 'postgres' : 'pglite',
     server,

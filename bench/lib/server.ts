@@ -4,7 +4,7 @@
  * engineers share dist/.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -128,5 +128,35 @@ export async function withServer<T>(fn: (server: RunningServer) => Promise<T>): 
   } finally {
     await server.stop();
     removeDir(server.dataDir);
+  }
+}
+
+/** CPU time (user + system, every thread) process `pid` has used so far, in ms (Linux's 100 ticks/s). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name's closing parenthesis: utime is the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Waits until the server has finished its start-up work: every start makes the demo library's
+ * derivatives again (sharp, in the background), which would otherwise land in the first window
+ * measured and cost it 2-8x the CPU per answer of later ones. Idle: under `maxMs` of CPU in each
+ * of two consecutive seconds. Gives up after `timeoutMs` and says so.
+ */
+export async function waitServerIdle(pid: number, maxMs = 50, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  let last = processCpuMs(pid);
+  while (quiet < 2) {
+    if (Date.now() > deadline) {
+      console.warn(`server ${pid} still busy after ${timeoutMs / 1000} s; measuring anyway`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = processCpuMs(pid);
+    quiet = now - last < maxMs ? quiet + 1 : 0;
+    last = now;
   }
 }

@@ -25,15 +25,17 @@ const itemsOf = (body: string): Item[] => {
 
 /**
  * Watches the database reads of `database`'s pool: `versionReads()` counts the separate library
- * version reads (the named statement of photos.repository.ts `libraryState`) made since.
+ * version reads (the named statement of photos.repository.ts `libraryState`) made since,
+ * `pageBuilds()` the reads of a photos first page (`firstPage`).
  */
 function watchReads(database: Database) {
   const pool = (database.db as unknown as { $client: pg.Pool }).$client;
   const spy = vi.spyOn(pool, 'query');
+  const named = (name: string) =>
+    spy.mock.calls.filter(([q]) => typeof q === 'object' && (q as { name?: string }).name === name).length;
   return {
-    versionReads: () =>
-      spy.mock.calls.filter(([q]) => typeof q === 'object' && (q as { name?: string }).name === 'photo_library_state')
-        .length,
+    versionReads: () => named('photo_library_state'),
+    pageBuilds: () => named('photos_first_page_state'),
     restore: () => spy.mockRestore(),
   };
 }
@@ -88,6 +90,31 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
         expect(revalidated.statusCode).toBe(304);
       }
     }
+  });
+
+  it("a page served from memory at once carries the full route's headers (security headers included) and bytes", async () => {
+    const { cookie } = await signUp(t.app);
+    const withoutDate = (h: Record<string, unknown>) => ({ ...h, date: undefined });
+    for (const url of FIRST_PAGES.slice(0, 2)) {
+      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip, deflate' }] as Record<
+        string,
+        string
+      >[]) {
+        // The first answer is the route's (the page or its compressed copy is made then).
+        const full = await get(t.app, cookie, url, headers);
+        const once = await get(t.app, cookie, url, headers);
+        expect(full.statusCode).toBe(200);
+        expect(full.headers['content-security-policy']).toBeTruthy();
+        expect(withoutDate(once.headers)).toEqual(withoutDate(full.headers));
+        expect(once.rawPayload.equals(full.rawPayload)).toBe(true);
+      }
+    }
+    // Asked in ways the early answer leaves to the route: the same page and ETag.
+    const plain = await get(t.app, cookie, '/api/photos?limit=50');
+    expect((await get(t.app, cookie, '/api/photos?limit=050')).headers.etag).toBe(plain.headers.etag);
+    expect((await get(t.app, cookie, '/api/photos?limit=50&limit=50')).statusCode).toBe(400);
+    expect((await get(t.app, cookie, '/api/photos?limit=201')).statusCode).toBe(400);
+    expect((await get(t.app, cookie, '/api/photos?limit=0')).statusCode).toBe(400);
   });
 
   it('builds a first page in one statement that shows the same photos as the single-photo answer, with a cursor to the rest', async () => {
@@ -245,6 +272,52 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
       expect(itemsOf(theirs.body).some((p) => aIds.has(p.id))).toBe(false);
     }
     expect((await get(t.app, '', FIRST_PAGES[0]!)).statusCode).toBe(401);
+  });
+
+  it("no-cache requests get the page checked against the library's version: a burst builds nothing, a burst after a write shares one build that shows it, and no user gets another's page", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const urls = FIRST_PAGES.slice(0, 2);
+    const idsOf = new Map<string, Set<string>>();
+    for (const u of [a, b]) {
+      idsOf.set(u.cookie, new Set(itemsOf((await get(t.app, u.cookie, urls[0]!)).body).map((p) => p.id)));
+      for (const url of urls) await get(t.app, u.cookie, url);
+    }
+    const noCache = { 'cache-control': 'no-cache', pragma: 'no-cache' };
+    const burst = (cookie: string) =>
+      Promise.all(urls.flatMap((url) => Array.from({ length: 20 }, () => get(t.app, cookie, url, noCache))));
+    const own = (cookie: string, answers: Awaited<ReturnType<typeof burst>>) => {
+      for (const res of answers) {
+        expect(res.statusCode).toBe(200);
+        expect(itemsOf(res.body).every((p) => idsOf.get(cookie)!.has(p.id))).toBe(true);
+      }
+    };
+    const reads = watchReads(t.database);
+    try {
+      const [ra, rb] = await Promise.all([burst(a.cookie), burst(b.cookie)]);
+      own(a.cookie, ra);
+      own(b.cookie, rb);
+      expect(reads.pageBuilds()).toBe(0);
+
+      const [first] = itemsOf(ra[0]!.body);
+      const fav = await t.app.inject({
+        method: 'PUT',
+        url: `/api/photos/${first!.id}/favorite`,
+        headers: { cookie: a.cookie },
+        payload: { favorite: true },
+      });
+      expect(fav.statusCode).toBe(200);
+      const [after, untouched] = await Promise.all([burst(a.cookie), burst(b.cookie)]);
+      own(a.cookie, after);
+      own(b.cookie, untouched);
+      for (const res of after) expect(itemsOf(res.body).find((p) => p.id === first!.id)!.favorite).toBe(true);
+      // One build per page changed (the list and the page of 50), shared by its twenty requests.
+      expect(reads.pageBuilds()).toBeLessThanOrEqual(urls.length * 2);
+      expect(reads.pageBuilds()).toBeGreaterThanOrEqual(urls.length);
+      expect(new Set(untouched.map((r) => r.headers.etag)).size).toBe(urls.length);
+    } finally {
+      reads.restore();
+    }
   });
 
   it('a cached page and its 304 read nothing from the database; the next request after a write shows it, still without a version read; a lost connection makes it read again', async () => {

@@ -59,13 +59,13 @@ describe('first pages: version reads', () => {
 });
 
 describe('first pages: building and compressing', () => {
-  it('a no-cache request without a validator builds from one read; each encoding is made once, when asked for', async () => {
+  it('a no-cache request is answered from the page checked against the current version, built once per version; each encoding is made once, when asked for', async () => {
     let version = 7;
-    const reads: string[] = [];
-    const builds: Array<LibraryState | null> = [];
+    let reads = 0;
+    const builds: LibraryState[] = [];
     const pages = createFirstPages({
       state: async () => {
-        reads.push('state');
+        reads += 1;
         return { version, total: 1 };
       },
     });
@@ -82,36 +82,96 @@ describe('first pages: building and compressing', () => {
     vi.mocked(compress).mockClear();
 
     const cold = await get({ 'cache-control': 'no-cache', 'accept-encoding': 'br' });
-    expect(reads).toHaveLength(0);
-    expect(builds).toEqual([null]);
+    expect(builds).toEqual([{ version: 7, total: 1 }]);
     expect(cold.headers['content-encoding']).toBe('br');
     expect(cold.headers.vary).toBe('Cookie, Accept-Encoding');
     expect(brotliDecompressSync(cold.rawPayload).toString()).toBe(json);
     const brTag = String(cold.headers.etag);
 
-    // The page built for that request is what the next ones get: same bytes, no build, brotli made once.
-    const again = await get({ 'accept-encoding': 'br' });
-    expect(again.rawPayload.equals(cold.rawPayload)).toBe(true);
-    expect(again.headers.etag).toBe(brTag);
+    // The version is checked (read, as nothing tells this cache of writes) and the page is still
+    // that version's: the same bytes, no build, whether or not the request says no-cache.
+    for (const headers of [{ 'cache-control': 'no-cache' }, { pragma: 'no-cache' }, {}] as Record<string, string>[]) {
+      const again = await get({ ...headers, 'accept-encoding': 'br' });
+      expect(again.rawPayload.equals(cold.rawPayload)).toBe(true);
+      expect(again.headers.etag).toBe(brTag);
+    }
+    expect(reads).toBe(4);
     expect(builds).toHaveLength(1);
     expect(vi.mocked(compress).mock.calls.map((c) => c[1])).toEqual(['br']);
 
     const gz = await get({ 'accept-encoding': 'gzip' });
     expect(gunzipSync(gz.rawPayload).toString()).toBe(json);
-    const plain = await get({});
+    const plain = await get({ 'cache-control': 'no-cache' });
     expect(plain.body).toBe(json);
     expect(new Set([brTag, gz.headers.etag, plain.headers.etag]).size).toBe(3);
     expect(vi.mocked(compress).mock.calls.map((c) => c[1])).toEqual(['br', 'gzip']);
     expect(builds).toHaveLength(1);
 
-    // no-cache with a validator: the version is read first, and a match is a 304 without a build.
     expect((await get({ 'cache-control': 'no-cache', 'if-none-match': brTag })).statusCode).toBe(304);
     expect(builds).toHaveLength(1);
+    // A write: the next request, no-cache or not, gets the new version's page, built once.
     version = 8;
     const newer = await get({ 'cache-control': 'no-cache', 'if-none-match': brTag });
     expect(newer.statusCode).toBe(200);
-    expect(builds.at(-1)).toEqual({ version: 8, total: 1 });
+    expect(builds).toEqual([
+      { version: 7, total: 1 },
+      { version: 8, total: 1 },
+    ]);
     expect(newer.headers.etag).not.toBe(plain.headers.etag);
+    for (let i = 0; i < 5; i++) await get({ 'cache-control': 'no-cache' });
+    expect(builds).toHaveLength(2);
+    await app.close();
+  });
+
+  it("one build of a user's page in flight and one queued: a request shares a build only if it began after the version it knows, and never waits on another user's", async () => {
+    let version = 1;
+    const held: Array<{ user: string; release: () => void }> = [];
+    let built = 0;
+    const pages = createFirstPages({ state: async () => ({ version, total: 0 }) });
+    const app = Fastify();
+    app.get('/page/:user', (request, reply) => {
+      const user = (request.params as { user: string }).user;
+      return pages.sendPage(request, reply, user, 'page', async () => {
+        built += 1;
+        // What the database holds when the build reads it.
+        const at = version;
+        await new Promise<void>((resolve) => held.push({ user, release: resolve }));
+        return { state: { version: at, total: 0 }, json: JSON.stringify({ user, version: at }) };
+      });
+    });
+    await app.ready();
+    const get = (user = 'user-1') =>
+      app.inject({ method: 'GET', url: `/page/${user}`, headers: { 'cache-control': 'no-cache' } });
+    const body = async (res: ReturnType<typeof get>) => (await res).json() as { user: string; version: number };
+
+    const first = get();
+    await settle();
+    expect(held).toHaveLength(1);
+    // A write lands while that build reads: it may have read before the write, so the requests
+    // that arrive now (all knowing version 2) wait for one build that starts after it.
+    version = 2;
+    const later = Array.from({ length: 20 }, () => get());
+    const other = get('user-2');
+    await settle();
+    expect(held.map((h) => h.user)).toEqual(['user-1', 'user-2']);
+    held[1]!.release();
+    expect(await body(other)).toEqual({ user: 'user-2', version: 2 });
+
+    held[0]!.release();
+    expect(await body(first)).toEqual({ user: 'user-1', version: 1 });
+    await settle();
+    expect(held).toHaveLength(3);
+    // Arriving while the queued build runs, knowing the version it reads: shares it.
+    const joining = Array.from({ length: 5 }, () => get());
+    await settle();
+    expect(held).toHaveLength(3);
+    held[2]!.release();
+    for (const res of [...later, ...joining]) expect(await body(res)).toEqual({ user: 'user-1', version: 2 });
+    expect(built).toBe(3);
+    // The page is kept: more no-cache requests at that version build nothing.
+    for (const res of await Promise.all([get(), get(), get()]))
+      expect(res.json()).toEqual({ user: 'user-1', version: 2 });
+    expect(built).toBe(3);
     await app.close();
   });
 });
@@ -212,6 +272,94 @@ describe('first pages: versions told by notifications', () => {
     db.tell('garbage');
     expect(await page()).toBe(3);
     expect(reads).toBe(8);
+    versions.close();
+    await app.close();
+  });
+});
+
+describe('first pages: answered at once', () => {
+  it('a page in memory at the told version is answered from the request hook with the full answer’s headers and bytes; anything else takes the route', async () => {
+    const db = fakeNotifications();
+    const versions = createLibraryVersions(db.source);
+    db.listening(true);
+    let version = 1;
+    let handled = 0;
+    const pages = createFirstPages({ versions, state: async () => ({ version, total: 1 }) });
+    const json = () =>
+      JSON.stringify({ version, items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: `Photo ${i}` })) });
+    const lines: string[] = [];
+    const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } });
+    app.get(
+      '/page',
+      {
+        onRequest: (request, reply, done) => {
+          pages.answerAtOnce(request, reply, 'user-1', 'page');
+          done();
+        },
+      },
+      (request, reply) => {
+        handled += 1;
+        return pages.sendPage(request, reply, 'user-1', 'page', async () => ({
+          state: { version, total: 1 },
+          json: json(),
+        }));
+      },
+    );
+    await app.ready();
+    const get = (headers: Record<string, string> = {}) => app.inject({ method: 'GET', url: '/page', headers });
+    const same = (a: Awaited<ReturnType<typeof get>>, b: Awaited<ReturnType<typeof get>>) => {
+      const { date: _a, ...ha } = a.headers;
+      const { date: _b, ...hb } = b.headers;
+      expect(ha).toEqual(hb);
+      expect(a.statusCode).toBe(b.statusCode);
+      expect(a.rawPayload.equals(b.rawPayload)).toBe(true);
+    };
+    db.tell('user-1:1:1');
+
+    const full = await get();
+    expect(handled).toBe(1);
+    const once = await get({ 'cache-control': 'no-cache' });
+    expect(handled).toBe(1);
+    same(once, full);
+    expect(JSON.parse(once.body).version).toBe(1);
+
+    // A compressed copy is made by the route the first time, then answered at once.
+    for (const encoding of ['br', 'gzip']) {
+      const made = await get({ 'accept-encoding': encoding });
+      expect(made.headers['content-encoding']).toBe(encoding);
+      const before = handled;
+      same(await get({ 'accept-encoding': encoding }), made);
+      expect(handled).toBe(before);
+    }
+    expect(handled).toBe(3);
+
+    const etag = String(full.headers.etag);
+    const notModified = await get({ 'if-none-match': etag });
+    expect(notModified.statusCode).toBe(304);
+    expect(handled).toBe(3);
+    // Not listening: nothing told is trusted, the route reads the version and answers the same.
+    db.listening(false);
+    same(await get({ 'if-none-match': etag }), notModified);
+    same(await get(), full);
+    expect(handled).toBe(5);
+    db.listening(true);
+
+    // A write told: the kept page is older, so the route builds the new one.
+    version = 2;
+    db.tell('user-1:2:1');
+    const newer = await get({ 'if-none-match': etag });
+    expect(newer.statusCode).toBe(200);
+    expect(JSON.parse(newer.body).version).toBe(2);
+    expect(handled).toBe(6);
+    same(await get(), newer);
+    expect(handled).toBe(6);
+    // HEAD takes the route.
+    expect((await app.inject({ method: 'HEAD', url: '/page' })).statusCode).toBe(200);
+    expect(handled).toBe(7);
+    // Answered at once or not, every request is logged as completed with its status.
+    const completed = lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request completed');
+    expect(completed).toHaveLength(12);
+    expect(completed.filter((e) => e.res.statusCode === 304)).toHaveLength(2);
     versions.close();
     await app.close();
   });

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { compress, mergeVary, preferredEncoding, type Encoding } from '../../http/compression';
 import type { LibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
@@ -9,8 +10,14 @@ export const FIRST_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   version: number;
+  /** The ETag's value without its encoding suffix: user, page and this version. */
+  tag: string;
   json: Buffer;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+  /** The compressed copies made so far, to answer without waiting. */
+  ready: Partial<Record<Encoding, Buffer>>;
+  /** The answer's headers per encoding, made once: every request for this page sends the same. */
+  heads: Partial<Record<Encoding | 'identity', OutgoingHttpHeaders>>;
   bytes: number;
 }
 
@@ -19,8 +26,17 @@ export interface BuiltPage {
   state: LibraryState;
   json: string;
 }
-/** Builds a page; `known` is the state this request already read (null when it read none). */
-export type BuildPage = (known: LibraryState | null) => Promise<BuiltPage>;
+/** Builds a page; `known` is the latest state known when the build starts (the page may be newer). */
+export type BuildPage = (known: LibraryState) => Promise<BuiltPage>;
+
+interface Flight {
+  /** Every version up to this one was known when the build started: it reads that one or a later one. */
+  floor: number;
+  current: Promise<Entry>;
+  /** The build queued behind `current`, and the newest state its requests know. */
+  next: Promise<Entry> | null;
+  nextState: LibraryState | null;
+}
 
 /** Which first page: the plain list, a page of `limit`, the timeline's first page of `limit`. */
 export type FirstPageKind = string;
@@ -28,6 +44,27 @@ export type FirstPageKind = string;
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
 /** A page differs per user and per encoding. */
 const VARY = 'Cookie, Accept-Encoding';
+const CACHE_CONTROL = 'private, no-cache';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The headers of a 200 with `entry`'s bytes in `encoding` (null: as they are). */
+function headersOf(entry: Entry, encoding: Encoding | null, body: Buffer): OutgoingHttpHeaders {
+  const slot = encoding ?? 'identity';
+  let heads = entry.heads[slot];
+  if (!heads) {
+    heads = {
+      'cache-control': CACHE_CONTROL,
+      vary: VARY,
+      'content-type': JSON_TYPE,
+      // A strong ETag names the bytes: each encoding has its own.
+      etag: `"${entry.tag}${encoding ? SUFFIX[encoding] : ''}"`,
+      ...(encoding ? { 'content-encoding': encoding } : {}),
+      'content-length': body.length,
+    };
+    entry.heads[slot] = heads;
+  }
+  return heads;
+}
 
 /**
  * Each user's first gallery pages, serialised and compressed once per library version.
@@ -37,7 +74,12 @@ const VARY = 'Cookie, Accept-Encoding';
  * 0004_photo_library_version). The version comes from `versions` when it knows it (told by every
  * write, library-versions.ts: no database read at all), otherwise from one primary-key read. The
  * ETag names user, page and version, so a repeat with If-None-Match costs at most that read (304).
- * A request with `Cache-Control: no-cache` (a browser's hard reload) makes the page again.
+ *
+ * `Cache-Control: no-cache` (a browser's hard reload) asks for an answer validated with the
+ * origin, and a page checked against the library's current version is exactly that: it is served
+ * like any other request. Making the page again for it would let one client cost a page build per
+ * request. When a page must be made (a new version, or none known), the requests for it share one
+ * build that starts after they arrived: one build in flight per user and page, one queued behind it.
  */
 export function createFirstPages(deps: {
   state: (userId: string) => Promise<LibraryState>;
@@ -48,16 +90,17 @@ export function createFirstPages(deps: {
   const versions = deps.versions;
   const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
   const entries = new Map<string, Entry>();
-  /** One build per (user, page, version) at a time: fifty requests after a write share one. */
-  const building = new Map<string, Promise<Entry>>();
+  /** The key last moved to the end of `entries` (the most recently used): a repeat moves nothing. */
+  let lastUsed = '';
+  /** Per user and page: the build in flight and the one queued behind it. */
+  const builds = new Map<string, Flight>();
   let bytes = 0;
   /** Per user: the version read in flight and the one queued behind it. */
   const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
 
   function startRead(userId: string): Promise<LibraryState> {
     // Started on the next turn of the event loop: the requests of this user that arrived in the
-    // same turn (parsed from their sockets before it) share it. On PGlite a query runs on this
-    // thread, so without the pause a read would finish before the next request was even read.
+    // same turn (parsed from their sockets before it) share it.
     const token = versions?.begin() ?? null;
     const slot = {
       current: new Promise<void>((resolve) => setImmediate(resolve))
@@ -98,6 +141,7 @@ export function createFirstPages(deps: {
     }
     if (entry.bytes > maxBytes) return;
     entries.set(key, entry);
+    lastUsed = key;
     bytes += entry.bytes;
     for (const [k, e] of entries) {
       if (bytes <= maxBytes) break;
@@ -106,45 +150,100 @@ export function createFirstPages(deps: {
     }
   }
 
-  async function make(
-    known: LibraryState | null,
-    build: BuildPage,
-    read?: (state: LibraryState) => void,
-  ): Promise<Entry> {
-    const built = await build(known);
-    // The state a build read with its rows is as good as a version read.
-    if (!known) read?.(built.state);
-    const json = Buffer.from(built.json);
-    // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
-    return { version: built.state.version, json, encoded: {}, bytes: Math.ceil(json.length * 1.5) };
-  }
-
   function keep(key: string, entry: Entry) {
     // A slower, older build never replaces a newer page.
     const current = entries.get(key);
     if (!current || current.version <= entry.version) store(key, entry);
   }
 
-  /** The page at `state`'s version (or a later one), from memory or built once for every request waiting on it. */
-  async function entryFor(key: string, state: LibraryState, build: BuildPage): Promise<Entry> {
+  /** Builds the page now; what it read teaches `versions` the user's state. */
+  function startBuild(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    known: LibraryState,
+    build: BuildPage,
+  ): Promise<Entry> {
+    // A build reads at a moment after it starts, so whatever version is known now is its floor.
+    const told = versions?.get(userId);
+    const state = told && told.version > known.version ? told : known;
+    const token = versions?.begin() ?? null;
+    const flight: Flight = {
+      floor: state.version,
+      current: Promise.resolve().then(async () => {
+        const built = await build(state);
+        versions?.learn(userId, built.state, token);
+        const json = Buffer.from(built.json);
+        // Room for a compressed copy, made when first asked for (about a fifth of the JSON each).
+        const version = built.state.version;
+        const entry: Entry = {
+          version,
+          tag: tagOf(userId, kind, version),
+          json,
+          encoded: {},
+          ready: {},
+          heads: {},
+          bytes: Math.ceil(json.length * 1.5),
+        };
+        keep(key, entry);
+        return entry;
+      }),
+      next: null,
+      nextState: null,
+    };
+    builds.set(key, flight);
+    const done = () => {
+      if (builds.get(key) === flight && !flight.next) builds.delete(key);
+    };
+    flight.current.then(done, done);
+    return flight.current;
+  }
+
+  /**
+   * The page at `state`'s version or a later one. A build in flight is shared only if it began
+   * once that version was known (it reads it or a later one); otherwise the request waits for the
+   * one build queued behind it, which starts after every request waiting on it arrived.
+   */
+  function buildFor(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    state: LibraryState,
+    build: BuildPage,
+  ): Promise<Entry> {
+    const flight = builds.get(key);
+    if (!flight) return startBuild(key, userId, kind, state, build);
+    if (flight.floor >= state.version) return flight.current;
+    if (!flight.nextState || flight.nextState.version < state.version) flight.nextState = state;
+    const ignore = () => undefined;
+    flight.next ??= flight.current
+      .then(ignore, ignore)
+      .then(() => startBuild(key, userId, kind, flight.nextState!, build));
+    return flight.next;
+  }
+
+  /** The page at `state`'s version (or a later one), from memory or from a build shared with the requests waiting on it. */
+  function entryFor(
+    key: string,
+    userId: string,
+    kind: FirstPageKind,
+    state: LibraryState,
+    build: BuildPage,
+  ): Entry | Promise<Entry> {
+    const found = fresh(key, state.version);
+    return found ?? buildFor(key, userId, kind, state, build);
+  }
+
+  /** The kept page if it is at `version` or later, marked as just used. */
+  function fresh(key: string, version: number): Entry | undefined {
     const found = entries.get(key);
-    if (found && found.version >= state.version) {
+    if (!found || found.version < version) return undefined;
+    if (lastUsed !== key) {
       entries.delete(key);
       entries.set(key, found);
-      return found;
+      lastUsed = key;
     }
-    const flight = `${key}\n${state.version}`;
-    const inFlight = building.get(flight);
-    if (inFlight) return inFlight;
-    const p = make(state, build);
-    building.set(flight, p);
-    try {
-      const entry = await p;
-      keep(key, entry);
-      return entry;
-    } finally {
-      if (building.get(flight) === p) building.delete(flight);
-    }
+    return found;
   }
 
   /** Cached bytes of `entry` in `encoding`, compressed on first demand (a failure is not kept). */
@@ -154,7 +253,10 @@ export function createFirstPages(deps: {
       // Only the encoding asked for, when first asked for: most pages are never asked for in both.
       const made = compress(entry.json, encoding);
       entry.encoded[encoding] = encoded = made;
-      made.catch(() => entry.encoded[encoding] === made && delete entry.encoded[encoding]);
+      made.then(
+        (bytes) => void (entry.encoded[encoding] === made && (entry.ready[encoding] = bytes)),
+        () => entry.encoded[encoding] === made && delete entry.encoded[encoding],
+      );
     }
     return encoded;
   }
@@ -166,53 +268,62 @@ export function createFirstPages(deps: {
     kind: FirstPageKind,
     build: BuildPage,
   ) {
-    reply.header('Cache-Control', 'private, no-cache');
-    const vary = reply.getHeader('vary');
-    reply.header('Vary', vary === undefined ? VARY : mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
-    const fresh = /\bno-cache\b/i.test(String(request.headers['cache-control'] ?? request.headers.pragma ?? ''));
     const inm = request.headers['if-none-match'];
-    // A request that wants the page made again and names no copy it holds needs no separate
-    // version read: the build reads the state with the rows.
-    let state: LibraryState | null = null;
-    let stateTag = '';
-    if (!fresh || inm) {
-      state = versions?.get(userId) ?? (await readState(userId));
-      stateTag = tagOf(userId, kind, state.version);
+    const state = versions?.get(userId) ?? (await readState(userId));
+    const stateTag = tagOf(userId, kind, state.version);
+    const vary = reply.getHeader('vary');
+    if (inm && matches(inm, stateTag)) {
+      reply.headers(notModifiedHeaders(stateTag));
+      if (vary !== undefined) reply.header('Vary', mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
+      return reply.code(304).send();
+    }
+    const entry = await entryFor(`${userId}\n${kind}`, userId, kind, state, build);
+    const encoding = preferredEncoding(request.headers['accept-encoding']);
+    const body = encoding ? await encodedOf(entry, encoding) : entry.json;
+    reply.headers(headersOf(entry, encoding, body));
+    if (vary !== undefined) reply.header('Vary', mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
+    return reply.send(body);
+  }
+
+  /**
+   * The answer `serve` would give, written at once when it needs nothing that is not in memory
+   * already: the version told by the database, the page at that version, its bytes in the encoding
+   * asked for. Nothing else of the request's lifecycle runs (validation, handler, send hooks): the
+   * response's own listeners still run, so it is logged as any other. False: nothing was written.
+   */
+  function answerAtOnce(request: FastifyRequest, reply: FastifyReply, userId: string, kind: FirstPageKind): boolean {
+    const state = versions?.get(userId);
+    if (!state || request.method !== 'GET' || reply.raw.hasHeader('vary')) return false;
+    const inm = request.headers['if-none-match'];
+    if (inm) {
+      const stateTag = tagOf(userId, kind, state.version);
       if (matches(inm, stateTag)) {
-        reply.header('ETag', `"${stateTag}"`);
-        return reply.code(304).send();
+        reply.hijack();
+        reply.raw.writeHead(304, notModifiedHeaders(stateTag));
+        reply.raw.end();
+        return true;
       }
     }
-    const key = `${userId}\n${kind}`;
-    let entry: Entry;
-    if (fresh || !state) {
-      const token = versions?.begin() ?? null;
-      entry = await make(state, build, (read) => versions?.learn(userId, read, token));
-      keep(key, entry);
-    } else {
-      entry = await entryFor(key, state, build);
-    }
-    const tag = state && entry.version === state.version ? stateTag : tagOf(userId, kind, entry.version);
+    const entry = fresh(`${userId}\n${kind}`, state.version);
+    if (!entry) return false;
     const encoding = preferredEncoding(request.headers['accept-encoding']);
-    reply.type('application/json; charset=utf-8');
-    if (!encoding) {
-      reply.header('ETag', `"${tag}"`);
-      return reply.send(entry.json);
-    }
-    const body = await encodedOf(entry, encoding);
-    // A strong ETag names the bytes: each encoding has its own.
-    reply.header('ETag', `"${tag}${SUFFIX[encoding]}"`);
-    reply.header('Content-Encoding', encoding);
-    return reply.send(body);
+    const body = encoding ? entry.ready[encoding] : entry.json;
+    if (!body) return false;
+    reply.hijack();
+    reply.raw.writeHead(200, headersOf(entry, encoding, body));
+    reply.raw.end(body);
+    return true;
   }
 
   return {
     /**
      * Answers a first page for `userId`: 304 when If-None-Match names the current version,
      * otherwise the cached bytes in the encoding the client prefers. `build` reads the page and
-     * the library state it belongs to in one go (`known`: the state already read, or null).
+     * the library state it belongs to in one go (`known`: the latest state known as it starts).
      */
     sendPage: serve,
+
+    answerAtOnce,
 
     /** As `sendPage`, for a page whose `build` needs the library state read first. */
     send(
@@ -222,10 +333,7 @@ export function createFirstPages(deps: {
       kind: FirstPageKind,
       build: (state: LibraryState) => Promise<string>,
     ) {
-      return serve(request, reply, userId, kind, async (known) => {
-        const state = known ?? (await deps.state(userId));
-        return { state, json: await build(state) };
-      });
+      return serve(request, reply, userId, kind, async (state) => ({ state, json: await build(state) }));
     },
 
     /** Forgets every page (tests, memory pressure); the next request makes them again. */
@@ -253,9 +361,16 @@ function tagOf(userId: string, kind: FirstPageKind, version: number): string {
   return `${name}.${version}`;
 }
 
+/** The headers of a 304 for the page at this version. */
+function notModifiedHeaders(tag: string): OutgoingHttpHeaders {
+  return { 'cache-control': CACHE_CONTROL, vary: VARY, etag: `"${tag}"` };
+}
+
 /** If-None-Match names this version (in any encoding: the content is the same, only its bytes differ). */
 function matches(header: string | undefined, tag: string): boolean {
   if (!header) return false;
+  // What a client sends back: the one ETag it was given.
+  if (header === `"${tag}"` || header === `"${tag}${SUFFIX.br}"` || header === `"${tag}${SUFFIX.gzip}"`) return true;
   return header.split(',').some((t) => {
     const v = t.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
     return v === '*' || v === tag || v === `${tag}${SUFFIX.br}` || v === `${tag}${SUFFIX.gzip}`;

@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  PHOTO_PAGE_MAX,
   deletePhotoResponse,
   photo,
   photoFileParams,
@@ -31,6 +32,21 @@ import { photosManageRoutes } from './photos-manage.routes';
  * close) and stream writes they cost were the largest item after the database in the load profile.
  */
 export const DERIVATIVE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Which cached first page a query asks for, when it is exactly what the route's schema would
+ * accept and map the same way (no query: the plain list; `limit` alone, a plain number in
+ * range); null for anything else, which takes the full route.
+ */
+function firstPageKind(query: Record<string, unknown>): string | null {
+  let keys = 0;
+  for (const _ in query) keys += 1;
+  if (keys === 0) return 'list';
+  const limit = query.limit;
+  if (keys !== 1 || typeof limit !== 'string' || !/^[1-9][0-9]{0,2}$/.test(limit)) return null;
+  const n = Number(limit);
+  return n <= PHOTO_PAGE_MAX ? `page:${n}` : null;
+}
 
 /** At most this many files in one upload request; the client sends larger selections in several. */
 export const MAX_FILES_PER_REQUEST = 20;
@@ -106,7 +122,84 @@ export async function photosRoutes(
 
   await photosManageRoutes(app, ctx);
 
-  // Encapsulated: the multipart parser applies to these routes only.
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/api/photos',
+    {
+      schema: { querystring: photosQuery, response: { 200: photoList.or(photoPage) } },
+      // After the session lookup and the auth gate (app-wide hooks run first): a first page
+      // already in memory at the version the database told is written here, at once.
+      onRequest: (request, reply, done) => {
+        const user = request.sessionUser;
+        const kind = firstPageKind(request.query as Record<string, unknown>);
+        // Once answered, the rest of the lifecycle sees the reply sent and does nothing.
+        if (user && kind !== null) firstPages.answerAtOnce(request, reply, user.id, kind);
+        done();
+      },
+    },
+    async (request, reply) => {
+      const user = userOf(request);
+      const { limit, cursor } = request.query;
+      if (limit === undefined && cursor) throw badRequest('cursor: needs limit');
+      if (limit !== undefined && cursor) return service.page(user.id, limit, cursor);
+      // Written by photo-json.ts (tested equal to the schema's output), not through zod.
+      return firstPages.sendPage(request, reply, user.id, limit === undefined ? 'list' : `page:${limit}`, () =>
+        service.firstPageJson(user.id, limit),
+      );
+    },
+  );
+
+  r.get('/api/photos/summary', { schema: { response: { 200: photoSummary } } }, async (request) =>
+    service.summary(userOf(request).id),
+  );
+
+  r.get('/api/photos/:id', { schema: { params: photoIdParams, response: { 200: photo } } }, async (request) =>
+    service.get(userOf(request).id, request.params.id),
+  );
+
+  r.get(
+    '/api/photos/:id/:variant',
+    { schema: { params: photoFileParams, querystring: photoFileQuery } },
+    async (request, reply) => {
+      const user = userOf(request);
+      const f = await service.file(user.id, request.params.id, request.params.variant);
+      const etag = `"${f.key}"`;
+      reply.header('ETag', etag);
+      reply.header('Vary', 'Cookie');
+      // The URL names the content (its hash), so the answer under it never changes.
+      reply.header(
+        'Cache-Control',
+        request.query.v === f.version ? 'private, max-age=31536000, immutable' : 'private, no-cache',
+      );
+      const inm = request.headers['if-none-match'];
+      if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+        return reply.status(304).send();
+      }
+      reply.type(f.mime);
+      if (f.rendition) {
+        // Made from the original on demand; cached like the derivatives (keyed apart from them).
+        const { bytes } = await derivatives.get(`${f.key}:display`, () => service.renderDisplay(f.key));
+        return reply.send(bytes);
+      }
+      if (request.params.variant === 'preview' || request.params.variant === 'thumbnail') {
+        // Thumbnails and previews from memory: one write, no file system call.
+        const { bytes } = await derivatives.get(f.key, () => service.readFile(f.key));
+        return reply.send(bytes);
+      }
+      reply.header('Content-Length', await service.fileSize(f.key));
+      return reply.send(ctx.blobs.stream(f.key));
+    },
+  );
+
+  r.delete(
+    '/api/photos/:id',
+    { schema: { params: photoIdParams, response: { 200: deletePhotoResponse } } },
+    async (request) => {
+      await service.remove(userOf(request).id, request.params.id);
+      return { message: 'Photo deleted' };
+    },
+  );
+  // Encapsulated: the multipart parser (and its hooks on every request) applies to the upload only.
   await app.register(async (scope) => {
     await scope.register(multipart, {
       throwFileSizeLimit: false,
@@ -119,25 +212,6 @@ export async function photosRoutes(
       },
     });
     const r = scope.withTypeProvider<ZodTypeProvider>();
-
-    r.get(
-      '/api/photos',
-      { schema: { querystring: photosQuery, response: { 200: photoList.or(photoPage) } } },
-      async (request, reply) => {
-        const user = userOf(request);
-        const { limit, cursor } = request.query;
-        if (limit === undefined && cursor) throw badRequest('cursor: needs limit');
-        if (limit !== undefined && cursor) return service.page(user.id, limit, cursor);
-        // Written by photo-json.ts (tested equal to the schema's output), not through zod.
-        return firstPages.sendPage(request, reply, user.id, limit === undefined ? 'list' : `page:${limit}`, () =>
-          service.firstPageJson(user.id, limit),
-        );
-      },
-    );
-
-    r.get('/api/photos/summary', { schema: { response: { 200: photoSummary } } }, async (request) =>
-      service.summary(userOf(request).id),
-    );
 
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
@@ -174,53 +248,6 @@ export async function photosRoutes(
       // Not through the 201 schema: every failure status carries the same body shape.
       return reply.code(status as 201).send({ ...counts, results });
     });
-
-    r.get('/api/photos/:id', { schema: { params: photoIdParams, response: { 200: photo } } }, async (request) =>
-      service.get(userOf(request).id, request.params.id),
-    );
-
-    r.get(
-      '/api/photos/:id/:variant',
-      { schema: { params: photoFileParams, querystring: photoFileQuery } },
-      async (request, reply) => {
-        const user = userOf(request);
-        const f = await service.file(user.id, request.params.id, request.params.variant);
-        const etag = `"${f.key}"`;
-        reply.header('ETag', etag);
-        reply.header('Vary', 'Cookie');
-        // The URL names the content (its hash), so the answer under it never changes.
-        reply.header(
-          'Cache-Control',
-          request.query.v === f.version ? 'private, max-age=31536000, immutable' : 'private, no-cache',
-        );
-        const inm = request.headers['if-none-match'];
-        if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
-          return reply.status(304).send();
-        }
-        reply.type(f.mime);
-        if (f.rendition) {
-          // Made from the original on demand; cached like the derivatives (keyed apart from them).
-          const { bytes } = await derivatives.get(`${f.key}:display`, () => service.renderDisplay(f.key));
-          return reply.send(bytes);
-        }
-        if (request.params.variant === 'preview' || request.params.variant === 'thumbnail') {
-          // Thumbnails and previews from memory: one write, no file system call.
-          const { bytes } = await derivatives.get(f.key, () => service.readFile(f.key));
-          return reply.send(bytes);
-        }
-        reply.header('Content-Length', await service.fileSize(f.key));
-        return reply.send(ctx.blobs.stream(f.key));
-      },
-    );
-
-    r.delete(
-      '/api/photos/:id',
-      { schema: { params: photoIdParams, response: { 200: deletePhotoResponse } } },
-      async (request) => {
-        await service.remove(userOf(request).id, request.params.id);
-        return { message: 'Photo deleted' };
-      },
-    );
   });
   return { ...service, firstPages };
 }
