@@ -34,6 +34,8 @@ export interface RateLimitRule {
 export type RateLimitTable = Readonly<Record<string, readonly RateLimitRule[]>>;
 
 const MINUTE = 60_000;
+/** Pages after the first, per user and 5 minutes: 4 a second, held for the whole window. */
+const PAGES_PER_WINDOW = 1200;
 
 const withQuery = (name: string) => (request: FastifyRequest) =>
   Boolean((request.query as Record<string, unknown> | undefined)?.[name]);
@@ -64,11 +66,18 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/create-subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
-  // The library's own reads. Paging is not limited (reaching the end of 100,000 photos is 500
-  // pages); what costs work per call is: a search (a full-text count and a page), a display
-  // rendition (a decode of the original: HEIC in WebAssembly), similar photos (fingerprints made
-  // for up to 100 photos still without one), and the writes.
-  'GET /api/photos/timeline': [{ key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') }],
+  // The library's own reads. A first page and its repeats come from memory and are not counted.
+  // Every page after it (a cursor) is built for its request (6-8 ms of the server's time), so it is
+  // counted, with room for scrolling to the end of 100,000 photos (500 pages) and back in a
+  // window: it bounds what one account can make the server build, as `no-cache` once could. Also
+  // costly per call: a search (a full-text count and a page), a display rendition (a decode of the
+  // original: HEIC in WebAssembly), similar photos (fingerprints made for up to 100 photos still
+  // without one), and the writes.
+  'GET /api/photos': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') }],
+  'GET /api/photos/timeline': [
+    { key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') },
+    { key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') },
+  ],
   'GET /api/photos/:id/:variant': [
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
   ],

@@ -4,9 +4,11 @@ import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harn
 
 /**
  * The library's costly calls are limited per user, by the rules of the real table with only the
- * counts made small; the cheap uses of the same URLs (paging, thumbnails) are never counted.
+ * counts made small; the cheap uses of the same URLs (first pages and their repeats, thumbnails)
+ * are never counted.
  */
 const LIMITED = [
+  'GET /api/photos',
   'GET /api/photos/timeline',
   'GET /api/photos/:id/:variant',
   'GET /api/photos/:id/similar',
@@ -53,7 +55,7 @@ describe(`per-user limits on the library's costly calls (${testDbKind})`, () => 
     }
   });
 
-  it('searches are counted, paging the timeline is not; one user never spends another’s budget', async () => {
+  it('searches are counted, a first page is not; one user never spends another’s budget', async () => {
     const [a, b] = [users[0]!, users[1]!];
     for (let i = 0; i < MAX; i++) expect((await get(a.cookie, `/api/photos/timeline?q=dog${i}`)).statusCode).toBe(200);
     expectLimited(await get(a.cookie, '/api/photos/timeline?q=cat'));
@@ -61,6 +63,22 @@ describe(`per-user limits on the library's costly calls (${testDbKind})`, () => 
       expect((await get(a.cookie, '/api/photos/timeline?limit=2')).statusCode).toBe(200);
     expect((await get(b.cookie, '/api/photos/timeline?q=cat')).statusCode).toBe(200);
   });
+
+  it.each(['/api/photos', '/api/photos/timeline'])(
+    'pages after the first of %s are counted (each is built for its request), the first page never',
+    async (url) => {
+      const [a, b] = [users[0]!, users[1]!];
+      const first = await get(a.cookie, `${url}?limit=2`);
+      expect(first.statusCode).toBe(200);
+      const cursor = (first.json() as { nextCursor: string | null }).nextCursor;
+      expect(cursor).toBeTruthy();
+      const next = `${url}?limit=2&cursor=${encodeURIComponent(cursor!)}`;
+      for (let i = 0; i < MAX; i++) expect((await get(a.cookie, next)).statusCode).toBe(200);
+      expectLimited(await get(a.cookie, next));
+      for (let i = 0; i < MAX + 2; i++) expect((await get(a.cookie, `${url}?limit=2`)).statusCode).toBe(200);
+      expect((await get(b.cookie, next)).statusCode).not.toBe(429);
+    },
+  );
 
   it('display renditions are counted, thumbnails and previews are not', async () => {
     const a = users[0]!;
