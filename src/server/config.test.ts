@@ -47,6 +47,18 @@ describe('object store and process settings', () => {
     expect(() => loadConfig({ BLOB_STORE_URL: 's3://bucket', BLOB_DIR: '/srv/blobs' })).toThrow(/set one/);
   });
 
+  it('RATE_LIMITS=off (load tests) is honoured only on a loopback listener; limits are on by default', () => {
+    expect(loadConfig({}).rateLimits['POST /api/auth/login']?.length).toBeGreaterThan(0);
+    expect(loadConfig({ HOST: '127.0.0.1', RATE_LIMITS: 'off' }).rateLimits).toEqual({});
+    expect(loadConfig({ HOST: '::1', RATE_LIMITS: 'off' }).rateLimits).toEqual({});
+    for (const host of ['0.0.0.0', '192.168.1.5', 'eyevu.example']) {
+      expect(() => loadConfig({ HOST: host, RATE_LIMITS: 'off' })).toThrow(/RATE_LIMITS=off .* needs a loopback HOST/);
+    }
+    // Behind a proxy a loopback listener is reachable by everyone the proxy serves.
+    expect(() => loadConfig({ HOST: '127.0.0.1', TRUST_PROXY: '1', RATE_LIMITS: 'off' })).toThrow(/no TRUST_PROXY/);
+    expect(() => loadConfig({ HOST: '127.0.0.1', RATE_LIMITS: 'false' })).toThrow(/RATE_LIMITS/);
+  });
+
   it('WEB_CONCURRENCY above 1 needs PostgreSQL: the embedded PGlite is refused with the reason', () => {
     expect(loadConfig({}).webConcurrency).toBe(1);
     expect(() => loadConfig({ WEB_CONCURRENCY: '2' })).toThrow(

@@ -40,6 +40,8 @@ const envSchema = z.object({
   VITE_STRIPE_PUBLIC_KEY: z.string().min(1).optional(),
   MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // 'off' only for load tests on this machine: refused unless the server listens on loopback.
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   TRUST_PROXY: z.string().optional(),
   VISION_THREADS: z.coerce.number().int().min(1).max(16).optional(),
   IMAGE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -255,6 +257,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'WEB_CONCURRENCY=1.',
     );
   }
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  if (e.RATE_LIMITS === 'off' && (!isLoopbackHost(e.HOST) || trustProxy !== false)) {
+    throw new ConfigError(
+      `Invalid environment:\n  RATE_LIMITS=off is for load tests on this machine and needs a loopback HOST ` +
+        `(127.0.0.1, ::1 or localhost) and no TRUST_PROXY: a server others can reach, directly or through ` +
+        `a proxy, always limits requests.`,
+    );
+  }
   const objectStore = e.BLOB_STORE_URL
     ? parseBlobStoreUrl(e.BLOB_STORE_URL, {
         accessKeyId: e.AWS_ACCESS_KEY_ID,
@@ -283,9 +293,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
     logLevel: e.LOG_LEVEL,
-    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    trustProxy,
     webDir: path.resolve('dist/web'),
-    rateLimits: DEFAULT_RATE_LIMITS,
+    rateLimits: e.RATE_LIMITS === 'off' ? {} : DEFAULT_RATE_LIMITS,
     visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),
     imageThreads: e.IMAGE_THREADS ?? DEFAULT_IMAGE_THREADS,
     startWorkers: true,
