@@ -41,12 +41,15 @@ export const DERIVATIVE_CACHE_BYTES = 32 * 1024 * 1024;
 function firstPageKind(query: Record<string, unknown>): string | null {
   let keys = 0;
   for (const _ in query) keys += 1;
-  if (keys === 0) return 'list';
+  if (keys === 0) return kindOf(undefined);
   const limit = query.limit;
   if (keys !== 1 || typeof limit !== 'string' || !/^[1-9][0-9]{0,2}$/.test(limit)) return null;
   const n = Number(limit);
-  return n <= PHOTO_PAGE_MAX ? `page:${n}` : null;
+  return n <= PHOTO_PAGE_MAX ? kindOf(n) : null;
 }
+
+/** The cached first page a checked `limit` names: the plain list without one. */
+const kindOf = (limit: number | undefined) => (limit === undefined ? 'list' : `page:${limit}`);
 
 /** At most this many files in one upload request; the client sends larger selections in several. */
 export const MAX_FILES_PER_REQUEST = 20;
@@ -143,9 +146,7 @@ export async function photosRoutes(
       if (limit === undefined && cursor) throw badRequest('cursor: needs limit');
       if (limit !== undefined && cursor) return service.page(user.id, limit, cursor);
       // Written by photo-json.ts (tested equal to the schema's output), not through zod.
-      return firstPages.sendPage(request, reply, user.id, limit === undefined ? 'list' : `page:${limit}`, () =>
-        service.firstPageJson(user.id, limit),
-      );
+      return firstPages.sendPage(request, reply, user.id, kindOf(limit), () => service.firstPageJson(user.id, limit));
     },
   );
 

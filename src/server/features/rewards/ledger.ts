@@ -53,14 +53,47 @@ export interface LedgerSnapshot {
 const daysOf = (ids: readonly string[]): CalendarDay[] =>
   [...new Set(ids.map((id) => id.slice(LOGIN_SOURCE.length + 1)).filter(isCalendarDay))].sort();
 
+/**
+ * Entries as they may be written: one per event id (the first, as an insert that skips conflicts
+ * keeps it) and points a whole number of at least 0, whatever a caller computed.
+ */
+function normalEntries(entries: readonly LedgerEntry[]): LedgerEntry[] {
+  const byId = new Map<string, LedgerEntry>();
+  for (const e of entries) {
+    const points = Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0;
+    if (!byId.has(e.sourceEventId)) byId.set(e.sourceEventId, { ...e, points });
+  }
+  return [...byId.values()];
+}
+
+/** The snapshot's row as read by drizzle's select or by a raw statement (arrays as text there). */
+interface SnapshotRow {
+  total?: unknown;
+  adsSkipped?: unknown;
+  timeSaved?: unknown;
+  photosUploaded?: unknown;
+  loginIds?: string[] | string | null;
+  lastLoginAt?: Date | string | null;
+  unlocked?: string[] | string | null;
+}
+
+function snapshotOf(row: SnapshotRow | undefined): LedgerSnapshot {
+  const lastLoginAt = row?.lastLoginAt;
+  return {
+    totalPoints: Number(row?.total ?? 0),
+    adsSkipped: Number(row?.adsSkipped ?? 0),
+    timeSaved: Number(row?.timeSaved ?? 0),
+    photosUploaded: Number(row?.photosUploaded ?? 0),
+    loginDays: daysOf(parseTextArray(row?.loginIds ?? [])),
+    lastLoginAt: lastLoginAt ? new Date(lastLoginAt) : null,
+    unlocked: [...parseTextArray(row?.unlocked ?? [])],
+  };
+}
+
 export function createLedger(db: Db) {
   /** Inserts each entry unless its event id exists (one statement); returns the entries actually added. */
   async function addEntries(tx: Db, userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]> {
-    const byId = new Map<string, LedgerEntry>();
-    for (const e of entries) {
-      const points = Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0;
-      if (!byId.has(e.sourceEventId)) byId.set(e.sourceEventId, { ...e, points });
-    }
+    const byId = new Map(normalEntries(entries).map((e) => [e.sourceEventId, e]));
     if (byId.size === 0) return [];
     const rows = await tx
       .insert(pointsLedger)
@@ -128,16 +161,7 @@ export function createLedger(db: Db) {
    */
   async function snapshot(tx: Db, userId: string): Promise<LedgerSnapshot> {
     const [row] = tx === db ? await snapshotPrepared.execute({ userId }) : await snapshotQuery(tx, userId);
-    const loginIds = row?.loginIds ?? [];
-    return {
-      totalPoints: Number(row?.total ?? 0),
-      adsSkipped: Number(row?.adsSkipped ?? 0),
-      timeSaved: Number(row?.timeSaved ?? 0),
-      photosUploaded: Number(row?.photosUploaded ?? 0),
-      loginDays: daysOf(loginIds),
-      lastLoginAt: row?.lastLoginAt ?? null,
-      unlocked: [...(row?.unlocked ?? [])],
-    };
+    return snapshotOf(row);
   }
 
   async function progress(tx: Db, userId: string): Promise<{ progress: AchievementProgress; unlocked: string[] }> {
@@ -225,10 +249,7 @@ export function createLedger(db: Db) {
     added: LedgerEntry[];
     newAchievements: Achievement[];
   }> {
-    const normal = [...new Map(entries.map((e) => [e.sourceEventId, e])).values()].map((e) => ({
-      ...e,
-      points: Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0,
-    }));
+    const normal = normalEntries(entries);
     const row = (list: SQL[]) => sql.join(list, sql`, `);
     const entryValues = row(
       normal.map((e) => sql`(${e.source}, ${e.sourceEventId}, ${e.points}::int, ${e.message ?? null}::text)`),
@@ -282,10 +303,7 @@ export function createLedger(db: Db) {
     userId: string,
     entries: LedgerEntry[],
   ): Promise<{ added: LedgerEntry[]; newAchievements: Achievement[] }> {
-    const normal = [...new Map(entries.map((e) => [e.sourceEventId, e])).values()].map((e) => ({
-      ...e,
-      points: Number.isFinite(e.points) && e.points > 0 ? Math.floor(e.points) : 0,
-    }));
+    const normal = normalEntries(entries);
     if (normal.length === 0) return { added: [], newAchievements: await unlockAchievements(db, userId) };
     const values = sql.join(
       normal.map(
@@ -303,20 +321,11 @@ export function createLedger(db: Db) {
         Object.entries(cols).map(([name, col]) => sql`${col} as ${sql.identifier(name)}`),
         sql`, `,
       )}`;
-    const res = (await db.execute(q)) as unknown as { rows: Array<Record<string, unknown>> };
-    const r = res.rows[0] ?? {};
-    const ids = new Set(parseTextArray((r.added as string[] | string | undefined) ?? []));
+    const res = (await db.execute(q)) as unknown as { rows: Array<SnapshotRow & { added?: string[] | string }> };
+    const r = res.rows[0];
+    const ids = new Set(parseTextArray(r?.added ?? []));
     const added = normal.filter((e) => ids.has(e.sourceEventId));
-    const lastLogin = r.lastLoginAt as Date | string | null | undefined;
-    const before: LedgerSnapshot = {
-      totalPoints: Number(r.total ?? 0),
-      adsSkipped: Number(r.adsSkipped ?? 0),
-      timeSaved: Number(r.timeSaved ?? 0),
-      photosUploaded: Number(r.photosUploaded ?? 0),
-      loginDays: daysOf(parseTextArray((r.loginIds as string[] | string | undefined) ?? [])),
-      lastLoginAt: lastLogin ? new Date(lastLogin) : null,
-      unlocked: parseTextArray((r.unlocked as string[] | string | undefined) ?? []),
-    };
+    const before = snapshotOf(r);
     const due = dueAfter(before, {
       points: added.reduce((s, e) => s + e.points, 0),
       photosUploaded: added.filter((e) => e.source === UPLOAD_SOURCE).length,
