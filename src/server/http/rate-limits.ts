@@ -58,6 +58,12 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/photos': [{ key: 'user', max: 60, windowMs: 15 * MINUTE }],
   'POST /api/photo-filters/preview': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
   'POST /api/photo-filters/apply': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
+  // The image a preview URL points at: a miss is the same render as a preview (~40 ms of CPU), so
+  // without a limit the GET undid the preview's. The editor asks for 6 swatches per photo opened
+  // and one image per preview; revalidations (304) count too.
+  'GET /api/photo-filters/render': [{ key: 'user', max: 600, windowMs: 5 * MINUTE }],
+  // Each album writes up to 1,000 memberships.
+  'POST /api/albums': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   // The shortest simulated ad is 15 s, so an honest user needs about 20 of each per 5 minutes; the
   // rest is room for client retries (replays of one event id count here too).
   'POST /api/activities': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],

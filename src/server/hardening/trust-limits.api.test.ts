@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
+import { createTestApp, signUp, type TestApp } from '../test/harness';
+
+/**
+ * Signed-in endpoints that cost the server real work or rows per call are bounded per user by the
+ * default limits table: without a rule, one account could loop them for as long as it liked.
+ */
+const ruleOf = (route: string) => {
+  const rule = DEFAULT_RATE_LIMITS[route]?.[0];
+  if (!rule) throw new Error(`${route} has no limit`);
+  return rule;
+};
+
+describe('trust: per-user limits on costly calls', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('attack: a render loop over filters and intensities is refused with 429 past the limit; other users are not', async () => {
+    // Each miss decodes and filters a 1080 px image (~40 ms of CPU); POST /preview is limited,
+    // and the GET it points at did the same work with none.
+    const rule = ruleOf('GET /api/photo-filters/render');
+    expect(rule.key).toBe('user');
+    expect(rule.max).toBeLessThanOrEqual(600);
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const render = (cookie: string, intensity: number, etag?: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/photo-filters/render?photoId=demo&filterName=vintage&intensity=${intensity}&size=swatch`,
+        headers: { cookie, ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+    const first = await render(a.cookie, 100);
+    expect(first.statusCode).toBe(200);
+    const etag = String(first.headers.etag);
+    // The rest of the window spent on revalidations (no image work), so the test stays fast.
+    for (let i = 1; i < rule.max; i++) expect((await render(a.cookie, 100, etag)).statusCode).toBe(304);
+    const refused = await render(a.cookie, 110);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json().message).toMatch(/Too many attempts/);
+    expect(refused.headers['x-render-cache']).toBeUndefined();
+    expect((await render(b.cookie, 110)).statusCode).toBe(200);
+  });
+
+  it('attack: album creation (up to 1,000 rows each) is refused with 429 past the limit, nothing more stored', async () => {
+    const rule = ruleOf('POST /api/albums');
+    expect(rule.key).toBe('user');
+    expect(rule.max).toBeLessThanOrEqual(100);
+    const a = await signUp(t.app);
+    const photos = (await t.app.inject({ method: 'GET', url: '/api/photos', headers: { cookie: a.cookie } })).json();
+    const photoIds = (photos as Array<{ id: string }>).map((p) => p.id);
+    const create = (i: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/albums',
+        headers: { cookie: a.cookie },
+        payload: { name: `Album ${i}`, photoIds },
+      });
+    for (let i = 0; i < rule.max; i++) expect((await create(i)).statusCode).toBe(201);
+    const refused = await create(rule.max);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().message).toMatch(/Too many attempts/);
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie: a.cookie } })).json();
+    expect((listed as Array<{ isSmartAlbum: boolean }>).filter((x) => !x.isSmartAlbum)).toHaveLength(rule.max);
+  });
+});
