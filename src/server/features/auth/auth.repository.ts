@@ -17,6 +17,20 @@ export function createAuthRepository(db: Db) {
     async insertSession(id: string, userId: string, expiresAt: Date) {
       await db.insert(sessions).values({ id, userId, expiresAt });
     },
+    /**
+     * A sign-in's session, only while the user's password is still the one it verified. The row
+     * is read FOR SHARE: a reset in progress (its update holds the row) is waited for and then
+     * seen, so a sign-in with the old password never outlives the reset that ended every session.
+     * False when the password changed in the meantime.
+     */
+    async insertSessionIfPassword(id: string, userId: string, passwordHash: string, expiresAt: Date) {
+      const res = await db.execute(sql`
+        insert into ${sessions} (id, user_id, expires_at)
+        select ${id}, u.id, ${expiresAt.toISOString()}::timestamptz from ${users} u
+        where u.id = ${userId} and u.password_hash = ${passwordHash}
+        for share`);
+      return (res as unknown as { rowCount: number | null }).rowCount === 1;
+    },
     async deleteSession(id: string) {
       await db.delete(sessions).where(eq(sessions.id, id));
     },

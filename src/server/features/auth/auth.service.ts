@@ -100,7 +100,13 @@ export function createAuthService(deps: {
       const stored = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
       const timeZone = timeZoneToStore(stored, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
       if (timeZone) await repo.setTimeZone(user.id, timeZone, user.timeZoneSetAt, at);
-      return { user, ...(await startSession(user.id)) };
+      const token = newToken();
+      const expiresAt = new Date(now().getTime() + SESSION_DAYS * 86_400_000);
+      // A reset that landed after the password was read has ended every session: none is started.
+      if (!(await repo.insertSessionIfPassword(hashToken(token), user.id, user.passwordHash, expiresAt))) {
+        throw unauthorized(INVALID_LOGIN);
+      }
+      return { user, token, expiresAt };
     },
 
     async logout(sessionId: string) {
