@@ -1,6 +1,8 @@
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
+import { DEFAULT_IN_FLIGHT_LIMITS, DEFAULT_RATE_LIMITS } from '../http/rate-limits';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { jpeg, multipart } from './support';
 
 /**
  * Signed-in endpoints that cost the server real work or rows per call are bounded per user by the
@@ -68,5 +70,43 @@ describe('trust: per-user limits on costly calls', () => {
     expect(refused.json().message).toMatch(/Too many attempts/);
     const listed = (await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie: a.cookie } })).json();
     expect((listed as Array<{ isSmartAlbum: boolean }>).filter((x) => !x.isSmartAlbum)).toHaveLength(rule.max);
+  });
+
+  it('attack: uploads held open at once are bounded per user (each holds its file in memory): the next is refused at once, other users are not', async () => {
+    const max = DEFAULT_IN_FLIGHT_LIMITS['POST /api/photos'];
+    expect(max).toBeLessThanOrEqual(3);
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const upload = (cookie: string, seed: number, stream?: PassThrough) =>
+      jpeg(seed).then((bytes) => {
+        const { payload, headers } = multipart([{ name: `held-${seed}.jpg`, bytes }]);
+        if (stream) {
+          // Sends the first bytes and holds the rest until the test ends the stream.
+          stream.write(payload.subarray(0, 200));
+          return {
+            res: t.app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload: stream }),
+            rest: payload.subarray(200),
+          };
+        }
+        return { res: t.app.inject({ method: 'POST', url: '/api/photos', headers: { ...headers, cookie }, payload }) };
+      });
+    const streams = Array.from({ length: max! }, () => new PassThrough());
+    const held = await Promise.all(streams.map((s, i) => upload(a.cookie, 100 + i, s)));
+    // Until every held upload has reached its handler (no timer: the server says so).
+    for (let i = 0; i < 10_000 && t.app.ctx.uploadsInFlight.count < max!; i++) {
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(t.app.ctx.uploadsInFlight.count).toBe(max);
+
+    const refused = await (await upload(a.cookie, 200)).res;
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().message).toMatch(/upload.*in progress/i);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await (await upload(b.cookie, 201)).res).statusCode).toBe(201);
+
+    streams.forEach((s, i) => s.end(held[i]!.rest));
+    for (const h of held) expect((await h.res).statusCode).toBe(201);
+    // The finished uploads gave their places back.
+    expect((await (await upload(a.cookie, 202)).res).statusCode).toBe(201);
   });
 });

@@ -93,6 +93,17 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'PUT /api/photos/:id/favorite': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
 };
 
+/**
+ * Requests of one user a route runs at once, beside its rate limit (which counts starts, not
+ * requests still running). An upload holds each file in memory while it is received and checked
+ * (up to MAX_UPLOAD_MB): 60 uploads held open together by one account held 60 files. Counted in
+ * each process; on whenever the limits table is (RATE_LIMITS=off turns both off).
+ */
+export const DEFAULT_IN_FLIGHT_LIMITS: Readonly<Record<string, number>> = { 'POST /api/photos': 3 };
+
+export const inFlightMessage = (max: number) =>
+  `You already have ${max} uploads in progress. Please wait for one to finish and try again.`;
+
 /** Keys kept per rule in memory; the least recently seen are dropped first (a flood of new keys cannot grow memory). */
 const KEYS_PER_RULE = 20_000;
 /** How often ended windows are deleted from the shared table (any process may; deleting twice is harmless). */
@@ -149,9 +160,15 @@ export async function registerRateLimits(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
   }
+  const inFlightLimits = Object.keys(table).length > 0 ? DEFAULT_IN_FLIGHT_LIMITS : {};
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
+      const inFlightMax = inFlightLimits[`${method} ${route.url}`];
+      if (inFlightMax) {
+        const existing = route.preHandler ? [route.preHandler].flat() : [];
+        route.preHandler = [inFlightGuard(method, inFlightMax), ...existing];
+      }
       const rules = table[`${method} ${route.url}`];
       if (!rules?.length) continue;
       // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
@@ -187,4 +204,28 @@ export async function registerRateLimits(
       route.preHandler = [check, ...existing];
     }
   });
+}
+
+/**
+ * Admits at most `max` requests of one user at once (a private route: the auth gate has answered
+ * every request without a session); a place is given back when its response closes, however it ends.
+ */
+function inFlightGuard(method: string, max: number) {
+  const running = new Map<string, number>();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== method) return;
+    const key = keyOf('user', request);
+    const now = running.get(key) ?? 0;
+    if (now >= max) {
+      reply.header('Retry-After', '1');
+      request.log.warn({ route: `${method} ${request.routeOptions.url}` }, 'too many in flight');
+      throw tooMany(inFlightMessage(max));
+    }
+    running.set(key, now + 1);
+    reply.raw.once('close', () => {
+      const left = (running.get(key) ?? 1) - 1;
+      if (left > 0) running.set(key, left);
+      else running.delete(key);
+    });
+  };
 }
