@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
+import { createAlbumsRepository } from './albums.repository';
+import { createAlbumsService } from './albums.service';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,6 +76,26 @@ describe('albums API', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().message).toBe('Please enter album name and select photos.');
     }
+    expect(await albumsOf(cookie)).toEqual([]);
+  });
+
+  it('a photo deleted while its album is being made: 404 and no album, not a database error', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [keep, gone] = await photoIds(cookie);
+    const repo = createAlbumsRepository(t.database.db);
+    // The delete lands after the request's photos were checked, just before the album is written.
+    const service = createAlbumsService({
+      ...repo,
+      async createManual(...args: Parameters<typeof repo.createManual>) {
+        const del = await t.app.inject({ method: 'DELETE', url: `/api/photos/${gone}`, headers: { cookie } });
+        expect(del.statusCode).toBe(200);
+        return repo.createManual(...args);
+      },
+    });
+    await expect(service.create(user.id, { name: 'Raced', photoIds: [keep!, gone!] })).rejects.toMatchObject({
+      statusCode: 404,
+      message: 'Photo not found.',
+    });
     expect(await albumsOf(cookie)).toEqual([]);
   });
 

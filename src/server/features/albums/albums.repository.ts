@@ -101,8 +101,19 @@ export function createAlbumsRepository(db: Db) {
       return r?.n ?? 0;
     },
 
+    /**
+     * The album and its photos in one transaction, or null (nothing written) when any of
+     * `photoIds` is not the user's at that moment: the rows are locked (FOR KEY SHARE) so a delete
+     * waits for the album instead of removing a photo between the check and the insert.
+     */
     async createManual(userId: string, name: string, description: string, photoIds: string[]) {
       return db.transaction(async (tx) => {
+        const owned = await tx
+          .select({ id: photos.id })
+          .from(photos)
+          .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)))
+          .for('key share');
+        if (owned.length !== photoIds.length) return null;
         const [a] = await tx.insert(albums).values({ userId, name, description, isSmartAlbum: false }).returning();
         await tx.insert(albumPhotos).values(photoIds.map((photoId) => ({ albumId: a.id, photoId })));
         await tx

@@ -48,7 +48,10 @@ export function createAlbumsService(repo: AlbumsRepository) {
         throw notFound('Photo not found.');
       }
       const description = body.description?.trim() || `Album with ${ids.length} photos`;
-      return toAlbum(await repo.createManual(userId, name, description, ids));
+      // Checked again inside the write: a photo deleted meanwhile is not found either.
+      const created = await repo.createManual(userId, name, description, ids);
+      if (!created) throw notFound('Photo not found.');
+      return toAlbum(created);
     },
   };
 }
