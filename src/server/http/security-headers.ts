@@ -29,13 +29,21 @@ export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Outg
   return captured;
 }
 
+/**
+ * API answers are one account's data: no cache may store them (a shared proxy or CDN would hand
+ * them to the next person asking) unless the route says otherwise (content-named images,
+ * ETag-revalidated pages: all `private`).
+ */
+export const API_CACHE_CONTROL = 'private, no-store';
+
 /** Sets the precomputed headers as helmet would (on the raw response, so a route's own header wins). */
 export async function registerSecurityHeaders(app: FastifyInstance, options: FastifyHelmetOptions) {
   const entries = Object.entries(await helmetHeaders(options)).filter(
     (e): e is [string, string | number | string[]] => e[1] !== undefined,
   );
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     for (const [name, value] of entries) reply.raw.setHeader(name, value);
+    if (request.url.startsWith('/api/')) reply.raw.setHeader('Cache-Control', API_CACHE_CONTROL);
     done();
   });
 }

@@ -110,3 +110,29 @@ describe('trust: per-user limits on costly calls', () => {
     expect((await (await upload(a.cookie, 202)).res).statusCode).toBe(201);
   });
 });
+
+describe('trust: private answers are never stored by a cache', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("an account's JSON (user, rewards, subscription, albums, errors) says private, no-store; answers with their own policy keep it", async () => {
+    const a = await signUp(t.app);
+    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: a.cookie } });
+    for (const url of ['/api/auth/user', '/api/rewards', '/api/subscription', '/api/albums', '/api/photos/nope']) {
+      expect((await get(url)).headers['cache-control'], url).toBe('private, no-store');
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/api/rewards' })).headers['cache-control']).toBe(
+      'private, no-store',
+    );
+    // Revalidated or content-named answers: their own policy, still private.
+    const page = await get('/api/photos?limit=5');
+    expect(page.headers['cache-control']).toBe('private, no-cache');
+    const thumb = page.json().items[0].thumbnailUrl as string;
+    expect((await get(thumb)).headers['cache-control']).toBe('private, max-age=31536000, immutable');
+  });
+});
