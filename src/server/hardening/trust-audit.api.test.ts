@@ -72,6 +72,25 @@ describe('trust: per-user limits on costly calls', () => {
     expect((listed as Array<{ isSmartAlbum: boolean }>).filter((x) => !x.isSmartAlbum)).toHaveLength(rule.max);
   });
 
+  it('attack: the library-wide scans (duplicates, analyze all) are refused with 429 past their limits', async () => {
+    const a = await signUp(t.app);
+    for (const [method, url] of [
+      ['GET', '/api/photos/duplicates'],
+      ['POST', '/api/photos/analyze-all'],
+    ] as const) {
+      // Each call reads every fingerprint (or photo) of the library: unbounded, one large account
+      // could keep the database busy for everyone.
+      const rule = ruleOf(`${method} ${url}`);
+      expect(rule.key).toBe('user');
+      expect(rule.max).toBeLessThanOrEqual(60);
+      const call = () => t.app.inject({ method, url, headers: { cookie: a.cookie } });
+      for (let i = 0; i < rule.max; i++) expect((await call()).statusCode, url).toBe(200);
+      const refused = await call();
+      expect(refused.statusCode, url).toBe(429);
+      expect(refused.json().message).toMatch(/Too many attempts/);
+    }
+  });
+
   it('attack: uploads held open at once are bounded per user (each holds its file in memory): the next is refused at once, other users are not', async () => {
     const max = DEFAULT_IN_FLIGHT_LIMITS['POST /api/photos'];
     expect(max).toBeLessThanOrEqual(3);

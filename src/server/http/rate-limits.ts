@@ -88,6 +88,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
   ],
   'GET /api/photos/:id/similar': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  // Each reads the whole library: every fingerprint (grouped four times), or every photo without a job.
+  'GET /api/photos/duplicates': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  'POST /api/photos/analyze-all': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
   'POST /api/photos/delete': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'DELETE /api/photos/:id': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
   'PUT /api/photos/:id/favorite': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
