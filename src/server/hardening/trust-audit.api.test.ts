@@ -1,5 +1,12 @@
+import { eq } from 'drizzle-orm';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { photos } from '../db/schema';
+import { createFilterPool } from '../features/filters/filter-pool';
+import { createFiltersRepository } from '../features/filters/filters.repository';
+import { createFiltersService } from '../features/filters/filters.service';
+import { createStorageCheck } from '../features/photos/index';
+import { usedBytes } from '../features/photos/photos.repository';
 import { DEFAULT_IN_FLIGHT_LIMITS, DEFAULT_RATE_LIMITS } from '../http/rate-limits';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
 import { jpeg, multipart } from './support';
@@ -153,5 +160,64 @@ describe('trust: private answers are never stored by a cache', () => {
     expect(page.headers['cache-control']).toBe('private, no-cache');
     const thumb = page.json().items[0].thumbnailUrl as string;
     expect((await get(thumb)).headers['cache-control']).toBe('private, max-age=31536000, immutable');
+  });
+});
+
+describe('trust: the storage quota holds when an edit and an upload race', () => {
+  let t: TestApp;
+  const pool = createFilterPool();
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await pool.close();
+    await t.close();
+  });
+
+  it("attack: an upload landing between an apply's quota check and its write makes the apply 413, the quota kept", async () => {
+    const a = await signUp(t.app);
+    const upload = async (seed: number) => {
+      const { payload, headers } = multipart([{ name: `q-${seed}.jpg`, bytes: await jpeg(seed, 400) }]);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/photos',
+        headers: { ...headers, cookie: a.cookie },
+        payload,
+      });
+      expect(res.statusCode).toBe(201);
+      return res.json().results[0].photo.id as string;
+    };
+    const photoId = await upload(1);
+    const used = () => usedBytes(t.database.db, a.user.id);
+    // Room for one more photo or the edit, not both (sizes measured, then the quota set from them).
+    const repo = createFiltersRepository(t.database.db);
+    const service = (racing: boolean) =>
+      createFiltersService({
+        repo: {
+          ...repo,
+          async insertCurrentVersion(...args: Parameters<typeof repo.insertCurrentVersion>) {
+            if (racing) await upload(2);
+            return repo.insertCurrentVersion(...args);
+          },
+        },
+        blobs: t.app.ctx.blobs,
+        pool,
+        checkQuota: createStorageCheck({ repo, config: t.config, tierOf: async () => 'free' }),
+      });
+    const edit = { photoId, filterName: 'vintage' as const, intensity: 100 };
+    const base = await used();
+    await service(false).apply(a.user.id, edit);
+    const versionBytes = (await used()) - base;
+    await service(false).revert(a.user.id, photoId);
+    const secondPhoto = (await jpeg(2, 400)).length;
+    t.config.storageQuotaBytes = { free: base + Math.max(versionBytes, secondPhoto) + 10 };
+
+    await expect(service(true).apply(a.user.id, edit)).rejects.toMatchObject({ statusCode: 413 });
+    expect(await used()).toBeLessThanOrEqual(t.config.storageQuotaBytes.free!);
+    const [row] = await t.database.db
+      .select({ version: photos.currentVersionId })
+      .from(photos)
+      .where(eq(photos.id, photoId));
+    expect(row!.version).toBeNull();
   });
 });

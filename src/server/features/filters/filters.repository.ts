@@ -2,7 +2,7 @@ import { and, eq, ne, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { photos, photoVersions } from '../../db/schema';
 import { lockBlobKeys } from '../../db/locks';
-import { createPhotosRepository, lockOwner, type PhotoRow } from '../photos/index';
+import { createPhotosRepository, lockOwner, usedBytes, type PhotoRow } from '../photos/index';
 
 export type PhotoVersionRow = typeof photoVersions.$inferSelect;
 export interface NewVersion {
@@ -37,15 +37,18 @@ export function createFiltersRepository(db: Db) {
      * Records a filtered version and makes it the one shown, in one transaction: the photo row is
      * locked (and must still be the user's), earlier versions are dropped (each edit is rendered
      * from the untouched original, so they are never needed again; their blobs go to the orphan
-     * sweep), and `ensureBlobs` re-writes any blob a concurrent delete removed. Returns the
-     * updated photo row, or null if the photo is gone.
+     * sweep), and `ensureBlobs` re-writes any blob a concurrent delete removed. With `quotaBytes`,
+     * the stored bytes are counted under the owner's lock (uploads take it too) and the version
+     * is not written if it would pass them. Returns the updated photo row, null if the photo is
+     * gone, or the bytes stored when the quota refused it.
      */
     async insertCurrentVersion(
       userId: string,
       photoId: string,
       v: NewVersion,
       ensureBlobs: () => Promise<void>,
-    ): Promise<PhotoRow | null> {
+      quotaBytes?: number,
+    ): Promise<PhotoRow | null | { full: number }> {
       return db.transaction(async (tx) => {
         await lockOwner(tx, userId);
         const [locked] = await tx
@@ -54,6 +57,16 @@ export function createFiltersRepository(db: Db) {
           .where(and(eq(photos.userId, userId), eq(photos.id, photoId)))
           .for('update');
         if (!locked) return null;
+        if (quotaBytes !== undefined) {
+          const [used, [replaced]] = await Promise.all([
+            usedBytes(tx, userId),
+            tx
+              .select({ n: sum(photoVersions.size) })
+              .from(photoVersions)
+              .where(eq(photoVersions.photoId, photoId)),
+          ]);
+          if (used - Number(replaced?.n ?? 0) + v.size > quotaBytes) return { full: used };
+        }
         await lockBlobKeys(tx, [v.originalKey, v.previewKey, v.thumbnailKey]);
         const [version] = await tx
           .insert(photoVersions)

@@ -130,7 +130,7 @@ export function createFiltersService(deps: {
     const full = Buffer.from(out.full.buffer, out.full.byteOffset, out.full.byteLength);
     const preview = Buffer.from(out.preview.buffer, out.preview.byteOffset, out.preview.byteLength);
     const thumbnail = Buffer.from(out.thumbnail.buffer, out.thumbnail.byteOffset, out.thumbnail.byteLength);
-    await deps.checkQuota?.(userId, full.length, await repo.versionBytes(row.id));
+    const allowance = await deps.checkQuota?.(userId, full.length, await repo.versionBytes(row.id));
     const put = () => Promise.all([blobs.put(full), blobs.put(preview), blobs.put(thumbnail)]);
     const [originalKey, previewKey, thumbnailKey] = await put();
     const updated = await repo.insertCurrentVersion(
@@ -148,8 +148,11 @@ export function createFiltersService(deps: {
         const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
         if (present.includes(false)) await put();
       },
+      allowance?.quotaBytes,
     );
     if (!updated) throw notFound('Photo not found.');
+    // An upload landed since the check above; the blobs just written are left to the orphan sweep.
+    if ('full' in updated) throw allowance!.full(updated.full);
     lastApply = { threadId: out.threadId, pixelPasses: out.pixelPasses };
     return shown(updated);
   }

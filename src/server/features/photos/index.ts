@@ -4,6 +4,7 @@ export {
   createPhotosRepository,
   listedColumns,
   lockOwner,
+  usedBytes,
   type ListedPhotoRow,
   type PhotoRow,
   type PhotosRepository,

@@ -47,10 +47,18 @@ export const storageFullMessage = (tier: Tier, quotaBytes: number, usedBytes: nu
 export const storageQuotaFor = (config: Pick<Config, 'storageQuotaBytes'>, tier: Tier) =>
   config.storageQuotaBytes?.[tier] ?? STORAGE_QUOTA_BYTES[tier];
 
+/** What a write outside an upload is allowed: checked again under the owner's lock before it lands. */
+export interface StorageAllowance {
+  quotaBytes: number;
+  /** The 413 'Storage full' for `usedBytes` stored. */
+  full(usedBytes: number): AppError;
+}
+
 /**
  * The storage quota check of writes outside an upload (the photo editor's versions): refuses with
  * 413 'Storage full' when storing `addBytes` more, less the `freedBytes` they replace, would pass
- * the user's quota.
+ * the user's quota. Answers the quota, for the write's own check under the owner's lock (an
+ * upload may land between this check and the write).
  */
 export function createStorageCheck(deps: {
   repo: Pick<PhotosRepository, 'storageUsed'>;
@@ -58,13 +66,14 @@ export function createStorageCheck(deps: {
   /** The tier of the user's active subscription ('free' without one). */
   tierOf: (userId: string) => Promise<Tier>;
 }) {
-  return async (userId: string, addBytes: number, freedBytes: number): Promise<void> => {
+  return async (userId: string, addBytes: number, freedBytes: number): Promise<StorageAllowance> => {
     const tier = await deps.tierOf(userId);
-    const quota = storageQuotaFor(deps.config, tier);
+    const quotaBytes = storageQuotaFor(deps.config, tier);
+    const full = (usedBytes: number) =>
+      new AppError(413, storageFullMessage(tier, quotaBytes, usedBytes), 'storage_full');
     const used = await deps.repo.storageUsed(userId);
-    if (used - freedBytes + addBytes > quota) {
-      throw new AppError(413, storageFullMessage(tier, quota, used), 'storage_full');
-    }
+    if (used - freedBytes + addBytes > quotaBytes) throw full(used);
+    return { quotaBytes, full };
   };
 }
 export type StorageCheck = ReturnType<typeof createStorageCheck>;
