@@ -69,6 +69,11 @@ export interface Config {
    * transport; see resolveDemoMode for when it is on.
    */
   demoMode: boolean;
+  /**
+   * DEMO_MODE=true was set. Otherwise a request that came through a proxy (forwarding headers)
+   * never gets a token: a loopback server may be behind one without TRUST_PROXY saying so.
+   */
+  demoModeOnPurpose?: boolean;
   smtpUrl?: string;
   mailFrom: string;
   stripe: { secretKey?: string; webhookSecret?: string; publicKey?: string };
@@ -116,11 +121,16 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Demo mode hands a reset token to whoever asks, so it must never be on by accident on a reachable
- * server: unset means on only for a loopback listener; DEMO_MODE=true is the operator's explicit
- * choice (main.ts warns loudly when the host is not loopback).
+ * server: unset means on only for a loopback listener with no proxy trusted (a loopback server
+ * behind nginx or Caddy is the internet's); DEMO_MODE=true is the operator's explicit choice
+ * (main.ts warns loudly when the host is not loopback).
  */
-export function resolveDemoMode(demoMode: boolean | undefined, host: string): boolean {
-  return demoMode ?? isLoopbackHost(host);
+export function resolveDemoMode(
+  demoMode: boolean | undefined,
+  host: string,
+  trustProxy: Config['trustProxy'] = false,
+): boolean {
+  return demoMode ?? (isLoopbackHost(host) && trustProxy === false);
 }
 
 /** What main.ts logs at start about settings that are risky or leave a feature unusable. */
@@ -283,7 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: e.BLOB_DIR ? path.resolve(e.BLOB_DIR) : path.join(dataDir, 'blobs'),
     objectStore,
     webConcurrency: e.WEB_CONCURRENCY,
-    demoMode: resolveDemoMode(e.DEMO_MODE, e.HOST),
+    demoMode: resolveDemoMode(e.DEMO_MODE, e.HOST, trustProxy),
+    demoModeOnPurpose: e.DEMO_MODE === true,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     stripe: {

@@ -196,6 +196,39 @@ describe('reset tokens', () => {
     expect((await post(local, '/api/auth/login', { email: body.email, password: 'chosen-pw1' })).statusCode).toBe(200);
   });
 
+  it('a loopback server behind a reverse proxy is not a demo: with TRUST_PROXY, or for a request that came through a proxy, no token', async () => {
+    // The usual way to expose a Node server: it listens on 127.0.0.1 and nginx or Caddy forwards
+    // the internet to it. A token in the answer there is anyone's reset of any account.
+    const cfg = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'test', ...env });
+    expect(cfg({ HOST: '127.0.0.1', TRUST_PROXY: '1' }).demoMode).toBe(false);
+    expect(cfg({ HOST: '127.0.0.1', TRUST_PROXY: 'loopback' }).demoMode).toBe(false);
+    expect(cfg({ HOST: '127.0.0.1', TRUST_PROXY: '1', DEMO_MODE: 'true' }).demoMode).toBe(true);
+
+    // TRUST_PROXY forgotten: the forwarding headers a proxy adds still say where the request came from.
+    const demo = await appWith({
+      rateLimits: limits({ 'POST /api/auth/forgot-password': [{ key: 'ip', max: 100, windowMs: MINUTE }] }),
+    });
+    const { body, user } = await signUp(demo);
+    const before = await database.db.select().from(passwordResets).where(eq(passwordResets.userId, user.id));
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9;proto=https' },
+      { 'x-real-ip': '203.0.113.9' },
+      { 'x-forwarded-host': 'photos.example.com' },
+    ]) {
+      const known = await post(demo, '/api/auth/forgot-password', { email: body.email }, { headers });
+      const unknown = await post(demo, '/api/auth/forgot-password', { email: 'nobody@example.com' }, { headers });
+      expect(known.statusCode, JSON.stringify(headers)).toBe(200);
+      expect(known.json().resetToken, JSON.stringify(headers)).toBeUndefined();
+      expect(known.body).toBe(unknown.body);
+    }
+    expect(await database.db.select().from(passwordResets).where(eq(passwordResets.userId, user.id))).toEqual(before);
+    // The local demo itself is kept: a browser on this machine still gets its token.
+    expect((await post(demo, '/api/auth/forgot-password', { email: body.email })).json().resetToken).toMatch(
+      /^[A-Za-z0-9_-]{43}$/,
+    );
+  });
+
   it('in the local demo an unknown email gets a token of the same shape, which opens nothing', async () => {
     const res = await post(local, '/api/auth/forgot-password', { email: 'no-account@example.com' });
     const { body } = await signUp(local);

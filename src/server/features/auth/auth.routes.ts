@@ -23,6 +23,10 @@ const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'cr
   createdAt: u.createdAt.toISOString(),
 });
 
+/** Headers only a proxy in front of the server adds (a browser sends none of them). */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip'];
+const cameThroughProxy = (headers: Record<string, unknown>) => FORWARDING_HEADERS.some((h) => headers[h] !== undefined);
+
 export interface AuthRoutesOptions {
   /** Tests capture reset mail here instead of an SMTP server. */
   mailer?: Mailer;
@@ -77,7 +81,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
   r.post(
     '/api/auth/forgot-password',
     { schema: { body: forgotPasswordBody, response: { 200: forgotPasswordResponse } } },
-    async (request) => service.forgotPassword(request.body.email),
+    async (request) => service.forgotPassword(request.body.email, cameThroughProxy(request.headers)),
   );
 
   r.post(
