@@ -487,6 +487,23 @@ describe('proxy and cookies', () => {
     expect(() => parseTrustProxy('proxy.internal')).toThrow(ConfigError);
   });
 
+  it('a proxy in front without TRUST_PROXY (everyone one address to the limits) is reported once in the log', async () => {
+    const logged = async (trustProxy: Config['trustProxy'], requests: Array<Partial<InjectOptions>>) => {
+      const lines: string[] = [];
+      const app = await appWith({ trustProxy }, { logStream: { write: (l) => void lines.push(l) } });
+      for (const extra of requests) {
+        await post(app, '/api/auth/login', { email: 'someone@example.com', password: 'wrong-pw' }, extra);
+      }
+      return lines.filter((l) => l.includes('TRUST_PROXY is not set')).length;
+    };
+    const proxied = { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } };
+    expect(await logged(false, [proxied, proxied, { ...proxied, remoteAddress: '10.0.0.2' }])).toBe(1);
+    expect(await logged(false, [{ remoteAddress: '127.0.0.1' }, { remoteAddress: '10.0.0.2' }])).toBe(0);
+    // A client on the internet sending the header itself is not a proxy of ours.
+    expect(await logged(false, [{ ...proxied, remoteAddress: '198.51.100.4' }])).toBe(0);
+    expect(await logged(1, [proxied, proxied])).toBe(0);
+  });
+
   it('the client address comes from X-Forwarded-For only through a trusted proxy', async () => {
     const ipOf = async (trustProxy: Config['trustProxy'], remoteAddress: string, xff?: string) => {
       const config = testConfig({ trustProxy });

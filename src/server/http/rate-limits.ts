@@ -1,5 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { BlockList, isIP } from 'node:net';
 import type { Db } from '../db/client';
 import { tooMany } from './errors';
 import { createRateLimitRepository } from './rate-limit.repository';
@@ -135,6 +136,35 @@ function keyOf(kind: RateLimitKey, request: FastifyRequest): string {
   }
 }
 
+/** Where a reverse proxy in front of the server connects from: this machine or a private network. */
+const PROXY_NETWORKS = new BlockList();
+for (const [net, bits] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  PROXY_NETWORKS.addSubnet(net, bits, 'ipv4');
+PROXY_NETWORKS.addAddress('::1', 'ipv6');
+PROXY_NETWORKS.addSubnet('fc00::', 7, 'ipv6');
+
+export const UNTRUSTED_PROXY_WARNING =
+  'Requests arrive through a proxy (X-Forwarded-For from a local or private address) but TRUST_PROXY ' +
+  'is not set: every client counts as the proxy in the per-address limits (login, register, password ' +
+  "reset), so one client can use up everyone's attempts. Set TRUST_PROXY to the proxy's hop count or address.";
+
+/**
+ * Whether the request came through a proxy whose forwarding header the server ignored: it carries
+ * X-Forwarded-For, its address is the socket's own (nothing was taken from the header), and that
+ * is a local or private one, where a reverse proxy connects from.
+ */
+function throughUntrustedProxy(request: FastifyRequest): boolean {
+  if (request.headers['x-forwarded-for'] === undefined) return false;
+  const peer = normalizeIP(request.socket.remoteAddress ?? '');
+  const family = isIP(peer);
+  return family !== 0 && normalizeIP(request.ip) === peer && PROXY_NETWORKS.check(peer, family === 6 ? 'ipv6' : 'ipv4');
+}
+
 /**
  * Installs the limits. Call before any feature registers its routes. Limits run as the first
  * preHandler: after the session lookup (so 'user' keys work) and after body validation (so the email
@@ -164,6 +194,8 @@ export async function registerRateLimits(
     app.addHook('onClose', async () => clearInterval(timer));
   }
   const inFlightLimits = Object.keys(table).length > 0 ? DEFAULT_IN_FLIGHT_LIMITS : {};
+  // Said once per process: a misconfiguration, not something each request should log.
+  let proxyWarned = false;
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
@@ -187,8 +219,13 @@ export async function registerRateLimits(
           ...({ cache: KEYS_PER_RULE } as object),
         }),
       }));
+      const byAddress = rules.some((r) => r.key === 'ip' || r.key === 'ip+email');
       const check = async (request: FastifyRequest, reply: FastifyReply) => {
         if (request.method !== method) return;
+        if (byAddress && !proxyWarned && throughUntrustedProxy(request)) {
+          proxyWarned = true;
+          request.log.warn(UNTRUSTED_PROXY_WARNING);
+        }
         let waitMs = 0;
         // Every rule counts the request, so one over its limit does not let the others reset.
         for (const { rule, limit } of limiters) {
