@@ -76,7 +76,8 @@ interface Candidate {
 
 function outOfFold(c: Candidate): number[][] {
   const X = tune.map((e) => vectorOf(e.rows.orig!, c.layers, c.unitBlocks === true));
-  const F = c.flipTrain || c.flipPredict ? tune.map((e) => vectorOf(e.rows.flip!, c.layers, c.unitBlocks === true)) : [];
+  const F =
+    c.flipTrain || c.flipPredict ? tune.map((e) => vectorOf(e.rows.flip!, c.layers, c.unitBlocks === true)) : [];
   const probs: number[][] = new Array(tune.length);
   for (let f = 0; f < FOLDS; f++) {
     const rows: TrainingRow[] = tune.flatMap((e, i) => {
