@@ -4,12 +4,21 @@
  * cross-validation and folds. Nothing here is written to the reference file: it prints figures
  * that decide whether a candidate is worth building into the engine.
  *
- *   - probe training: more steps (300 instead of 150), and without class balancing;
- *   - the abstain threshold: one for all categories (as shipped) against one per category. Both
- *     are chosen on four folds' out-of-fold answers and applied to the fifth (nested), so the
- *     per-category variant, which has six times the freedom, is not credited with fitting noise.
+ * Every candidate gives out-of-fold probabilities for each tuning photo; each is then scored the
+ * way the engine decides (the hand-written detector rules on the probe's answer, one abstain
+ * threshold) with the threshold chosen on four folds' out-of-fold answers and applied to the fifth
+ * (nested), so a candidate is not credited with a threshold fitted to the photos it is scored on.
  *
- * Run after vision-features.ts: npx tsx scripts/classifier-candidates.ts [featureDir] [layers] [l2]
+ *   - blocks and L2 (mixed8+mixed9 as shipped, the three blocks together, each block scaled to unit
+ *     length before the probe);
+ *   - mirrored views: as extra training rows, and averaged with the original at prediction
+ *     (test-time augmentation: twice the embedding's CPU per photo);
+ *   - an average of two probes on different blocks;
+ *   - the probe's training (steps, class balancing);
+ *   - one abstain threshold against one per category.
+ *
+ * Run after vision-features.ts (VISION_VIEWS=orig,flip for the mirrored candidates):
+ *   npx tsx scripts/classifier-candidates.ts [featureDir]
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,38 +38,68 @@ import type { FeatureIndex } from './vision-features';
 const FOLDS = 5;
 const MAX_ABSTAIN = 0.08;
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
-const layers = (process.argv[3] ?? 'mixed8,mixed9').split(',');
-const l2 = Number(process.argv[4] ?? 0.3);
 
 const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as FeatureIndex;
 const raw = await readFile(path.join(featureDir, 'emb.f32'));
 const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
 const width = index.dims.reduce((a, b) => a + b, 0);
 const offsets = index.dims.map((_, i) => index.dims.slice(0, i).reduce((a, b) => a + b, 0));
+// The test part is dropped here, before anything is computed.
 const tune = index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
 const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
+const hasFlip = tune.every((e) => e.rows.flip !== undefined);
 
-function vectorOf(row: number): Float32Array {
+function vectorOf(row: number, layers: readonly string[], unitBlocks: boolean): Float32Array {
   const out = new Float32Array(layers.reduce((a, l) => a + index.dims[index.layers.indexOf(l)], 0));
   let o = 0;
   for (const l of layers) {
     const i = index.layers.indexOf(l);
-    out.set(all.subarray(row * width + offsets[i], row * width + offsets[i] + index.dims[i]), o);
+    const block = all.subarray(row * width + offsets[i], row * width + offsets[i] + index.dims[i]);
+    let n = 1;
+    if (unitBlocks) n = Math.sqrt(block.reduce((a, x) => a + x * x, 0)) || 1;
+    for (let j = 0; j < block.length; j++) out[o + j] = block[j] / n;
     o += index.dims[i];
   }
   return out;
 }
-const X = tune.map((e) => vectorOf(e.rows.orig!));
 
-function outOfFold(iterations: number, balanced: boolean): number[][] {
+interface Candidate {
+  name: string;
+  layers: string[];
+  l2: number;
+  iterations?: number;
+  balanced?: boolean;
+  unitBlocks?: boolean;
+  flipTrain?: boolean;
+  flipPredict?: boolean;
+}
+
+function outOfFold(c: Candidate): number[][] {
+  const X = tune.map((e) => vectorOf(e.rows.orig!, c.layers, c.unitBlocks === true));
+  const F =
+    c.flipTrain || c.flipPredict ? tune.map((e) => vectorOf(e.rows.flip!, c.layers, c.unitBlocks === true)) : [];
   const probs: number[][] = new Array(tune.length);
   for (let f = 0; f < FOLDS; f++) {
-    const rows: TrainingRow[] = tune.flatMap((e, i) =>
-      fold(e.file) !== f ? [{ x: X[i], y: categoryIndex(e.category) }] : [],
-    );
-    const model = trainProbe(rows, { l2, iterations, learningRate: 0.01, balanced });
+    const rows: TrainingRow[] = tune.flatMap((e, i) => {
+      if (fold(e.file) === f) return [];
+      const y = categoryIndex(e.category);
+      return c.flipTrain
+        ? [
+            { x: X[i], y, weight: 0.5 },
+            { x: F[i], y, weight: 0.5 },
+          ]
+        : [{ x: X[i], y }];
+    });
+    const model = trainProbe(rows, {
+      l2: c.l2,
+      iterations: c.iterations ?? 150,
+      learningRate: 0.01,
+      balanced: c.balanced ?? true,
+    });
     tune.forEach((e, i) => {
-      if (fold(e.file) === f) probs[i] = predictProbe(model, X[i]);
+      if (fold(e.file) !== f) return;
+      const p = predictProbe(model, X[i]);
+      probs[i] = c.flipPredict ? p.map((v, k) => (v + predictProbe(model, F[i])[k]) / 2) : p;
     });
   }
   return probs;
@@ -135,29 +174,54 @@ function nested(probs: number[][], choose: (p: number[][], idx: number[]) => Thr
     given += s.given;
   }
   const n = tune.length;
-  return `right ${pct(right / n)}, uncategorized ${pct(1 - given / n)}, precision ${pct(right / Math.max(given, 1))}`;
+  return { right: right / n, abstained: 1 - given / n, precision: right / Math.max(given, 1) };
 }
 
-console.log(`tuning part: ${tune.length} photos; ${layers.join('+')} l2 ${l2}; ${FOLDS}-fold cross-validation`);
+console.log(`tuning part: ${tune.length} photos; ${FOLDS}-fold cross-validation; mirrored views cached: ${hasFlip}`);
+const base: Candidate = { name: 'mixed8+mixed9 l2 0.3 (shipped)', layers: ['mixed8', 'mixed9'], l2: 0.3 };
+const candidates: Candidate[] = [
+  base,
+  { ...base, name: 'mixed8+mixed9 l2 1', l2: 1 },
+  { ...base, name: 'mixed8+9+10 l2 0.3', layers: ['mixed8', 'mixed9', 'mixed10'] },
+  { ...base, name: 'mixed8+9+10 l2 1', layers: ['mixed8', 'mixed9', 'mixed10'], l2: 1 },
+  { ...base, name: 'mixed8+mixed9 unit blocks', unitBlocks: true },
+  { ...base, name: 'mixed8+mixed9 300 steps', iterations: 300 },
+  { ...base, name: 'mixed8+mixed9 not class-balanced', balanced: false },
+  ...(hasFlip
+    ? [
+        { ...base, name: 'mixed8+mixed9 + mirrored training rows', flipTrain: true },
+        { ...base, name: 'mixed8+mixed9, mirror averaged at prediction', flipPredict: true },
+        { ...base, name: 'mixed8+mixed9 mirrored rows + averaged', flipTrain: true, flipPredict: true },
+      ]
+    : []),
+];
 const t0 = performance.now();
-for (const [iterations, balanced] of [
-  [150, true],
-  [300, true],
-  [150, false],
-] as const) {
-  const probs = outOfFold(iterations, balanced);
+const oof = new Map<string, number[][]>();
+const report = (name: string, probs: number[][], perCategory = false): void => {
   const acc = probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length;
+  const one = nested(probs, chooseGlobal);
   console.log(
-    `probe ${iterations} steps${balanced ? '' : ', not class-balanced'}: probe alone ${pct(acc)}` +
-      `  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+    `${name.padEnd(48)} probe ${pct(acc)} | nested: right ${pct(one.right)}, uncategorized ${pct(one.abstained)}, ` +
+      `precision ${pct(one.precision)}  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
   );
-  console.log(`  one threshold, nested:          ${nested(probs, chooseGlobal)}`);
-  console.log(`  threshold per category, nested: ${nested(probs, choosePerCategory)}`);
-  if (iterations === 150 && balanced) {
-    const th = choosePerCategory(
-      probs,
-      tune.map((_, i) => i),
+  if (perCategory) {
+    const per = nested(probs, choosePerCategory);
+    console.log(
+      `${'  threshold per category'.padEnd(48)}                nested: right ${pct(per.right)}, ` +
+        `uncategorized ${pct(per.abstained)}, precision ${pct(per.precision)}`,
     );
-    console.log(`  per-category thresholds on the whole tuning part: ${JSON.stringify(th)}`);
   }
+};
+for (const c of candidates) {
+  const probs = outOfFold(c);
+  oof.set(c.name, probs);
+  report(c.name, probs, c === base);
 }
+// Two probes averaged: a candidate only if each alone is close to the best.
+const mean = (a: number[][], b: number[][]): number[][] => a.map((p, i) => p.map((v, k) => (v + b[i][k]) / 2));
+report('average: mixed8+mixed9 and mixed8+9+10', mean(oof.get(base.name)!, oof.get('mixed8+9+10 l2 0.3')!));
+if (hasFlip)
+  report(
+    'average: shipped and mirrored-rows probe',
+    mean(oof.get(base.name)!, oof.get('mixed8+mixed9 + mirrored training rows')!),
+  );

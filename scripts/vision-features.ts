@@ -75,6 +75,22 @@ async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number], size: n
   };
 }
 
+/** The engine's own embedding input, mirrored left to right (what test-time augmentation would embed). */
+export function mirror(img: RgbImage): RgbImage {
+  const { width: w, height: h, data } = img;
+  const out = new Uint8Array(data.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const s = (y * w + x) * 3;
+      const d = (y * w + (w - 1 - x)) * 3;
+      out[d] = data[s];
+      out[d + 1] = data[s + 1];
+      out[d + 2] = data[s + 2];
+    }
+  }
+  return { data: out, width: w, height: h };
+}
+
 async function labelled(): Promise<{ file: string; category: PhotoCategory; set: FeatureEntry['set'] }[]> {
   const out: { file: string; category: PhotoCategory; set: FeatureEntry['set'] }[] = [];
   for (const category of PHOTO_CATEGORIES) {
@@ -105,7 +121,11 @@ async function main(): Promise<void> {
   const model = process.env.VISION_MODEL ?? 'inception_v3';
   const layers = FEATURE_LAYERS[model];
   if (!layers) throw new Error(`no feature layers known for ${model}`);
-  const onlyOrig = process.env.VISION_VIEWS === 'orig';
+  // VISION_VIEWS=orig or a list (orig,flip): those views for every photo, the demo library's too
+  // (test-time augmentation is scored on them); unset: every view, the original only for the demo library.
+  const viewList = process.env.VISION_VIEWS?.split(',').filter((v): v is (typeof VIEWS)[number] =>
+    (VIEWS as readonly string[]).includes(v),
+  );
   const reuseDir = process.env.VISION_REUSE;
   let reuse: { index: FeatureIndex; all: Float32Array } | undefined;
   if (reuseDir) {
@@ -123,7 +143,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   for (const [i, p] of photos.entries()) {
     const old = reuse?.index.entries.find((e) => e.file === p.file);
-    const views = p.set === 'demo' || onlyOrig ? (['orig'] as const) : VIEWS;
+    const views = viewList ?? (p.set === 'demo' ? (['orig'] as const) : VIEWS);
     const rows: FeatureEntry['rows'] = {};
     const sameVectors =
       old && reuse && (reuse.index.inputSize ?? 224) === size && (reuse.index.model ?? 'inception_v3') === model;
@@ -137,7 +157,13 @@ async function main(): Promise<void> {
       }
       decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
       vectors.push(
-        await embedder.embed(view === 'orig' ? decoded.embed : await toEmbedInput(decoded.detect, view, size)),
+        await embedder.embed(
+          view === 'orig'
+            ? decoded.embed
+            : view === 'flip'
+              ? mirror(decoded.embed)
+              : await toEmbedInput(decoded.detect, view, size),
+        ),
       );
     }
     let detections = old?.detections;
