@@ -39,9 +39,10 @@ export interface LedgerSnapshot {
   adsSkipped: number;
   timeSaved: number;
   /**
-   * Distinct photo contents the upload reward was paid for: deleting a photo does not lower it
-   * and a re-upload does not raise it, so upload achievements cannot be farmed. The demo library
-   * is never rewarded, so it does not count.
+   * Distinct photo contents the upload reward was recorded for (paid, or past the day's cap with
+   * 0 points: those were uploaded too): deleting a photo does not lower it and a re-upload does
+   * not raise it, so upload achievements cannot be farmed. The demo library is never rewarded, so
+   * it does not count.
    */
   photosUploaded: number;
   /** Local days with a login reward, ascending. */
