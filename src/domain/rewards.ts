@@ -25,6 +25,14 @@ export const REWARD_POINTS: Readonly<Record<'login' | 'activation' | 'upload', n
   activation: 15,
   upload: 5,
 };
+/**
+ * At most this many photos a day (of the user's stored zone) earn the upload reward: 500 points.
+ * Only contents never rewarded before earn, but a script can make endless new images, upload and
+ * delete them: the upload limits alone would let one account mint ~6,000 points in 15 minutes.
+ * A person with a big camera roll rarely adds more in one day. Photos past it are still uploaded
+ * and counted as uploaded (achievements), only without points, and never earn them later.
+ */
+export const UPLOAD_REWARD_PHOTOS_PER_DAY = 100;
 /** The streak bonus per day of the current streak. */
 export const STREAK_BONUS_PER_DAY = 5;
 

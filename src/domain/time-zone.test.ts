@@ -1,5 +1,11 @@
 import { DAY_MS } from './calendar';
-import { calendarDayInZone, canonicalTimeZone, TIME_ZONE_CHANGE_INTERVAL_MS, timeZoneToStore } from './time-zone';
+import {
+  calendarDayInZone,
+  canonicalTimeZone,
+  dayRangeInZone,
+  TIME_ZONE_CHANGE_INTERVAL_MS,
+  timeZoneToStore,
+} from './time-zone';
 
 describe('canonicalTimeZone', () => {
   it('accepts IANA names in their canonical spelling', () => {
@@ -31,6 +37,43 @@ describe('calendarDayInZone', () => {
   it('falls back to UTC without a zone or with one Intl does not know', () => {
     expect(calendarDayInZone(instant, null)).toBe('2024-03-10');
     expect(calendarDayInZone(instant, 'Nowhere/Special')).toBe('2024-03-10');
+  });
+});
+
+describe('dayRangeInZone', () => {
+  const range = (at: string, zone: string | null) => {
+    const r = dayRangeInZone(new Date(at), zone);
+    return { day: r.day, start: r.start.toISOString(), end: r.end.toISOString() };
+  };
+
+  it('spans the local day of the instant, whatever its time of day', () => {
+    const utcDay = { day: '2024-03-10', start: '2024-03-10T00:00:00.000Z', end: '2024-03-11T00:00:00.000Z' };
+    expect(range('2024-03-10T00:00:00Z', null)).toEqual(utcDay);
+    expect(range('2024-03-10T13:14:15.678Z', 'UTC')).toEqual(utcDay);
+    expect(range('2024-03-10T23:59:59.999Z', null)).toEqual(utcDay);
+    expect(range('2024-03-10T23:30:00Z', 'Europe/Paris')).toEqual({
+      day: '2024-03-11',
+      start: '2024-03-10T23:00:00.000Z',
+      end: '2024-03-11T23:00:00.000Z',
+    });
+    expect(range('2024-06-01T02:00:00Z', 'Asia/Kolkata')).toEqual({
+      day: '2024-06-01',
+      start: '2024-05-31T18:30:00.000Z',
+      end: '2024-06-01T18:30:00.000Z',
+    });
+  });
+
+  it('follows days of 23 and 25 hours (DST)', () => {
+    expect(range('2024-03-31T12:00:00Z', 'Europe/Paris')).toEqual({
+      day: '2024-03-31',
+      start: '2024-03-30T23:00:00.000Z',
+      end: '2024-03-31T22:00:00.000Z',
+    });
+    expect(range('2024-11-03T12:00:00Z', 'America/New_York')).toEqual({
+      day: '2024-11-03',
+      start: '2024-11-03T04:00:00.000Z',
+      end: '2024-11-04T05:00:00.000Z',
+    });
   });
 });
 

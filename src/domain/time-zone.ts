@@ -64,6 +64,36 @@ export function calendarDayInZone(date: Date, timeZone: string | null | undefine
   return isCalendarDay(day) ? day : utc;
 }
 
+const MINUTE_MS = 60_000;
+/** Further than any instant of a local day is from its start or end (days last at most 25 h). */
+const DAY_SEARCH_MINUTES = 27 * 60;
+
+/**
+ * The local day of `at` in a zone (as calendarDayInZone) and the instants it spans, [start, end):
+ * what a daily limit counts rows by. A zone's day begins on a whole minute (not always at 00:00,
+ * nor 24 h after the last one: DST), so each bound is found by bisecting minutes.
+ */
+export function dayRangeInZone(
+  at: Date,
+  timeZone: string | null | undefined,
+): { day: CalendarDay; start: Date; end: Date } {
+  const day = calendarDayInZone(at, timeZone);
+  const minute = Math.floor(at.getTime() / MINUTE_MS);
+  const dayAt = (m: number) => calendarDayInZone(new Date(m * MINUTE_MS), timeZone);
+  /** The first minute in [lo, hi] whose local day has `reached` (days only move forward). */
+  const firstMinute = (lo: number, hi: number, reached: (d: CalendarDay) => boolean) => {
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (reached(dayAt(mid))) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const start = firstMinute(minute - DAY_SEARCH_MINUTES, minute, (d) => d >= day);
+  const end = firstMinute(minute + 1, minute + DAY_SEARCH_MINUTES, (d) => d > day);
+  return { day, start: new Date(start * MINUTE_MS), end: new Date(end * MINUTE_MS) };
+}
+
 /**
  * The zone to store after a sign-in that sent `requested`: the first one is kept at once; a
  * different one only when the stored one is older than TIME_ZONE_CHANGE_INTERVAL_MS. Null: no change.

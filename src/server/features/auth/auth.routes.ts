@@ -14,6 +14,7 @@ import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session
 import { createAuthRepository, type UserRow } from './auth.repository';
 import { createAuthService } from './auth.service';
 import { createSmtpMailer, type Mailer } from './mailer';
+import { purgeExpiredSessions, startSessionPurge } from './session-purge';
 
 const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'createdAt'>) => ({
   id: u.id,
@@ -33,8 +34,9 @@ export interface AuthRoutesOptions {
 }
 
 export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: AuthRoutesOptions = {}) {
+  const repo = createAuthRepository(ctx.db);
   const service = createAuthService({
-    repo: createAuthRepository(ctx.db),
+    repo,
     config: ctx.config,
     mailer: opts.mailer ?? (ctx.config.smtpUrl ? createSmtpMailer(ctx.config.smtpUrl, ctx.config.mailFrom) : undefined),
     onUserCreated: ctx.onUserCreated,
@@ -43,6 +45,13 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
   });
   // Reset mail still on its way is finished before the database closes.
   ctx.onClose.push(() => service.drain());
+  if (ctx.config.startWorkers) {
+    let purge: ReturnType<typeof startSessionPurge> | undefined;
+    app.addHook('onReady', async () => {
+      purge = startSessionPurge({ purge: (now) => purgeExpiredSessions(repo, now), now: ctx.now, log: app.log });
+    });
+    ctx.onClose.push(async () => purge?.stop());
+  }
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/auth/user', { schema: { response: { 200: userResponse } } }, async (request) => ({

@@ -8,7 +8,7 @@ import {
   type LoginStreakState,
 } from '@domain/rewards';
 import { isCalendarDay, type CalendarDay } from '@domain/calendar';
-import { calendarDayInZone } from '@domain/time-zone';
+import { calendarDayInZone, dayRangeInZone } from '@domain/time-zone';
 import type { Db } from '../../db/client';
 import { achievements, activities, pointsLedger, users } from '../../db/schema';
 
@@ -30,6 +30,8 @@ export interface LedgerEntry {
 }
 
 export const LOGIN_SOURCE = 'login';
+/** The class of the per-user advisory lock a daily-capped award takes (any fixed int4). */
+const DAILY_CAP_LOCK = 0x4c_44_47_52;
 export const UPLOAD_SOURCE = 'upload';
 
 export interface LedgerSnapshot {
@@ -37,9 +39,10 @@ export interface LedgerSnapshot {
   adsSkipped: number;
   timeSaved: number;
   /**
-   * Distinct photo contents the upload reward was paid for: deleting a photo does not lower it
-   * and a re-upload does not raise it, so upload achievements cannot be farmed. The demo library
-   * is never rewarded, so it does not count.
+   * Distinct photo contents the upload reward was recorded for (paid, or past the day's cap with
+   * 0 points: those were uploaded too): deleting a photo does not lower it and a re-upload does
+   * not raise it, so upload achievements cannot be farmed. The demo library is never rewarded, so
+   * it does not count.
    */
   photosUploaded: number;
   /** Local days with a login reward, ascending. */
@@ -290,41 +293,103 @@ export function createLedger(db: Db) {
   }
 
   /**
+   * The award statement: inserts the entries not yet in the ledger and reads the snapshot as it
+   * was before them (a statement's subqueries do not see its own inserts). With `cap`, only the
+   * first of them up to `perDay` minus what the day [start, end) already credited of their source
+   * keep their points; the rest are written with 0 (recorded, never credited later). Answers the
+   * added event ids, those credited (points above 0), and the snapshot's columns.
+   */
+  function awardStatement(
+    userId: string,
+    normal: LedgerEntry[],
+    cap?: { source: string; perDay: number; start: Date; end: Date },
+  ): SQL {
+    const values = sql.join(
+      normal.map(
+        (e, i) =>
+          sql`(${userId}::uuid, ${e.source}, ${e.sourceEventId}, ${e.points}::int, ${e.message ?? null}::text, ${e.createdAt ?? null}::timestamptz, ${i}::int)`,
+      ),
+      sql`, `,
+    );
+    const points = cap
+      ? sql`case when f.rn <= ${cap.perDay}::int - credited.n then f.points else 0 end`
+      : sql`f.points`;
+    const q = sql`with v(user_id, source, sid, points, message, at, ord) as (values ${values})`;
+    if (cap) {
+      q.append(sql`, credited as (select count(*)::int as n from ${pointsLedger}
+          where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${cap.source}
+            and ${pointsLedger.points} > 0 and ${pointsLedger.createdAt} >= ${cap.start.toISOString()}::timestamptz
+            and ${pointsLedger.createdAt} < ${cap.end.toISOString()}::timestamptz)`);
+    }
+    // The entries not in the ledger yet, numbered in the caller's order: who gets the day's last
+    // credits is decided here (under the caller's lock with a cap), not by conflicts.
+    q.append(sql`, fresh as (select v.*, row_number() over (order by v.ord) as rn from v
+          where not exists (select 1 from ${pointsLedger} l where l.user_id = v.user_id and l.source_event_id = v.sid)),
+        led as (insert into ${pointsLedger} (user_id, source, source_event_id, points, message, created_at)
+          select f.user_id, f.source, f.sid, ${points}, f.message, coalesce(f.at, now())
+            from fresh f${cap ? sql` cross join credited` : sql``}
+          on conflict (user_id, source_event_id) do nothing returning source_event_id, points)
+      select (select coalesce(array_agg(source_event_id), '{}'::text[]) from led) as added,
+        (select coalesce(array_agg(source_event_id), '{}'::text[]) from led where points > 0) as credited, `);
+    q.append(
+      sql.join(
+        Object.entries(snapshotColumns(userId)).map(([name, col]) => sql`${col} as ${sql.identifier(name)}`),
+        sql`, `,
+      ),
+    );
+    return q;
+  }
+
+  /**
    * Adds entries and unlocks what they make due, in ONE statement when nothing is due (the usual
    * case) and two when something is. The first inserts the entries and reads the snapshot as it
-   * was before them (a statement's subqueries do not see its own inserts); what the added ones
-   * make due is then computed as in `dueAfter`, and those achievements and their entries are
-   * inserted in a second statement. Every insert is idempotent on its unique key, so a replay or
-   * a racing award adds nothing twice. Two racing awards may each miss a threshold that only
-   * both together reach; the next award (or login) unlocks it, since `dueAfter` looks at the
-   * whole progress, not only at what crossed a threshold now.
+   * was before them; what the added ones make due is then computed as in `dueAfter`, and those
+   * achievements and their entries are inserted in a second statement. Every insert is idempotent
+   * on its unique key, so a replay or a racing award adds nothing twice. Two racing awards may
+   * each miss a threshold that only both together reach; the next award (or login) unlocks it,
+   * since `dueAfter` looks at the whole progress, not only at what crossed a threshold now.
+   *
+   * `dailyCap` (entries of one source): at most `perDay` of them credited per day of the user's
+   * stored zone, the day of `at`, counted from the ledger. Racing awards would each count the day
+   * from their own snapshot, so the statement runs in a transaction behind a per-user lock taken
+   * first (4 round trips instead of 1): the second award counts what the first committed. Entries
+   * past the cap are added with 0 points. `added` holds the points each entry actually got.
    */
   async function awardInOne(
     userId: string,
     entries: LedgerEntry[],
+    dailyCap?: { perDay: number; at: Date },
   ): Promise<{ added: LedgerEntry[]; newAchievements: Achievement[] }> {
     const normal = normalEntries(entries);
     if (normal.length === 0) return { added: [], newAchievements: await unlockAchievements(db, userId) };
-    const values = sql.join(
-      normal.map(
-        (e) =>
-          sql`(${userId}::uuid, ${e.source}, ${e.sourceEventId}, ${e.points}::int, ${e.message ?? null}::text, ${e.createdAt ?? null}::timestamptz)`,
-      ),
-      sql`, `,
-    );
-    const cols = snapshotColumns(userId);
-    const q = sql`with led as (insert into ${pointsLedger} (user_id, source, source_event_id, points, message, created_at)
-        select v.user_id, v.source, v.sid, v.points, v.message, coalesce(v.at, now())
-          from (values ${values}) as v(user_id, source, sid, points, message, at)
-        on conflict (user_id, source_event_id) do nothing returning source_event_id)
-      select (select coalesce(array_agg(source_event_id), '{}'::text[]) from led) as added, ${sql.join(
-        Object.entries(cols).map(([name, col]) => sql`${col} as ${sql.identifier(name)}`),
-        sql`, `,
-      )}`;
-    const res = (await db.execute(q)) as unknown as { rows: Array<SnapshotRow & { added?: string[] | string }> };
-    const r = res.rows[0];
+    type AwardRow = SnapshotRow & { added?: string[] | string; credited?: string[] | string };
+    let r: AwardRow | undefined;
+    if (dailyCap) {
+      const source = normal[0]!.source;
+      if (normal.some((e) => e.source !== source)) throw new Error('a daily cap counts entries of one source');
+      r = await db.transaction(async (raw) => {
+        const tx = raw as unknown as Db;
+        // Two-key advisory locks never meet the one-key blob locks (db/locks.ts).
+        const lock =
+          (await tx.execute(sql`select pg_advisory_xact_lock(${DAILY_CAP_LOCK}::int, hashtext(${`${source}:${userId}`}::text)),
+            (select ${users.timeZone} from ${users} where ${users.id} = ${userId}) as time_zone`)) as unknown as {
+            rows: Array<{ time_zone: string | null }>;
+          };
+        const { start, end } = dayRangeInZone(dailyCap.at, lock.rows[0]?.time_zone ?? null);
+        const res = (await tx.execute(
+          awardStatement(userId, normal, { source, perDay: dailyCap.perDay, start, end }),
+        )) as unknown as { rows: AwardRow[] };
+        return res.rows[0];
+      });
+    } else {
+      const res = (await db.execute(awardStatement(userId, normal))) as unknown as { rows: AwardRow[] };
+      r = res.rows[0];
+    }
     const ids = new Set(parseTextArray(r?.added ?? []));
-    const added = normal.filter((e) => ids.has(e.sourceEventId));
+    const credited = new Set(parseTextArray(r?.credited ?? []));
+    const added = normal
+      .filter((e) => ids.has(e.sourceEventId))
+      .map((e) => (credited.has(e.sourceEventId) ? e : { ...e, points: 0 }));
     const before = snapshotOf(r);
     const due = dueAfter(before, {
       points: added.reduce((s, e) => s + e.points, 0),

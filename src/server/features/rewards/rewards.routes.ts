@@ -7,8 +7,9 @@ import { createRewardsService } from './rewards.service';
 
 /** `GET /api/rewards`, `POST /api/rewards/record`, `GET /api/stats`; plugs the upload reward into the photos hook. */
 export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
-  const service = createRewardsService({ ledger: ctx.ledger });
-  // Upload reward: 5 per photo content never rewarded before, after the photos feature has stored them.
+  const service = createRewardsService({ ledger: ctx.ledger, now: ctx.now });
+  // Upload reward: 5 per photo content never rewarded before (a daily cap, rewards.service.ts),
+  // after the photos feature has stored them.
   ctx.onPhotosUploaded?.push((userId, uploads) =>
     service.recordUpload(
       userId,

@@ -10,6 +10,7 @@ import {
   streakBonus,
   streakBonusDaysMessage,
   uploadReward,
+  UPLOAD_REWARD_PHOTOS_PER_DAY,
   WELCOME_BACK_MESSAGE,
   type Achievement,
   type RewardType,
@@ -105,22 +106,35 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
   /**
    * Upload reward: 5 points per distinct photo content, once per user for ever (`upload:<sha256>`;
    * the ledger's unique event id makes a re-upload, even after a delete or in a racing request,
-   * add nothing). Called by the photos feature's `onPhotosUploaded` hook after the photos are
-   * stored, never by the client. The message counts only the photos rewarded now.
+   * add nothing), for at most UPLOAD_REWARD_PHOTOS_PER_DAY photos a day of the user's stored zone
+   * (the ledger counts them under a per-user lock). Photos past it are recorded with 0 points:
+   * they count as uploaded (achievements) but never earn. Called by the photos feature's
+   * `onPhotosUploaded` hook after the photos are stored, never by the client. The answer counts
+   * only the photos credited now (no points: the photos feature answers no reward).
    */
   async function recordUpload(userId: string, contentHashes: readonly string[]): Promise<UploadReward> {
+    const at = now();
     const entries = [...new Set(contentHashes)].map((hash) => ({
       source: 'upload',
       sourceEventId: `upload:${hash}`,
       points: REWARD_POINTS.upload,
       message: PHOTO_UPLOADED_MESSAGE,
+      createdAt: at,
     }));
-    const { added, newAchievements } = await ledger.awardInOne(userId, entries);
-    const rewardedPhotos = added.length;
+    const { added, newAchievements } = await ledger.awardInOne(userId, entries, {
+      perDay: UPLOAD_REWARD_PHOTOS_PER_DAY,
+      at,
+    });
+    const rewardedPhotos = added.filter((e) => e.points > 0).length;
     return {
       points: uploadReward(rewardedPhotos) + newAchievements.reduce((s, a) => s + a.points, 0),
       rewardedPhotos,
-      message: rewardedPhotos === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(rewardedPhotos),
+      message:
+        rewardedPhotos === 0 && newAchievements.length > 0
+          ? ACHIEVEMENT_UNLOCKED_MESSAGE
+          : rewardedPhotos === 1
+            ? PHOTO_UPLOADED_MESSAGE
+            : photosUploadedMessage(rewardedPhotos),
       newAchievements: newAchievements.map(toAchievementView),
     };
   }

@@ -82,6 +82,28 @@ describe(`upload award in one statement (${testDbKind})`, () => {
     expect(snap.totalPoints).toBe(3 * 5 + 25);
   });
 
+  it('credits racing capped awards no more than the day allows, and records the rest with 0 points', async () => {
+    const { user } = await signUp(t.app);
+    const ledger = createLedger(t.database.db);
+    const at = new Date();
+    const cap = { perDay: 3, at };
+    const hashes = ['h', 'i', 'j', 'k', 'l', 'm', 'n', 'z'];
+    const raced = await Promise.all(
+      hashes.map((h) => ledger.awardInOne(user.id, [{ ...upload(h), createdAt: at }], cap)),
+    );
+    const credited = raced.flatMap((r) => r.added).filter((e) => e.points > 0);
+    expect(credited).toHaveLength(3);
+    expect(raced.reduce((n, r) => n + r.added.length, 0)).toBe(hashes.length);
+    const snap = await ledger.snapshot(user.id);
+    expect(snap.photosUploaded).toBe(hashes.length);
+    // Capped photos count as uploaded (First Steps), never as points.
+    expect(snap.totalPoints).toBe(3 * 5 + 25);
+    // The next day (of the stored zone, UTC here) has its own credits.
+    const tomorrow = { perDay: 3, at: new Date(at.getTime() + 86_400_000) };
+    const next = await ledger.awardInOne(user.id, [{ ...upload('0'), createdAt: tomorrow.at }], tomorrow);
+    expect(next.added.map((e) => e.points)).toEqual([5]);
+  });
+
   it('unlocks a threshold reached earlier without its achievement (e.g. missed by racing awards)', async () => {
     const { user } = await signUp(t.app);
     const ledger = createLedger(t.database.db);
