@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/lighthouse.bench.ts
  *
- * LIGHTHOUSE_DUMP=<dir> also writes each run's full report there (long tasks, LCP breakdown).
+ * LIGHTHOUSE_PAGES=/,/gallery audits only those paths. LIGHTHOUSE_DUMP=<dir> also writes each run's full report there (long tasks, LCP breakdown).
  */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
@@ -22,7 +22,7 @@ import { register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { failedRow, isMain, printTable, type Row } from './lib/report.js';
 import { ROOT, withServer, type RunningServer } from './lib/server.js';
 
-const PAGES = ['/', '/gallery', '/pricing'];
+const PAGES = process.env.LIGHTHOUSE_PAGES?.split(',') ?? ['/', '/gallery', '/pricing'];
 const TARGET_SCORE = 100;
 const TARGET_JS_KB = 150;
 const RUNS = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));

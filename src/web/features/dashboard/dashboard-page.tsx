@@ -9,13 +9,14 @@ import {
   weeklyProgress,
 } from '@domain/insights';
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
-import { useCallback } from 'react';
+import { useCallback, useEffect } from 'react';
 import { Link } from 'wouter';
+import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
 import { useSubscription } from '../subscription';
-import { ActivityList, useActivities, useStats } from '../rewards';
+import { ActivityList, useActivities, useAppStatus, useStats } from '../rewards';
 import { useAdBreak } from '../ad-break';
 import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
@@ -47,10 +48,11 @@ export default function DashboardPage() {
 export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
   const now = useNow();
-  const { data: stats } = useStats();
+  const { data: stats, isPending: statsPending } = useStats();
   const { data: activities = [], isLoading: activitiesLoading } = useActivities();
-  const { photos, total: photoTotal, analyzed, organized } = useDashboardPhotos();
-  const { subscription, isActive: subscribed } = useSubscription();
+  const { photos, total: photoTotal, analyzed, organized, isPending: photosPending } = useDashboardPhotos();
+  const { subscription, isActive: subscribed, isPending: subscriptionPending } = useSubscription();
+  const { isPending: statusPending } = useAppStatus();
   // Ad break: the upgrade modal without a subscription, else activate and show the overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
   const startAd = useCallback<StartAd>(
@@ -66,6 +68,16 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
   const adsSkipped = stats?.adsSkipped ?? 0;
   const avg = avgPerDay(totalPoints, days);
   const weekly = weeklyProgress(avg, days);
+
+  // The server painted this screen's first content (web-pages.ts) from the same answers: kept on
+  // screen until they have all arrived, so the screen changes once, to the same layout, instead of
+  // filling in card by card (each a shift, and a later largest paint). An error ends the wait too.
+  const waiting = statsPending || photosPending || subscriptionPending || statusPending;
+  const painted = usePaintedContent();
+  useEffect(() => {
+    if (!waiting) forgetFirstPaint();
+  }, [waiting]);
+  if (painted !== null && waiting) return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">

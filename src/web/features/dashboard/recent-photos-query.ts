@@ -9,10 +9,13 @@ import { photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
  */
 export function useDashboardPhotos() {
   const q = useQuery(photosQueryOptions());
-  const summary = useQuery(photoSummaryQueryOptions()).data;
+  const summaryQuery = useQuery(photoSummaryQueryOptions());
+  const summary = summaryQuery.data;
   const photos = Array.isArray(q.data) ? q.data : [];
   return {
     ...q,
+    /** Until both the list and the counts have an answer (or an error). */
+    isPending: q.isPending || summaryQuery.isPending,
     photos,
     total: summary?.total ?? photos.length,
     analyzed: summary?.analyzed ?? photos.filter((p) => p.analyzed).length,
