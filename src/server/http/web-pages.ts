@@ -240,9 +240,12 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
     ? `<div><p class="font-bold">${escapeHtml(capitalize(d.subscription.tier))} Plan</p>` +
       `<p class="text-sm text-muted">Expires ${d.subscription.endDate ? escapeHtml(new Date(d.subscription.endDate).toLocaleDateString('en-US')) : 'N/A'}</p></div>`
     : '<div><p class="font-bold">Free Plan</p><p class="text-sm text-muted">Limited features</p></div>';
-  const since = active && d.appStatus.activeSince ? `<p>Active for ${formatElapsed(d.appStatus.activeSince, now)}</p>` : '';
+  const since =
+    active && d.appStatus.activeSince ? `<p>Active for ${formatElapsed(d.appStatus.activeSince, now)}</p>` : '';
   const last =
-    active && d.appStatus.lastActivity ? `<p>Last activity: ${formatElapsed(d.appStatus.lastActivity, now)} ago</p>` : '';
+    active && d.appStatus.lastActivity
+      ? `<p>Last activity: ${formatElapsed(d.appStatus.lastActivity, now)} ago</p>`
+      : '';
   let photos = '';
   for (const p of d.photos.slice(0, RECENT_PHOTOS_LIMIT)) {
     const category = p.analyzed && p.category ? (isPhotoCategory(p.category) ? p.category : 'uncategorized') : null;
@@ -274,7 +277,11 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
     `${plan}</div>` +
     (subscribed
       ? ''
-      : shape('inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold bg-primary text-primary-fg', 'Upgrade', false)) +
+      : shape(
+          'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold bg-primary text-primary-fg',
+          'Upgrade',
+          false,
+        )) +
     '</div></section>' +
     `<section class="${CARD}"><div class="flex items-start justify-between gap-3"><div class="min-w-0">` +
     `<h2 class="text-lg font-bold">${active ? 'Eyevu Active' : 'Inactive'}</h2>` +
@@ -282,7 +289,9 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
     `<span class="inline-flex items-center justify-center gap-2 rounded-xl font-semibold ${active ? 'border border-border bg-surface text-fg' : 'bg-primary text-primary-fg'} min-h-9 px-3 text-sm min-h-11" aria-hidden="true">` +
     `${icon('power', 'size-4', ICONS.power)}${active ? 'Deactivate' : 'Activate'}</span></div>` +
     `<div class="mt-3 flex flex-wrap gap-2 text-xs font-semibold"><span class="rounded-full px-2 py-0.5 ${active ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted'}">${active ? 'Active' : 'Inactive'}</span>` +
-    (d.appStatus.isMonitoring ? '<span class="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>' : '') +
+    (d.appStatus.isMonitoring
+      ? '<span class="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>'
+      : '') +
     '</div>' +
     (since || last ? `<div class="mt-2 text-sm text-muted">${since}${last}</div>` : '') +
     '</section>' +
