@@ -9,6 +9,8 @@
  *
  *   npx tsx bench/lighthouse.bench.ts
  *
+ * LIGHTHOUSE_PAGES=/,/gallery audits only those paths; LIGHTHOUSE_ROOT=/work/main audits that checkout's
+ * build instead (a before/after in one time window). LIGHTHOUSE_TRACES=<dir> keeps each run's trace.
  * LIGHTHOUSE_DUMP=<dir> also writes each run's full report there (long tasks, LCP breakdown).
  */
 import * as chromeLauncher from 'chrome-launcher';
@@ -20,12 +22,14 @@ import { gzipSync } from 'node:zlib';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium';
 import { register, waitAnalysisIdle, type Session } from './lib/http.js';
 import { failedRow, isMain, printTable, type Row } from './lib/report.js';
-import { ROOT, withServer, type RunningServer } from './lib/server.js';
+import { removeDir, ROOT, startServer, withServer, type RunningServer } from './lib/server.js';
 
-const PAGES = ['/', '/gallery', '/pricing'];
+const PAGES = process.env.LIGHTHOUSE_PAGES?.split(',') ?? ['/', '/gallery', '/pricing'];
 const TARGET_SCORE = 100;
 const TARGET_JS_KB = 150;
 const RUNS = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));
+/** Another checkout whose build to audit (a before/after in one time window), this one by default. */
+const AUDITED_ROOT = process.env.LIGHTHOUSE_ROOT ?? ROOT;
 
 interface NetworkItem {
   url: string;
@@ -40,7 +44,7 @@ function gzipSizeOf(url: string): number {
   const p = new URL(url).pathname;
   let n = gzipCache.get(p);
   if (n === undefined) {
-    n = gzipSync(readFileSync(path.join(ROOT, 'dist/web', p)), { level: 9 }).length;
+    n = gzipSync(readFileSync(path.join(AUDITED_ROOT, 'dist/web', p)), { level: 9 }).length;
     gzipCache.set(p, n);
   }
   return n;
@@ -67,7 +71,12 @@ async function audit(port: number, s: Session, pathname: string) {
   const score = Math.round((lhr.categories.performance?.score ?? 0) * 100);
   // The whole report, to read the long tasks behind TBT and the LCP breakdown, not only the score.
   const dump = process.env.LIGHTHOUSE_DUMP;
-  if (dump) writeFileSync(path.join(dump, `${pathname.replace(/\W/g, '_')}-${Date.now()}.json`), JSON.stringify(lhr));
+  const stamp = `${pathname.replace(/\W/g, '_')}-${Date.now()}`;
+  if (dump) writeFileSync(path.join(dump, `${stamp}.json`), JSON.stringify(lhr));
+  // The trace itself (every task's events: which script, parse, style, layout), for reading TBT.
+  const traces = process.env.LIGHTHOUSE_TRACES;
+  const trace = (result.artifacts as { Trace?: unknown }).Trace;
+  if (traces && trace) writeFileSync(path.join(traces, `${stamp}.trace.json`), JSON.stringify(trace));
   const items = (
     (lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []
   ).filter((i) => new URL(i.url).origin === new URL(s.url).origin);
@@ -141,9 +150,22 @@ export async function runLighthouse(server: RunningServer): Promise<Row[]> {
   return rows;
 }
 
+async function auditOtherBuild(root: string) {
+  const server = await startServer({ root });
+  try {
+    return await runLighthouse(server);
+  } finally {
+    await server.stop();
+    removeDir(server.dataDir);
+  }
+}
+
 if (isMain(import.meta.url)) {
-  withServer((server) => runLighthouse(server)).then(printTable, (err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  (process.env.LIGHTHOUSE_ROOT ? auditOtherBuild(AUDITED_ROOT) : withServer((server) => runLighthouse(server))).then(
+    printTable,
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

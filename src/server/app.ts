@@ -12,7 +12,14 @@ import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
-import { GALLERY_FIRST_PAGE, loadWebPages, pageHandler, type FirstGalleryPage } from './http/web-pages';
+import {
+  DASHBOARD_FIRST_SCREEN,
+  GALLERY_FIRST_PAGE,
+  loadWebPages,
+  pageHandler,
+  type FirstDashboard,
+  type FirstGalleryPage,
+} from './http/web-pages';
 import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
 import { collectRoutes, registerDocs } from './http/route-table';
 import { authRoutes, type Mailer } from './features/auth/index';
@@ -147,7 +154,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   if (spa) await serveWeb(app, config.webDir!);
   registerNotFound(app, {
-    page: pages ? pageHandler(pages, { firstGallery: (cookie) => firstGalleryPage(app, cookie) }) : null,
+    page: pages
+      ? pageHandler(pages, {
+          firstGallery: (cookie) => firstGalleryPage(app, cookie),
+          firstDashboard: (cookie) => firstDashboard(app, cookie),
+          now: ctx.now,
+        })
+      : null,
   });
   return app;
 }
@@ -169,6 +182,20 @@ function trustProxyOption(trust: Config['trustProxy']) {
 async function firstGalleryPage(app: FastifyInstance, cookie: string): Promise<FirstGalleryPage | null> {
   const res = await app.inject({ method: 'GET', url: GALLERY_FIRST_PAGE, headers: { cookie } });
   return res.statusCode === 200 ? (res.json() as FirstGalleryPage) : null;
+}
+
+/**
+ * The dashboard's first screen, from the routes the screen itself asks (each with the request's
+ * cookie: the same session check and ownership), or null unless every one answers 200 (a stale
+ * cookie answers 401): the page is then the plain one.
+ */
+async function firstDashboard(app: FastifyInstance, cookie: string): Promise<FirstDashboard | null> {
+  const answers = await Promise.all(
+    Object.values(DASHBOARD_FIRST_SCREEN).map((url) => app.inject({ method: 'GET', url, headers: { cookie } })),
+  );
+  if (answers.some((res) => res.statusCode !== 200)) return null;
+  const [auth, stats, photos, summary, subscription, appStatus] = answers.map((res) => res.json());
+  return { user: auth.user, stats, photos, summary, subscription, appStatus };
 }
 
 async function serveWeb(app: FastifyInstance, webDir: string) {

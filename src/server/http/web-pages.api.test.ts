@@ -175,6 +175,66 @@ describe('the page served for a screen', () => {
     expect(stale.body).toContain('Checking your session');
   });
 
+  it("/ signed in paints the owner's dashboard first screen from its own answers, escaped, no controls", async () => {
+    const owner = await signUp(app, { firstName: '<i>Ann&' });
+    const other = await signUp(app);
+    const jpeg = (seed: number) =>
+      sharp({ create: { width: 40 + seed, height: 30, channels: 3, background: { r: seed * 40, g: 90, b: 60 } } })
+        .jpeg()
+        .toBuffer();
+    const files = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (i) => ({ name: `<b>d&${i}.jpg`, bytes: await jpeg(i) })),
+    );
+    expect((await postPhotos(app, owner.cookie, files)).statusCode).toBe(201);
+    const list = (
+      await app.inject({ method: 'GET', url: '/api/photos', headers: { cookie: owner.cookie } })
+    ).json() as Array<{
+      thumbnailUrl: string;
+      name: string;
+    }>;
+    const summary = (
+      await app.inject({ method: 'GET', url: '/api/photos/summary', headers: { cookie: owner.cookie } })
+    ).json() as { total: number; analyzed: number };
+
+    const res = await app.inject({ method: 'GET', url: '/', headers: { cookie: owner.cookie } });
+    expect(res.statusCode).toBe(200);
+    // The owner's own screen: never kept by a shared cache.
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    expect(res.body).not.toContain('Checking your session');
+    const first = /<div id="first-paint" class="contents">([\s\S]*?<\/main>)<\/div>/.exec(res.body)?.[1];
+    expect(first).toBeDefined();
+    // The spec's texts with the owner's figures; the name is text, never markup.
+    expect(first).toContain('<h1 class="truncate text-2xl font-bold">Hi, &lt;i&gt;Ann&amp;</h1>');
+    expect(first).toContain(`Member for 0 days • ${summary.total} photos`);
+    expect(first).toContain('<p class="font-bold">Free Plan</p><p class="text-sm text-muted">Limited features</p>');
+    expect(first).toContain('Ad monitoring is off');
+    expect(first).toContain(`${summary.total} total photos • ${summary.analyzed} analyzed`);
+    // The four newest thumbnails in the list's order, as the screen asks for them, high priority.
+    const imgs = [
+      ...first!.matchAll(/<img src="([^"]+)" alt="([^"]*)" class="size-full object-cover" fetchpriority="high">/g),
+    ];
+    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(list.slice(0, 4).map((p) => p.thumbnailUrl));
+    expect(imgs[0]![2]).toBe(list[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    expect(first).not.toMatch(/<(b|i)>/);
+    // Nothing to press before the script runs.
+    expect(first).not.toMatch(/<(button|select|input|a)\b/);
+
+    // Another user's dashboard shows their own greeting and none of the owner's photos.
+    const others = await app.inject({ method: 'GET', url: '/', headers: { cookie: other.cookie } });
+    expect(others.body).toContain('Hi, Test</h1>');
+    expect(others.body).not.toContain('Ann');
+    for (const p of list) expect(others.body).not.toContain(p.thumbnailUrl.replace(/&/g, '&amp;'));
+    // A stale cookie or a query string: the plain page, shareable.
+    for (const [url, headers] of [
+      ['/', signedIn],
+      ['/?x=1', { cookie: owner.cookie }],
+    ] as const) {
+      const plain = await app.inject({ method: 'GET', url, headers });
+      expect(plain.body).toContain('Checking your session');
+      expect(plain.headers['cache-control']).toBe('no-cache');
+    }
+  });
+
   it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {
     const page = await app.inject({ method: 'GET', url: '/no-such-screen?x=1', headers: signedIn });
     expect(page.statusCode).toBe(200);

@@ -1,5 +1,7 @@
 import { timelineDate, timelineRows } from '@domain/find';
-import { formatSizeMb } from '@domain/format';
+import { formatElapsed, formatSizeMb, formatTimeSaved } from '@domain/format';
+import { avgPerDay, isAdSkipperPro, memberDays, RECENT_PHOTOS_LIMIT } from '@domain/insights';
+import { isPhotoCategory } from '@domain/photo-categories';
 import { PRICING_SUBTITLE, PRICING_TITLE } from '@domain/plans';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
@@ -20,9 +22,9 @@ import { SESSION_COOKIE } from './session';
  * allows none). Without a cookie there is no session: the signed-in screens show the login.
  *
  * Every variant is built once at start (paths x signed in or not), compressed once, and
- * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The one
- * exception is the signed-in gallery with photos: its page shows the owner's first thumbnails, so it
- * is made per request (`private`).
+ * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The
+ * exceptions are the signed-in gallery with photos and the signed-in dashboard: their pages show the
+ * owner's own first screen, so they are made per request (`private`).
  */
 
 /** A screen's lazy modules (build manifest keys) and its first API answers. */
@@ -112,8 +114,8 @@ const TILE_GAP_PX = 12;
 const CAPTION_SLACK_PX = 8;
 
 /** A control's shape without the control: nothing to press before the script runs. */
-const shape = (cls: string, label: string) =>
-  `<span class="${cls}" aria-hidden="true"><span class="size-4"></span>${escapeHtml(label)}</span>`;
+const shape = (cls: string, label: string, withIcon = true) =>
+  `<span class="${cls}" aria-hidden="true">${withIcon ? '<span class="size-4"></span>' : ''}${escapeHtml(label)}</span>`;
 
 /**
  * The gallery's first screen for a signed-in owner (gallery-page.tsx, photo-grid.tsx): the header,
@@ -178,6 +180,129 @@ export function galleryFirstContent(page: FirstGalleryPage): string | null {
   );
 }
 
+/**
+ * The answers the dashboard's first screen is painted from, in `FirstDashboard`'s order. Stats
+ * without the browser's offset: only its totals are painted, and those do not depend on it.
+ */
+export const DASHBOARD_FIRST_SCREEN = {
+  user: AUTH_CHECK,
+  stats: '/api/stats?utcOffsetMinutes=0',
+  photos: '/api/photos',
+  summary: '/api/photos/summary',
+  subscription: '/api/subscription',
+  appStatus: '/api/app-status',
+} as const;
+/** What the dashboard's first screen shows, as its screen's own requests answer (dashboard-page.tsx). */
+export interface FirstDashboard {
+  user: { firstName: string; createdAt: string };
+  stats: { totalPoints: number; adsSkipped: number; timeSaved: number };
+  photos: { name: string; thumbnailUrl?: string | null; url: string; analyzed: boolean; category?: string | null }[];
+  summary: { total: number; analyzed: number };
+  subscription: { status: string; tier: string; endDate: string | null };
+  appStatus: { isActive: boolean; isMonitoring: boolean; activeSince: string | null; lastActivity: string | null };
+}
+
+/** Lucide's icons as the dashboard renders them (lucide-react's markup), so the script's paint matches. */
+const icon = (name: string, cls: string, paths: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-${name} ${cls}" aria-hidden="true">${paths}</svg>`;
+const ICONS = {
+  award:
+    '<path d="m15.477 12.89 1.515 8.526a.5.5 0 0 1-.81.47l-3.58-2.687a1 1 0 0 0-1.197 0l-3.586 2.686a.5.5 0 0 1-.81-.469l1.514-8.526"></path><circle cx="12" cy="8" r="6"></circle>',
+  'skip-forward':
+    '<path d="M21 4v16"></path><path d="M6.029 4.285A2 2 0 0 0 3 6v12a2 2 0 0 0 3.029 1.715l9.997-5.998a2 2 0 0 0 .003-3.432z"></path>',
+  clock: '<circle cx="12" cy="12" r="10"></circle><path d="M12 6v6l4 2"></path>',
+  'trending-up': '<path d="M16 7h6v6"></path><path d="m22 7-8.5 8.5-5-5L2 17"></path>',
+  crown:
+    '<path d="M11.562 3.266a.5.5 0 0 1 .876 0L15.39 8.87a1 1 0 0 0 1.516.294L21.183 5.5a.5.5 0 0 1 .798.519l-2.834 10.246a1 1 0 0 1-.956.734H5.81a1 1 0 0 1-.957-.734L2.02 6.02a.5.5 0 0 1 .798-.519l4.276 3.664a1 1 0 0 0 1.516-.294z"></path><path d="M5 21h14"></path>',
+  power: '<path d="M12 2v10"></path><path d="M18.4 6.6a9 9 0 1 1-12.77.04"></path>',
+};
+const CARD = 'rounded-2xl border border-border bg-surface p-4 shadow-sm';
+const capitalize = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+/**
+ * The dashboard's first screen for a signed-in owner (dashboard-page.tsx, status-card.tsx): the
+ * greeting, the stats, the plan and status cards and the recent photos with their real thumbnails
+ * (parser-found, high priority), so the largest paint needs no script. Controls are shapes without
+ * the control (nothing to press before the script runs); what lies below the first screen is left
+ * to the script, which only adds to the bottom. React shows this again until the dashboard's
+ * answers have all arrived (first-paint.tsx), then replaces it with the same layout.
+ */
+export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
+  const days = memberDays(d.user.createdAt, now);
+  const { totalPoints, adsSkipped } = d.stats;
+  const subscribed = d.subscription.status === 'active';
+  const active = d.appStatus.isActive;
+  const stat = (label: string, value: string, name: keyof typeof ICONS) =>
+    '<div class="flex flex-col items-center gap-1 rounded-2xl border border-border bg-surface p-3">' +
+    icon(name, 'size-5 text-primary', ICONS[name]) +
+    `<p class="text-xl font-bold tabular-nums">${escapeHtml(value)}</p><p class="text-center text-xs text-muted">${label}</p></div>`;
+  const plan = subscribed
+    ? `<div><p class="font-bold">${escapeHtml(capitalize(d.subscription.tier))} Plan</p>` +
+      `<p class="text-sm text-muted">Expires ${d.subscription.endDate ? escapeHtml(new Date(d.subscription.endDate).toLocaleDateString('en-US')) : 'N/A'}</p></div>`
+    : '<div><p class="font-bold">Free Plan</p><p class="text-sm text-muted">Limited features</p></div>';
+  const since =
+    active && d.appStatus.activeSince ? `<p>Active for ${formatElapsed(d.appStatus.activeSince, now)}</p>` : '';
+  const last =
+    active && d.appStatus.lastActivity
+      ? `<p>Last activity: ${formatElapsed(d.appStatus.lastActivity, now)} ago</p>`
+      : '';
+  let photos = '';
+  for (const p of d.photos.slice(0, RECENT_PHOTOS_LIMIT)) {
+    const category = p.analyzed && p.category ? (isPhotoCategory(p.category) ? p.category : 'uncategorized') : null;
+    photos +=
+      '<li class="relative aspect-square overflow-hidden rounded-lg bg-surface-2">' +
+      `<img src="${escapeAttr(p.thumbnailUrl || p.url)}" alt="${escapeAttr(p.name)}" class="size-full object-cover" fetchpriority="high">` +
+      (category
+        ? `<span class="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">${escapeHtml(category.replace(/_/g, ' '))}</span>`
+        : '') +
+      '</li>';
+  }
+  return (
+    STATUS_BAR_SHAPE +
+    '<main class="flex flex-col gap-4 p-4 pb-6"><header class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    `<h1 class="truncate text-2xl font-bold">Hi, ${escapeHtml(d.user.firstName || 'User')}</h1>` +
+    `<p class="text-sm text-muted">Member for ${days} days • ${d.summary.total} photos</p></div>` +
+    `<span class="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg" aria-label="${totalPoints} points">` +
+    `${icon('award', 'size-4', ICONS.award)}${totalPoints} pts</span></header>` +
+    (isAdSkipperPro(adsSkipped)
+      ? `<section class="${CARD} border-primary bg-primary-soft"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
+      : '') +
+    '<section aria-label="Your stats" class="grid grid-cols-3 gap-2">' +
+    stat('Ads Skipped', String(adsSkipped), 'skip-forward') +
+    stat('Time Saved', formatTimeSaved(d.stats.timeSaved), 'clock') +
+    stat('Avg/Day', String(avgPerDay(totalPoints, days)), 'trending-up') +
+    '</section>' +
+    `<section class="${CARD}" aria-label="Plan"><div class="flex items-center justify-between gap-3"><div class="flex min-w-0 items-center gap-3">` +
+    icon('crown', 'size-6 shrink-0 text-primary', ICONS.crown) +
+    `${plan}</div>` +
+    (subscribed
+      ? ''
+      : shape(
+          'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold bg-primary text-primary-fg',
+          'Upgrade',
+          false,
+        )) +
+    '</div></section>' +
+    `<section class="${CARD}"><div class="flex items-start justify-between gap-3"><div class="min-w-0">` +
+    `<h2 class="text-lg font-bold">${active ? 'Eyevu Active' : 'Inactive'}</h2>` +
+    `<p class="text-sm text-muted">${active ? 'Eyevu is running in the background' : 'Ad monitoring is off'}</p></div>` +
+    `<span class="inline-flex items-center justify-center gap-2 rounded-xl font-semibold ${active ? 'border border-border bg-surface text-fg' : 'bg-primary text-primary-fg'} min-h-9 px-3 text-sm min-h-11" aria-hidden="true">` +
+    `${icon('power', 'size-4', ICONS.power)}${active ? 'Deactivate' : 'Activate'}</span></div>` +
+    `<div class="mt-3 flex flex-wrap gap-2 text-xs font-semibold"><span class="rounded-full px-2 py-0.5 ${active ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted'}">${active ? 'Active' : 'Inactive'}</span>` +
+    (d.appStatus.isMonitoring
+      ? '<span class="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>'
+      : '') +
+    '</div>' +
+    (since || last ? `<div class="mt-2 text-sm text-muted">${since}${last}</div>` : '') +
+    '</section>' +
+    `<section class="${CARD}"><div class="mb-3 flex items-center justify-between"><h2 class="text-lg font-bold">Recent Photos</h2>` +
+    shape('min-h-11 content-center px-2 text-sm font-semibold text-primary', 'View All', false) +
+    '</div>' +
+    (photos ? `<ul class="mb-2 grid grid-cols-4 gap-2" data-testid="first-paint-photos">${photos}</ul>` : '') +
+    `<p class="text-sm text-muted">${d.summary.total} total photos • ${d.summary.analyzed} analyzed</p></section></main>`
+  );
+}
+
 const FIRST_PAINT = /<!-- first-paint -->[\s\S]*?<!-- \/first-paint -->/;
 
 /** Every source module the pages name (build manifest keys), so a test can see they still exist. */
@@ -207,6 +332,8 @@ export interface WebPages {
    * it shows the user's own photos), or null when there is nothing to paint.
    */
   gallery(first: FirstGalleryPage): WebPage | null;
+  /** The signed-in dashboard's page with its first screen painted from `first` (made per request). */
+  dashboard(first: FirstDashboard, now: Date): WebPage;
   /** CSP sources (`'sha256-...'`) of the scripts the pages carry inline. */
   scriptHashes: string[];
 }
@@ -261,6 +388,9 @@ export function loadWebPages(webDir: string): WebPages {
       const content = galleryFirstContent(first);
       // A few KB made for one answer: fast compression levels, not the cached pages' best ones.
       return content ? { ...compressed(build('/gallery', true, content), FAST), personal: true } : null;
+    },
+    dashboard(first, now) {
+      return { ...compressed(build('/', true, dashboardFirstContent(first, now)), FAST), personal: true };
     },
   };
 }
@@ -346,9 +476,14 @@ export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Prom
  * does not answer 200 (no session, an error): the page is then the one without photos.
  */
 export type FirstGalleryLookup = (cookie: string) => Promise<FirstGalleryPage | null>;
+/** The same for the dashboard's first screen: null unless every answer it needs was 200. */
+export type FirstDashboardLookup = (cookie: string) => Promise<FirstDashboard | null>;
 
 /** Answers a page request: the variant for the path, compressed as the browser accepts. */
-export function pageHandler(pages: WebPages, opts: { firstGallery?: FirstGalleryLookup } = {}): PageHandler {
+export function pageHandler(
+  pages: WebPages,
+  opts: { firstGallery?: FirstGalleryLookup; firstDashboard?: FirstDashboardLookup; now?: () => Date } = {},
+): PageHandler {
   return async (request, reply) => {
     const [pathname, search] = request.url.split('?') as [string, string | undefined];
     // Other pages need only the cookie's presence: no database round trip, and a stale cookie
@@ -363,9 +498,17 @@ export function pageHandler(pages: WebPages, opts: { firstGallery?: FirstGallery
       });
       if (first) page = pages.gallery(first);
     }
+    // The dashboard (no query: a reset link or a payment return is handled by the script).
+    if (pathname === '/' && !search && signedIn && opts.firstDashboard) {
+      const first = await opts.firstDashboard(String(request.headers.cookie ?? '')).catch((err: unknown) => {
+        request.log.warn({ err }, 'dashboard first paint: no first screen');
+        return null;
+      });
+      if (first) page = pages.dashboard(first, opts.now?.() ?? new Date());
+    }
     page ??= pages.page(pathname, signedIn);
     reply
-      // A painted gallery shows the owner's photos: never kept by a shared cache.
+      // A painted gallery or dashboard shows the owner's data: never kept by a shared cache.
       .header('Cache-Control', page.personal ? 'private, no-cache' : 'no-cache')
       .header('Vary', 'Accept-Encoding, Cookie')
       .header('ETag', page.etag)

@@ -27,8 +27,8 @@ export function keepFirstPaint(container: HTMLElement) {
 }
 
 /**
- * The kept screen content while its path is shown, for a screen that shows it until its own first
- * answer renders (the gallery: the server painted its first photos), else null.
+ * The kept screen content while its path is shown, for a screen that shows it until its own
+ * answers render (the gallery and the dashboard: the server painted their first screen), else null.
  */
 export function usePaintedContent(): string | null {
   const [location] = useLocation();

@@ -1,3 +1,7 @@
+import type { Activity } from '@contract/activities';
+import type { Photo } from '@contract/photos';
+import type { Stats } from '@contract/rewards';
+import type { Subscription } from '@contract/subscriptions';
 import { formatTimeSaved } from '@domain/format';
 import {
   avgPerDay,
@@ -9,13 +13,14 @@ import {
   weeklyProgress,
 } from '@domain/insights';
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
-import { useCallback } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo } from 'react';
 import { Link } from 'wouter';
+import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
 import { useSubscription } from '../subscription';
-import { ActivityList, useActivities, useStats } from '../rewards';
+import { ActivityList, useActivities, useAppStatus, useStats } from '../rewards';
 import { useAdBreak } from '../ad-break';
 import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
@@ -47,10 +52,11 @@ export default function DashboardPage() {
 export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
   const now = useNow();
-  const { data: stats } = useStats();
-  const { data: activities = [], isLoading: activitiesLoading } = useActivities();
-  const { photos, total: photoTotal, analyzed, organized } = useDashboardPhotos();
-  const { subscription, isActive: subscribed } = useSubscription();
+  const { data: stats, isPending: statsPending } = useStats();
+  const { data: activities = NO_ACTIVITIES, isLoading: activitiesLoading } = useActivities();
+  const { photos, total: photoTotal, analyzed, organized, isPending: photosPending } = useDashboardPhotos();
+  const { subscription, isActive: subscribed, isPending: subscriptionPending } = useSubscription();
+  const { isPending: statusPending } = useAppStatus();
   // Ad break: the upgrade modal without a subscription, else activate and show the overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
   const startAd = useCallback<StartAd>(
@@ -60,7 +66,93 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
     },
     [onStartAd, subscribed, startAdBreak],
   );
+  const waiting = statsPending || photosPending || subscriptionPending || statusPending;
 
+  // Answers arrive through useSyncExternalStore, which React renders in one blocking task each: the
+  // whole screen, again and again while the first load settles (the long tasks of a phone's first
+  // seconds). The screen renders from a deferred copy instead, in renders that yield to the browser,
+  // and the memoised body skips the blocking render entirely.
+  const view = useDeferredValue(
+    useMemo(
+      () => ({
+        user,
+        now,
+        stats,
+        activities,
+        activitiesLoading,
+        photos,
+        photoTotal,
+        analyzed,
+        organized,
+        subscription,
+        subscribed,
+        waiting,
+      }),
+      [
+        user,
+        now,
+        stats,
+        activities,
+        activitiesLoading,
+        photos,
+        photoTotal,
+        analyzed,
+        organized,
+        subscription,
+        subscribed,
+        waiting,
+      ],
+    ),
+  );
+
+  // The server painted this screen's first content (web-pages.ts) from the same answers: kept on
+  // screen until they have all arrived, so the screen changes once, to the same layout, instead of
+  // filling in card by card (each a shift, and a later largest paint). An error ends the wait too.
+  const painted = usePaintedContent();
+  useEffect(() => {
+    if (!view.waiting) forgetFirstPaint();
+  }, [view.waiting]);
+  if (painted !== null && view.waiting) {
+    return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
+  }
+  return (
+    <>
+      <DashboardBody view={view} startAd={startAd} />
+      {adBreakElement}
+    </>
+  );
+}
+
+const NO_ACTIVITIES: Activity[] = [];
+
+interface DashboardView {
+  user: ReturnType<typeof useAuth>['user'];
+  now: Date;
+  stats: Stats | undefined;
+  activities: Activity[];
+  activitiesLoading: boolean;
+  photos: Photo[];
+  photoTotal: number;
+  analyzed: number;
+  organized: number;
+  subscription: Subscription;
+  subscribed: boolean;
+}
+
+const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: DashboardView; startAd: StartAd }) {
+  const {
+    user,
+    now,
+    stats,
+    activities,
+    activitiesLoading,
+    photos,
+    photoTotal,
+    analyzed,
+    organized,
+    subscription,
+    subscribed,
+  } = view;
   const days = user ? memberDays(user.createdAt, now) : 0;
   const totalPoints = stats?.totalPoints ?? 0;
   const adsSkipped = stats?.adsSkipped ?? 0;
@@ -231,7 +323,6 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
       </Card>
 
       <TestFeatures onStartAd={startAd} />
-      {adBreakElement}
     </main>
   );
-}
+});

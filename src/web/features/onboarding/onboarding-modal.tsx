@@ -10,11 +10,12 @@ import {
   X,
   type LucideIcon,
 } from 'lucide-react';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useDeferredValue, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
 import { ProgressBar } from '../../components/ui/progress-bar';
+import { focusAfterPaint } from '../../lib/focus-after-paint';
 import {
   completeOnboarding,
   scheduleFirstRunOnboarding,
@@ -101,7 +102,11 @@ export const ONBOARDING_STEPS: readonly Step[] = [
 
 /** The setup guide. Mounted once for signed-in users; auto-opens 1 s after the first load. */
 export function OnboardingModal() {
-  const { open, step } = useOnboarding();
+  const { open: wanted, step } = useOnboarding();
+  // The store updates through useSyncExternalStore, which React renders in one blocking task; the
+  // deferred copy mounts the dialog in a render that yields, and its focus waits for the frame
+  // (focusAfterPaint), so opening by itself while the first load still works costs no long task.
+  const open = useDeferredValue(wanted);
   const [, navigate] = useLocation();
   const [leaving, setLeaving] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -130,6 +135,7 @@ export function OnboardingModal() {
       layer="guide"
       backdropTestId="onboarding-backdrop"
       aria-describedby={undefined}
+      onOpenAutoFocus={focusAfterPaint}
     >
       <div className="flex items-center justify-between gap-2">
         <DialogTitle className="text-lg font-bold">Setup Guide</DialogTitle>
