@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
 import { postPhotos } from '../test/multipart';
-import { SCREEN_MODULES } from './web-pages';
+import { PaintBudget, PAINTED_PAGES_PER_WINDOW, SCREEN_MODULES } from './web-pages';
 
 /**
  * The single page as served per path: the screen's chunks and first answers preloaded, the theme
@@ -235,6 +235,29 @@ describe('the page served for a screen', () => {
     }
   });
 
+  it('painted pages are bounded per session: past the budget the plain page, never an error; other sessions still painted', async () => {
+    const owner = await signUp(app);
+    const other = await signUp(app);
+    const painted = (body: string) => body.includes('<div id="first-paint" class="contents">');
+    const gallery = (cookie: string) =>
+      app.inject({ method: 'GET', url: '/gallery', headers: { cookie, 'accept-encoding': 'gzip' } });
+    for (let i = 0; i < PAINTED_PAGES_PER_WINDOW; i++) {
+      const res = await gallery(owner.cookie);
+      expect(res.statusCode).toBe(200);
+      expect(painted(gunzipSync(res.rawPayload).toString())).toBe(true);
+    }
+    // Each painted page asked the app's routes and was compressed for its answer; the next is the
+    // shared plain page, for the gallery and the dashboard alike.
+    for (const url of ['/gallery', '/']) {
+      const past = await app.inject({ method: 'GET', url, headers: { cookie: owner.cookie } });
+      expect(past.statusCode).toBe(200);
+      expect(painted(past.body)).toBe(false);
+      expect(past.body).toContain('Checking your session');
+      expect(past.headers['cache-control']).toBe('no-cache');
+    }
+    expect(painted(gunzipSync((await gallery(other.cookie)).rawPayload).toString())).toBe(true);
+  });
+
   it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {
     const page = await app.inject({ method: 'GET', url: '/no-such-screen?x=1', headers: signedIn });
     expect(page.statusCode).toBe(200);
@@ -293,5 +316,33 @@ describe('the page served for a screen', () => {
 
   it('every screen module the pages name exists in the client source', () => {
     for (const m of SCREEN_MODULES) expect(existsSync(path.resolve(m)), m).toBe(true);
+  });
+});
+
+describe('the painted-page budget', () => {
+  it('counts per session in a window, starts again after it, and remembers a bounded number of sessions', () => {
+    let now = 0;
+    const budget = new PaintBudget({ max: 2, windowMs: 1000, maxKeys: 2, now: () => now });
+    budget.count('a');
+    budget.count('a');
+    expect(budget.allows('a')).toBe(false);
+    expect(budget.allows('b')).toBe(true);
+    now = 999;
+    expect(budget.allows('a')).toBe(false);
+    now = 1000;
+    expect(budget.allows('a')).toBe(true);
+    budget.count('a');
+    expect(budget.allows('a')).toBe(true);
+    budget.count('a');
+    expect(budget.allows('a')).toBe(false);
+    // Past two sessions the oldest counted is forgotten (a flood of sessions cannot grow memory).
+    budget.count('b');
+    budget.count('b');
+    expect(budget.allows('b')).toBe(false);
+    budget.count('c');
+    expect(budget.allows('a')).toBe(true);
+    expect(budget.allows('b')).toBe(false);
+    budget.count('d');
+    expect(budget.allows('b')).toBe(true);
   });
 });

@@ -317,8 +317,8 @@ type Manifest = Record<string, ManifestChunk>;
 
 export interface WebPage {
   html: string;
-  gzip: Buffer;
-  br: Buffer;
+  /** The page compressed for one encoding, made on first use and kept with the page. */
+  encoded(encoding: 'br' | 'gzip'): Buffer;
   etag: string;
   /** Shows one user's own data (the painted gallery). */
   personal?: boolean;
@@ -458,12 +458,20 @@ function withHints(template: string, chunkFiles: string[], data: string[]): stri
 const BEST = { gzip: 9, br: 11 };
 const FAST = { gzip: 6, br: 5 };
 
+/**
+ * Compressed lazily, per encoding: a painted page is made for one answer, and compressing it both
+ * ways cost about four times the page's own making (a browser asks for one).
+ */
 function compressed(html: string, level = BEST): WebPage {
   const bytes = Buffer.from(html);
+  let br: Buffer | undefined;
+  let gzip: Buffer | undefined;
   return {
     html,
-    gzip: gzipSync(bytes, { level: level.gzip }),
-    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: level.br } }),
+    encoded: (encoding) =>
+      encoding === 'br'
+        ? (br ??= brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: level.br } }))
+        : (gzip ??= gzipSync(bytes, { level: level.gzip })),
     etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`,
   };
 }
@@ -479,19 +487,72 @@ export type FirstGalleryLookup = (cookie: string) => Promise<FirstGalleryPage | 
 /** The same for the dashboard's first screen: null unless every answer it needs was 200. */
 export type FirstDashboardLookup = (cookie: string) => Promise<FirstDashboard | null>;
 
+/**
+ * A painted page asks the app's own routes (one for the gallery, six for the dashboard) and is
+ * compressed for one answer: several times a plain page's cost, and a page request is not rate
+ * limited. So each session gets PAINTED_PAGES_PER_WINDOW painted pages per window; past that it
+ * gets the plain page (the same screen, drawn by the script), never an error. Counted per process,
+ * by the session cookie's hash, only when a page was painted (a stale or made-up cookie adds no
+ * key); at most PAINT_KEYS sessions are remembered, the oldest dropped first.
+ */
+export const PAINTED_PAGES_PER_WINDOW = 120;
+const PAINT_WINDOW_MS = 5 * 60_000;
+const PAINT_KEYS = 20_000;
+
+export class PaintBudget {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly opts: { max: number; windowMs: number; maxKeys: number; now: () => number } = {
+      max: PAINTED_PAGES_PER_WINDOW,
+      windowMs: PAINT_WINDOW_MS,
+      maxKeys: PAINT_KEYS,
+      now: () => Date.now(),
+    },
+  ) {}
+
+  private static key(token: string) {
+    return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+  }
+
+  allows(token: string): boolean {
+    const w = this.windows.get(PaintBudget.key(token));
+    return !w || this.opts.now() - w.start >= this.opts.windowMs || w.count < this.opts.max;
+  }
+
+  count(token: string) {
+    const key = PaintBudget.key(token);
+    const now = this.opts.now();
+    const w = this.windows.get(key);
+    this.windows.delete(key);
+    const next =
+      w && now - w.start < this.opts.windowMs ? { start: w.start, count: w.count + 1 } : { start: now, count: 1 };
+    this.windows.set(key, next);
+    if (this.windows.size > this.opts.maxKeys) this.windows.delete(this.windows.keys().next().value!);
+  }
+}
+
 /** Answers a page request: the variant for the path, compressed as the browser accepts. */
 export function pageHandler(
   pages: WebPages,
-  opts: { firstGallery?: FirstGalleryLookup; firstDashboard?: FirstDashboardLookup; now?: () => Date } = {},
+  opts: {
+    firstGallery?: FirstGalleryLookup;
+    firstDashboard?: FirstDashboardLookup;
+    now?: () => Date;
+    paintBudget?: PaintBudget;
+  } = {},
 ): PageHandler {
+  const budget = opts.paintBudget ?? new PaintBudget();
   return async (request, reply) => {
     const [pathname, search] = request.url.split('?') as [string, string | undefined];
     // Other pages need only the cookie's presence: no database round trip, and a stale cookie
     // merely preloads answers that come back 401.
-    const signedIn = !!request.cookies[SESSION_COOKIE];
+    const token = request.cookies[SESSION_COOKIE];
+    const signedIn = !!token;
+    const mayPaint = !!token && !search && budget.allows(token);
     let page: WebPage | null = null;
     // The gallery's plain view (not favorites, not an album) shows the timeline's first page.
-    if (pathname === '/gallery' && !search && signedIn && opts.firstGallery) {
+    if (pathname === '/gallery' && mayPaint && opts.firstGallery) {
       const first = await opts.firstGallery(String(request.headers.cookie ?? '')).catch((err: unknown) => {
         request.log.warn({ err }, 'gallery first paint: no first page');
         return null;
@@ -499,13 +560,14 @@ export function pageHandler(
       if (first) page = pages.gallery(first);
     }
     // The dashboard (no query: a reset link or a payment return is handled by the script).
-    if (pathname === '/' && !search && signedIn && opts.firstDashboard) {
+    if (pathname === '/' && mayPaint && opts.firstDashboard) {
       const first = await opts.firstDashboard(String(request.headers.cookie ?? '')).catch((err: unknown) => {
         request.log.warn({ err }, 'dashboard first paint: no first screen');
         return null;
       });
       if (first) page = pages.dashboard(first, opts.now?.() ?? new Date());
     }
+    if (page && token) budget.count(token);
     page ??= pages.page(pathname, signedIn);
     reply
       // A painted gallery or dashboard shows the owner's data: never kept by a shared cache.
@@ -515,8 +577,8 @@ export function pageHandler(
       .type('text/html; charset=utf-8');
     if (request.headers['if-none-match'] === page.etag) return reply.status(304).send();
     const accept = String(request.headers['accept-encoding'] ?? '');
-    if (/\bbr\b/.test(accept)) return reply.header('Content-Encoding', 'br').send(page.br);
-    if (/\bgzip\b/.test(accept)) return reply.header('Content-Encoding', 'gzip').send(page.gzip);
+    if (/\bbr\b/.test(accept)) return reply.header('Content-Encoding', 'br').send(page.encoded('br'));
+    if (/\bgzip\b/.test(accept)) return reply.header('Content-Encoding', 'gzip').send(page.encoded('gzip'));
     return reply.send(page.html);
   };
 }
