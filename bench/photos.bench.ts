@@ -283,7 +283,7 @@ export async function runIngest(
 if (isMain(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 6);
   const otherRoot = process.argv[3] ? path.resolve(process.argv[3]) : undefined;
-  // The server started second measured as fast or faster in 9 of 11 pairs, whichever build it was
+  // The server started second measured as fast or faster in 11 of 13 pairs, whichever build it was
   // (by up to 0.3 of ratio at load 4-9; cause not found): BENCH_OTHER_FIRST=1 starts the other
   // build's first, so a before/after can be run both ways and averaged.
   const otherFirst = otherRoot && process.env.BENCH_OTHER_FIRST === '1';
