@@ -187,17 +187,19 @@ export class S3BlobStore implements BlobStore {
    * or has failed.
    */
   async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
-    const { tmp, key, size } = await hashIntoTempFile(source, this.localStagingDir);
+    const { tmp, key, size, written } = await hashIntoTempFile(source, this.localStagingDir);
     const staging = this.stagingKey(key);
-    const sent = this.client
-      .send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: staging,
-          Body: createReadStream(tmp),
-          ContentLength: size,
-          ContentType: 'application/octet-stream',
-        }),
+    const sent = written
+      .then(() =>
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: staging,
+            Body: createReadStream(tmp),
+            ContentLength: size,
+            ContentType: 'application/octet-stream',
+          }),
+        ),
       )
       .then(() => undefined)
       .finally(() => rm(tmp, { force: true }));

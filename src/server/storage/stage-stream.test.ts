@@ -1,5 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readdirSync, statSync } from 'node:fs';
+import { mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalBlobStore, sha256Hex } from './blob-store';
@@ -64,6 +65,42 @@ describe('LocalBlobStore.stageStream (an upload written and hashed as it arrives
     expect(writtenWhenAllRead).toBeLessThan(large.length);
     expect(await staged.commit()).toBe(sha256Hex(large));
     expect((await store.read(staged.key)).equals(large)).toBe(true);
+  });
+
+  it('answers once the last byte is hashed, before the file is written; commit waits for the file', async () => {
+    // Every thread of libuv's pool held by an open() of a FIFO that has no writer yet: no file
+    // write can finish until they are let go, so nothing here depends on timing.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const fifos = Array.from({ length: threads }, (_, i) => path.join(root, `hold-${i}`));
+    const dir = path.join(root, 'staging', 'in');
+    const tempFileSize = () => readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
+    let held: Array<Promise<unknown>> = [];
+    async function* arriving() {
+      // The temp file exists, so its open() has left the pool, before the pool is taken (the
+      // writes queue behind the FIFOs' opens).
+      while (readdirSync(dir).length === 0) await new Promise((r) => setImmediate(r));
+      execFileSync('mkfifo', fifos);
+      held = fifos.map((f) => open(f, 'r'));
+      yield* chunksOf(bytes, 65_536);
+    }
+    const staging = store.stageStream(arriving());
+    const letGo = () => fifos.forEach((f) => closeSync(openSync(f, 'w')));
+    // A bound only for a failure (a stage that waits for its file would wait here for ever).
+    let bound: NodeJS.Timeout | undefined;
+    const stuck = new Promise<'stuck'>((resolve) => (bound = setTimeout(() => resolve('stuck'), 3_000)));
+    const first = await Promise.race([staging, stuck]);
+    clearTimeout(bound);
+    const sizeWhenAnswered = tempFileSize();
+    if (first === 'stuck') letGo();
+    expect(first).not.toBe('stuck');
+    const staged = await staging;
+    expect(staged).toMatchObject({ key: sha256Hex(bytes), size: bytes.length });
+    expect(sizeWhenAnswered).toBe(0);
+    const committed = staged.commit();
+    letGo();
+    for (const h of await Promise.all(held)) await (h as { close(): Promise<void> }).close();
+    expect(await committed).toBe(sha256Hex(bytes));
+    expect((await store.read(staged.key)).equals(bytes)).toBe(true);
   });
 
   it('leaves no temp file when the stream fails half way', async () => {

@@ -1,15 +1,14 @@
 import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { rgbaToThumbHash } from 'thumbhash';
 import { decodeHeic, HeicDecodeError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
+import { rgbaToThumbHash } from './thumbhash';
 
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;
 /**
  * Long side of the pixels the thumbhash is computed from. The hash keeps at most 7 x 7 cosine
- * terms, which 48 px already resolve (the same hash as from 100 px on the tested photo). The
- * encoder's float loops allocate per pixel and term: at 100 px they were the largest garbage of
- * an upload on the server's heap (~5 MB), and its collection a good part of the upload's GC work.
+ * terms, which 48 px already resolve (the same hash as from 100 px on the tested photo), and the
+ * encoder's work grows with the pixels (see thumbhash.ts for why that work is garbage on the heap).
  */
 export const THUMBHASH_INPUT = 48;
 /**

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { utimes } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import sharp from 'sharp';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
 import { photos, subscriptions } from '../../db/schema';
@@ -258,6 +259,38 @@ describe(`photos API (${testDbKind})`, () => {
     expect(events).toEqual(['batch done', 'stored', 'stored', 'woken', 'woken']);
   });
 
+  it('lets an answered upload settle before its background work runs, and counts it as under way until then', async () => {
+    const { cookie } = await signUp(t.app);
+    const { config, uploadsInFlight } = t.app.ctx;
+    const settleMs = config.uploadSettleMs;
+    // Long enough that the checks right after the answer cannot be late for it.
+    config.uploadSettleMs = 600;
+    const ingested = t.app.ctx.onPhotoIngested!;
+    let ran = false;
+    let inFlightWhenRun = -1;
+    let done!: () => void;
+    const workDone = new Promise<void>((resolve) => (done = resolve));
+    ingested.push(async (_photo, afterAnswer) =>
+      afterAnswer(() => {
+        ran = true;
+        inFlightWhenRun = uploadsInFlight.count;
+        done();
+      }),
+    );
+    try {
+      const res = await upload(cookie, [{ name: 'a.png', bytes: fx.png }]);
+      expect(res.statusCode).toBe(201);
+      // Answered: the gallery's refresh comes now, with the analysis still held back.
+      expect(ran).toBe(false);
+      expect(uploadsInFlight.count).toBe(1);
+      await workDone;
+      expect(inFlightWhenRun).toBe(0);
+    } finally {
+      ingested.pop();
+      config.uploadSettleMs = settleMs;
+    }
+  });
+
   it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
     const { cookie, user } = await signUp(t.app);
     const [demo] = await rowsOf(user.id);
@@ -285,6 +318,89 @@ describe(`photos API (${testDbKind})`, () => {
     });
     const paid = await upload(cookie, [{ name: 'one-more.png', bytes: fx.png }]);
     expect(paid.statusCode).toBe(201);
+  });
+
+  it('runs the work of an upload still settling when the server closes', async () => {
+    // Its own app: this one is closed. The settling never ends by itself within the test.
+    const own = await createTestApp({ uploadSettleMs: 60_000 });
+    try {
+      const { cookie } = await signUp(own.app);
+      let ran = false;
+      own.app.ctx.onPhotoIngested!.push(async (_photo, afterAnswer) => afterAnswer(() => (ran = true)));
+      const body = photoUpload([{ name: 'last.png', bytes: fx.png }]);
+      const res = await own.app.inject({
+        method: 'POST',
+        url: '/api/photos',
+        headers: { ...body.headers, cookie },
+        payload: body.payload,
+      });
+      expect(res.statusCode).toBe(201);
+      expect(ran).toBe(false);
+      await own.app.close();
+      expect(ran).toBe(true);
+      expect(own.app.ctx.uploadsInFlight.count).toBe(0);
+    } finally {
+      await own.database.destroy();
+      own.config.cleanup();
+    }
+  });
+
+  it('inserts an upload in three round trips (BEGIN with its locks and counts, the insert, COMMIT), a refusal in two', async () => {
+    const { user } = await signUp(t.app);
+    const repo = createPhotosRepository(t.database.db);
+    const pool = (t.database.db as unknown as { $client: pg.Pool }).$client;
+    // Every query sent on a client checked out of the pool while the spy is on, in order (a
+    // transaction's; the pool's own `query` checks out with a callback, and is left alone).
+    const sent: string[] = [];
+    const connect = pool.connect.bind(pool) as (cb?: unknown) => Promise<pg.PoolClient>;
+    const spy = vi.spyOn(pool, 'connect').mockImplementation((async (cb?: unknown) => {
+      if (cb) return connect(cb);
+      const client = await connect();
+      const query = client.query;
+      const release = client.release;
+      client.query = ((q: string | { text: string }, ...rest: unknown[]) => {
+        sent.push(typeof q === 'string' ? q : q.text);
+        return (query as (...a: unknown[]) => unknown).call(client, q, ...rest);
+      }) as typeof client.query;
+      client.release = (err?: Error | boolean) => {
+        client.query = query;
+        client.release = release;
+        release.call(client, err);
+      };
+      return client;
+    }) as unknown as typeof pool.connect);
+    const values = (name: string) => ({
+      userId: user.id,
+      name,
+      mime: 'image/jpeg',
+      size: 1000,
+      width: 1,
+      height: 1,
+      originalKey: sha256Hex(Buffer.from(`${name} original`)),
+      previewKey: sha256Hex(Buffer.from(`${name} preview`)),
+      thumbnailKey: sha256Hex(Buffer.from(`${name} thumbnail`)),
+      uploadedAt: new Date(),
+    });
+    try {
+      const row = await repo.insertUploaded(values('three trips'), {
+        maxCounted: null,
+        quotaBytes: 1e12,
+        ensureBlobs: async () => undefined,
+      });
+      expect(row).toMatchObject({ name: 'three trips', userId: user.id, size: 1000 });
+      expect(sent).toHaveLength(3);
+      expect(sent[0]).toMatch(/^begin; select/);
+      expect(sent[1]).toMatch(/^insert into "photos"/);
+      expect(sent[2]).toBe('commit');
+      sent.length = 0;
+      expect(
+        await repo.insertUploaded(values('refused'), { maxCounted: 1, quotaBytes: 1e12, ensureBlobs: async () => {} }),
+      ).toBe('limit');
+      expect(sent).toEqual([expect.stringMatching(/^begin; select/), 'rollback']);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await rowsOf(user.id)).filter((r) => r.demoKey === null).map((r) => r.name)).toEqual(['three trips']);
   });
 
   it('two uploads at once cannot pass the photo limit or the quota: the second counts after the first commits', async () => {

@@ -1,4 +1,5 @@
 import { and, count, eq, fillPlaceholders, inArray, isNull, or, sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { bigint, integer, pgTable, uuid } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
@@ -416,29 +417,52 @@ export function createPhotosRepository(db: Db) {
       values: NewPhotoRow,
       opts: { maxCounted: number | null; quotaBytes: number; ensureBlobs: () => Promise<void> },
     ): Promise<PhotoRow | 'limit' | 'quota'> {
-      return db.transaction(async (tx) => {
-        // The user's lock, the blob-key locks and the plan's counts in one round trip: statements
-        // sent as one simple query (hence the values written into the text) run in order, each with
-        // a snapshot of its own, so the counts, taken once both locks are held, see every upload
-        // committed before. Each round trip costs a wake-up of the database's thread.
+      // Three round trips: BEGIN with the user's lock, the blob-key locks and the plan's counts;
+      // the insert; COMMIT (or ROLLBACK for a refusal). The first is one simple query (hence the
+      // values written into its text: the user's id and the hex keys, never a name or EXIF), so
+      // the transaction is begun by hand on a client of its own rather than by db.transaction,
+      // which sends BEGIN alone. Its statements run in order, each with a snapshot of its own, so
+      // the counts, taken once both locks are held, see every upload committed before. Each round
+      // trip costs a wake-up of the database's thread.
+      const client = await pool.connect();
+      const tx = drizzlePg(client);
+      let broken: Error | undefined;
+      try {
         const lockUser = sql`select ${users.id} from ${users} where ${users.id} = ${values.userId} for update`;
         const lockKeys = blobKeyLocks([values.originalKey, values.previewKey, values.thumbnailKey]);
         const results = (await tx.execute(
           sql
             .join(
-              [lockUser, lockKeys, planUsageSql(values.userId)].filter((q) => q !== null),
+              [sql`begin`, lockUser, lockKeys, planUsageSql(values.userId)].filter((q) => q !== null),
               sql`; `,
             )
             .inlineParams(),
         )) as unknown as unknown[];
         const usage = planUsageOf(results[results.length - 1]);
-        if (opts.maxCounted !== null && usage.counted >= opts.maxCounted) return 'limit';
-        if (usage.usedBytes + values.size > opts.quotaBytes) return 'quota';
+        const refusal =
+          opts.maxCounted !== null && usage.counted >= opts.maxCounted
+            ? 'limit'
+            : usage.usedBytes + values.size > opts.quotaBytes
+              ? 'quota'
+              : null;
+        if (refusal) {
+          await tx.execute(sql`rollback`);
+          return refusal;
+        }
         const [inserted] = await tx.insert(photos).values(values).returning();
         await opts.ensureBlobs();
         if (!inserted) throw new Error('photo insert returned no row');
+        await tx.execute(sql`commit`);
         return inserted;
-      });
+      } catch (err) {
+        // Harmless outside a transaction; a client that cannot even roll back is not reused.
+        await tx.execute(sql`rollback`).catch((rollbackErr: unknown) => {
+          broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+        });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
     },
 
     /** The demo library in one statement; skipped entirely if the user already has it. */

@@ -68,10 +68,19 @@ function summary(results: UploadResult[]) {
 }
 
 /**
- * Work held until this request has been answered (or its client has gone): a response's 'close'
- * comes after its last byte was handed to the connection. Work deferred later runs at once.
+ * Work held until this request has been answered (or its client has gone) and `settleMs` more
+ * have passed (see UPLOAD_SETTLE_MS): a response's 'close' comes after its last byte was handed to
+ * the connection. `leave` (the upload's count in `uploadsInFlight`) is called then too, just
+ * before the work runs. Work deferred later runs at once. While it settles, `settling` holds what
+ * ends the wait early (the server closing runs the work at once, so nothing is lost).
  */
-function answeredLater(reply: FastifyReply, log: (err: unknown) => void): AfterAnswer {
+function answeredLater(
+  reply: FastifyReply,
+  settleMs: number,
+  settling: Set<() => void>,
+  leave: () => void,
+  log: (err: unknown) => void,
+): AfterAnswer {
   let answered = false;
   const waiting: Array<() => void> = [];
   const run = (work: () => void) => {
@@ -81,9 +90,20 @@ function answeredLater(reply: FastifyReply, log: (err: unknown) => void): AfterA
       log(err);
     }
   };
-  reply.raw.once('close', () => {
+  const finish = () => {
     answered = true;
+    leave();
     for (const work of waiting.splice(0)) run(work);
+  };
+  reply.raw.once('close', () => {
+    if (settleMs <= 0) return finish();
+    const timer = setTimeout(() => settled(), settleMs);
+    const settled = () => {
+      clearTimeout(timer);
+      settling.delete(settled);
+      finish();
+    };
+    settling.add(settled);
   });
   return (work) => (answered ? run(work) : void waiting.push(work));
 }
@@ -96,6 +116,12 @@ export async function photosRoutes(
   const repo = createPhotosRepository(ctx.db);
   const versions = createLibraryVersions(ctx.database.notifications);
   ctx.onClose.push(async () => versions.close());
+  // Uploads answered but still settling: closing runs their work now, before the listeners that
+  // finish it (the fingerprints) wait for what is under way, as those register after this.
+  const settling = new Set<() => void>();
+  ctx.onClose.push(async () => {
+    for (const settled of [...settling]) settled();
+  });
   const firstPages = createFirstPages({ state: (userId) => repo.libraryState(userId), versions });
   const service = createPhotosService({
     repo,
@@ -217,13 +243,18 @@ export async function photosRoutes(
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
-      // Counted until answered (or the client goes away): analysis waits meanwhile.
-      reply.raw.once('close', ctx.uploadsInFlight.enter());
+      // Counted until answered (or the client goes away) and settled: analysis waits meanwhile.
+      const afterAnswer = answeredLater(
+        reply,
+        ctx.config.uploadSettleMs,
+        settling,
+        ctx.uploadsInFlight.enter(),
+        (err) => request.log.error({ err }, 'work after an upload failed'),
+      );
       // Asked while the first file arrives.
       const allowance = service.uploadAllowance(user.id);
       allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
-      const afterAnswer = answeredLater(reply, (err) => request.log.error({ err }, 'work after an upload failed'));
       for await (const part of request.files()) {
         // Within the size limit; a file over it arrives truncated and is refused.
         const file = part.file;
