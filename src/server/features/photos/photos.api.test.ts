@@ -320,31 +320,6 @@ describe(`photos API (${testDbKind})`, () => {
     expect(paid.statusCode).toBe(201);
   });
 
-  it('runs the work of an upload still settling when the server closes', async () => {
-    // Its own app: this one is closed. The settling never ends by itself within the test.
-    const own = await createTestApp({ uploadSettleMs: 60_000 });
-    try {
-      const { cookie } = await signUp(own.app);
-      let ran = false;
-      own.app.ctx.onPhotoIngested!.push(async (_photo, afterAnswer) => afterAnswer(() => (ran = true)));
-      const body = photoUpload([{ name: 'last.png', bytes: fx.png }]);
-      const res = await own.app.inject({
-        method: 'POST',
-        url: '/api/photos',
-        headers: { ...body.headers, cookie },
-        payload: body.payload,
-      });
-      expect(res.statusCode).toBe(201);
-      expect(ran).toBe(false);
-      await own.app.close();
-      expect(ran).toBe(true);
-      expect(own.app.ctx.uploadsInFlight.count).toBe(0);
-    } finally {
-      await own.database.destroy();
-      own.config.cleanup();
-    }
-  });
-
   it('inserts an upload in three round trips (BEGIN with its locks and counts, the insert, COMMIT), a refusal in two', async () => {
     const { user } = await signUp(t.app);
     const repo = createPhotosRepository(t.database.db);

@@ -71,13 +71,11 @@ function summary(results: UploadResult[]) {
  * Work held until this request has been answered (or its client has gone) and `settleMs` more
  * have passed (see UPLOAD_SETTLE_MS): a response's 'close' comes after its last byte was handed to
  * the connection. `leave` (the upload's count in `uploadsInFlight`) is called then too, just
- * before the work runs. Work deferred later runs at once. While it settles, `settling` holds what
- * ends the wait early (the server closing runs the work at once, so nothing is lost).
+ * before the work runs. Work deferred later runs at once.
  */
 function answeredLater(
   reply: FastifyReply,
   settleMs: number,
-  settling: Set<() => void>,
   leave: () => void,
   log: (err: unknown) => void,
 ): AfterAnswer {
@@ -90,20 +88,12 @@ function answeredLater(
       log(err);
     }
   };
-  const finish = () => {
-    answered = true;
-    leave();
-    for (const work of waiting.splice(0)) run(work);
-  };
   reply.raw.once('close', () => {
-    if (settleMs <= 0) return finish();
-    const timer = setTimeout(() => settled(), settleMs);
-    const settled = () => {
-      clearTimeout(timer);
-      settling.delete(settled);
-      finish();
-    };
-    settling.add(settled);
+    setTimeout(() => {
+      answered = true;
+      leave();
+      for (const work of waiting.splice(0)) run(work);
+    }, settleMs).unref();
   });
   return (work) => (answered ? run(work) : void waiting.push(work));
 }
@@ -116,12 +106,6 @@ export async function photosRoutes(
   const repo = createPhotosRepository(ctx.db);
   const versions = createLibraryVersions(ctx.database.notifications);
   ctx.onClose.push(async () => versions.close());
-  // Uploads answered but still settling: closing runs their work now, before the listeners that
-  // finish it (the fingerprints) wait for what is under way, as those register after this.
-  const settling = new Set<() => void>();
-  ctx.onClose.push(async () => {
-    for (const settled of [...settling]) settled();
-  });
   const firstPages = createFirstPages({ state: (userId) => repo.libraryState(userId), versions });
   const service = createPhotosService({
     repo,
@@ -244,12 +228,8 @@ export async function photosRoutes(
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
       // Counted until answered (or the client goes away) and settled: analysis waits meanwhile.
-      const afterAnswer = answeredLater(
-        reply,
-        ctx.config.uploadSettleMs,
-        settling,
-        ctx.uploadsInFlight.enter(),
-        (err) => request.log.error({ err }, 'work after an upload failed'),
+      const afterAnswer = answeredLater(reply, ctx.config.uploadSettleMs, ctx.uploadsInFlight.enter(), (err) =>
+        request.log.error({ err }, 'work after an upload failed'),
       );
       // Asked while the first file arrives.
       const allowance = service.uploadAllowance(user.id);
