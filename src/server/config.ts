@@ -50,15 +50,6 @@ const envSchema = z.object({
 /** Sized for the 2-core target: more libvips threads than cores only add contention. */
 export const DEFAULT_IMAGE_THREADS = 2;
 
-/**
- * After an upload has been answered, the uploader's gallery refreshes at once (the list, then the
- * new thumbnails). The work the upload started in the background (the analysis's claim and
- * inference, the fingerprint) waits this long after the answer, so it does not take the database
- * thread and the cores from that refresh; on two cores it made the refresh about half as slow.
- * The work is only moved: a photo's category arrives this much later, seconds after the upload.
- */
-export const UPLOAD_SETTLE_MS = 250;
-
 export interface Config {
   env: 'development' | 'production' | 'test';
   port: number;
@@ -108,8 +99,6 @@ export interface Config {
   imageThreads: number;
   /** Background workers (analysis queue) start with the server unless a test turns them off. */
   startWorkers: boolean;
-  /** How long after an upload's answer the work it started in the background waits (see UPLOAD_SETTLE_MS). */
-  uploadSettleMs: number;
   /** Orphan blobs younger than this are never swept (default 10 minutes); crash tests shorten it. */
   sweepGraceMs?: number;
   /**
@@ -321,6 +310,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),
     imageThreads: e.IMAGE_THREADS ?? DEFAULT_IMAGE_THREADS,
     startWorkers: true,
-    uploadSettleMs: UPLOAD_SETTLE_MS,
   };
 }

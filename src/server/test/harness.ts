@@ -78,8 +78,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup:
     ...base,
     webDir: undefined,
     startWorkers: false,
-    // Work after an upload's answer runs at once: tests that wait for it do not wait longer.
-    uploadSettleMs: 0,
     ...overrides,
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };

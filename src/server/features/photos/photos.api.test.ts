@@ -259,38 +259,6 @@ describe(`photos API (${testDbKind})`, () => {
     expect(events).toEqual(['batch done', 'stored', 'stored', 'woken', 'woken']);
   });
 
-  it('lets an answered upload settle before its background work runs, and counts it as under way until then', async () => {
-    const { cookie } = await signUp(t.app);
-    const { config, uploadsInFlight } = t.app.ctx;
-    const settleMs = config.uploadSettleMs;
-    // Long enough that the checks right after the answer cannot be late for it.
-    config.uploadSettleMs = 600;
-    const ingested = t.app.ctx.onPhotoIngested!;
-    let ran = false;
-    let inFlightWhenRun = -1;
-    let done!: () => void;
-    const workDone = new Promise<void>((resolve) => (done = resolve));
-    ingested.push(async (_photo, afterAnswer) =>
-      afterAnswer(() => {
-        ran = true;
-        inFlightWhenRun = uploadsInFlight.count;
-        done();
-      }),
-    );
-    try {
-      const res = await upload(cookie, [{ name: 'a.png', bytes: fx.png }]);
-      expect(res.statusCode).toBe(201);
-      // Answered: the gallery's refresh comes now, with the analysis still held back.
-      expect(ran).toBe(false);
-      expect(uploadsInFlight.count).toBe(1);
-      await workDone;
-      expect(inFlightWhenRun).toBe(0);
-    } finally {
-      ingested.pop();
-      config.uploadSettleMs = settleMs;
-    }
-  });
-
   it(`refuses the ${FREE_PHOTO_LIMIT + 1}st photo on the free plan, and not on a paid one`, async () => {
     const { cookie, user } = await signUp(t.app);
     const [demo] = await rowsOf(user.id);

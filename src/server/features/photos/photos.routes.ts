@@ -68,17 +68,10 @@ function summary(results: UploadResult[]) {
 }
 
 /**
- * Work held until this request has been answered (or its client has gone) and `settleMs` more
- * have passed (see UPLOAD_SETTLE_MS): a response's 'close' comes after its last byte was handed to
- * the connection. `leave` (the upload's count in `uploadsInFlight`) is called then too, just
- * before the work runs. Work deferred later runs at once.
+ * Work held until this request has been answered (or its client has gone): a response's 'close'
+ * comes after its last byte was handed to the connection. Work deferred later runs at once.
  */
-function answeredLater(
-  reply: FastifyReply,
-  settleMs: number,
-  leave: () => void,
-  log: (err: unknown) => void,
-): AfterAnswer {
+function answeredLater(reply: FastifyReply, log: (err: unknown) => void): AfterAnswer {
   let answered = false;
   const waiting: Array<() => void> = [];
   const run = (work: () => void) => {
@@ -89,11 +82,8 @@ function answeredLater(
     }
   };
   reply.raw.once('close', () => {
-    setTimeout(() => {
-      answered = true;
-      leave();
-      for (const work of waiting.splice(0)) run(work);
-    }, settleMs).unref();
+    answered = true;
+    for (const work of waiting.splice(0)) run(work);
   });
   return (work) => (answered ? run(work) : void waiting.push(work));
 }
@@ -227,14 +217,13 @@ export async function photosRoutes(
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
-      // Counted until answered (or the client goes away) and settled: analysis waits meanwhile.
-      const afterAnswer = answeredLater(reply, ctx.config.uploadSettleMs, ctx.uploadsInFlight.enter(), (err) =>
-        request.log.error({ err }, 'work after an upload failed'),
-      );
+      // Counted until answered (or the client goes away): analysis waits meanwhile.
+      reply.raw.once('close', ctx.uploadsInFlight.enter());
       // Asked while the first file arrives.
       const allowance = service.uploadAllowance(user.id);
       allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
+      const afterAnswer = answeredLater(reply, (err) => request.log.error({ err }, 'work after an upload failed'));
       for await (const part of request.files()) {
         // Within the size limit; a file over it arrives truncated and is refused.
         const file = part.file;
