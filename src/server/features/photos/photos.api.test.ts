@@ -39,6 +39,20 @@ async function fixtures() {
 }
 
 /** A valid PNG header claiming 30,000 x 30,000 pixels over a few real rows: tiny on disk, huge when decoded. */
+/** A photo row as the upload inserts it, with blob keys made from its name (the repository's own input). */
+const uploadedRow = (userId: string, name: string) => ({
+  userId,
+  name,
+  mime: 'image/jpeg',
+  size: 1000,
+  width: 1,
+  height: 1,
+  originalKey: sha256Hex(Buffer.from(`${name} original`)),
+  previewKey: sha256Hex(Buffer.from(`${name} preview`)),
+  thumbnailKey: sha256Hex(Buffer.from(`${name} thumbnail`)),
+  uploadedAt: new Date(),
+});
+
 const pngBomb = () => zeroPng({ width: 30000, height: 30000, bitDepth: 8, rawBytes: 30001 * 16 });
 
 describe(`photos API (${testDbKind})`, () => {
@@ -312,18 +326,7 @@ describe(`photos API (${testDbKind})`, () => {
       };
       return client;
     }) as unknown as typeof pool.connect);
-    const values = (name: string) => ({
-      userId: user.id,
-      name,
-      mime: 'image/jpeg',
-      size: 1000,
-      width: 1,
-      height: 1,
-      originalKey: sha256Hex(Buffer.from(`${name} original`)),
-      previewKey: sha256Hex(Buffer.from(`${name} preview`)),
-      thumbnailKey: sha256Hex(Buffer.from(`${name} thumbnail`)),
-      uploadedAt: new Date(),
-    });
+    const values = (name: string) => uploadedRow(user.id, name);
     try {
       const row = await repo.insertUploaded(values('three trips'), {
         maxCounted: null,
@@ -349,18 +352,7 @@ describe(`photos API (${testDbKind})`, () => {
   it('two uploads at once cannot pass the photo limit or the quota: the second counts after the first commits', async () => {
     const { user } = await signUp(t.app);
     const repo = createPhotosRepository(t.database.db);
-    const values = (name: string) => ({
-      userId: user.id,
-      name,
-      mime: 'image/jpeg',
-      size: 1000,
-      width: 1,
-      height: 1,
-      originalKey: sha256Hex(Buffer.from(`${name} original`)),
-      previewKey: sha256Hex(Buffer.from(`${name} preview`)),
-      thumbnailKey: sha256Hex(Buffer.from(`${name} thumbnail`)),
-      uploadedAt: new Date(),
-    });
+    const values = (name: string) => uploadedRow(user.id, name);
     const cases = [
       { refusal: 'limit', maxCounted: 1, quotaBytes: 1e12 },
       { refusal: 'quota', maxCounted: null, quotaBytes: 1500 },
