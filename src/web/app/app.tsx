@@ -14,7 +14,7 @@ import { NotFoundPage } from '../features/not-found';
 import { OrganizerPage } from '../features/organizer';
 import { PhotoEditorPage } from '../features/photo-editor';
 import { PricingPage } from '../features/pricing';
-import { SignedInOverlays, useAppStatus } from '../features/rewards';
+import { SignedInOverlays, useAppActive } from '../features/rewards';
 import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { FirstPaint } from './first-paint';
@@ -29,13 +29,21 @@ import { watchSystemTheme } from './theme';
 // opens that door lazily too: the viewer stays out of the first download.
 const GalleryPage = lazy(() => import('../features/gallery').then((m) => m.loadGalleryPage()));
 
-function SignedInApp() {
-  const { data: appStatus } = useAppStatus();
+/**
+ * The status bar is the only part of the shell that shows the app status, so only it reads the
+ * query: read in SignedInApp, each answer re-rendered the whole screen in one blocking task (query
+ * updates cannot be time-sliced), the first load's answer included.
+ */
+function SignedInStatusBar() {
+  return <StatusBar active={useAppActive()} />;
+}
+
+export function SignedInApp() {
   const offline = useOfflineWithoutData();
   const [location] = useLocation();
   return (
     <>
-      <StatusBar active={!!appStatus?.isActive} />
+      <SignedInStatusBar />
       <SignedInOverlays />
       <div className="flex flex-1 flex-col">
         {offline && <OfflineScreen />}
