@@ -4,6 +4,7 @@ import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { Toaster } from '../components/ui/toaster';
 import { createQueryClient } from '../lib/api';
+import { WhenIdle } from '../lib/when-idle';
 // Screens come from their features' front doors as lazy components: each is its own chunk, so the
 // login screen does not download the gallery.
 import { ForgotPasswordPage, LoginPage, RegisterPage, useAuth } from '../features/auth';
@@ -19,7 +20,6 @@ import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { FirstPaint } from './first-paint';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
-import { ServiceWorkerUpdates } from './pwa/register-sw';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -28,6 +28,11 @@ import { watchSystemTheme } from './theme';
 // The gallery's front door also carries the photo viewer that the ad overlay uses, so the router
 // opens that door lazily too: the viewer stays out of the first download.
 const GalleryPage = lazy(() => import('../features/gallery').then((m) => m.loadGalleryPage()));
+// The service worker's registration and update prompt (workbox-window) show nothing on the first
+// screen: loaded and mounted once the browser is idle, they stay out of the load's first tasks.
+const ServiceWorkerUpdates = lazy(() =>
+  import('./pwa/register-sw').then((m) => ({ default: m.ServiceWorkerUpdates })),
+);
 
 /**
  * The status bar is the only part of the shell that shows the app status, so only it reads the
@@ -132,7 +137,11 @@ export function App() {
         </AppErrorBoundary>
       </MobileFrame>
       <Toaster />
-      <ServiceWorkerUpdates />
+      <WhenIdle>
+        <Suspense fallback={null}>
+          <ServiceWorkerUpdates />
+        </Suspense>
+      </WhenIdle>
     </QueryClientProvider>
   );
 }
