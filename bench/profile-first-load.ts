@@ -41,7 +41,8 @@ async function main() {
           const w = window as unknown as { __long: { start: number; dur: number }[] };
           w.__long = [];
           new PerformanceObserver((l) => {
-            for (const e of l.getEntries()) w.__long.push({ start: Math.round(e.startTime), dur: Math.round(e.duration) });
+            for (const e of l.getEntries())
+              w.__long.push({ start: Math.round(e.startTime), dur: Math.round(e.duration) });
           }).observe({ type: 'longtask', buffered: true });
         });
         const page = await context.newPage();
@@ -54,7 +55,9 @@ async function main() {
         }
         await page.goto(`${server.url}${p}`, { waitUntil: 'load' });
         await page.waitForTimeout(4000);
-        const long = await page.evaluate(() => (window as unknown as { __long: { start: number; dur: number }[] }).__long);
+        const long = await page.evaluate(
+          () => (window as unknown as { __long: { start: number; dur: number }[] }).__long,
+        );
         const tbt = long.reduce((a, t) => a + Math.max(0, t.dur - 50), 0);
         totals.push(tbt);
         console.log(`${p} run ${i + 1}: TBT ${tbt} ms, long tasks ${long.map((t) => `${t.dur}@${t.start}`).join(' ')}`);
@@ -71,7 +74,8 @@ async function main() {
           };
           // Busy stretches (no idle sample between them) stand in for tasks: each one's self time by
           // function and its inclusive time in components (capitalised names) and React's phases.
-          const PHASES = /^(commitRoot|renderRootSync|renderRootConcurrent|commitMutationEffects|commitLayoutEffects|flushPassiveEffects|commitPassiveMountOnFiber|flushSyncWorkAcrossRoots_impl|performWorkOnRoot|onQueryUpdate|\(program\)|\(garbage collector\))$/;
+          const PHASES =
+            /^(commitRoot|renderRootSync|renderRootConcurrent|commitMutationEffects|commitLayoutEffects|flushPassiveEffects|commitPassiveMountOnFiber|flushSyncWorkAcrossRoots_impl|performWorkOnRoot|onQueryUpdate|\(program\)|\(garbage collector\))$/;
           let seg: [number, number][] = [];
           let segMs = 0;
           const flush = () => {
@@ -90,7 +94,11 @@ async function main() {
                 }
               }
               const top = (m: Map<string, number>, k: number) =>
-                [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, v]) => `${n} ${v.toFixed(0)}`).join(', ');
+                [...m]
+                  .sort((a, b) => b[1] - a[1])
+                  .slice(0, k)
+                  .map(([n, v]) => `${n} ${v.toFixed(0)}`)
+                  .join(', ');
               console.log(`  busy ${segMs.toFixed(0)} ms\n    self: ${top(self, 8)}\n    incl: ${top(incl, TOP)}`);
             }
             seg = [];
@@ -107,7 +115,9 @@ async function main() {
         await context.close();
       }
       totals.sort((a, b) => a - b);
-      console.log(`${p}: TBT (longtask, 4x) median ${totals[Math.floor(totals.length / 2)]} ms of ${totals.join(' / ')}`);
+      console.log(
+        `${p}: TBT (longtask, 4x) median ${totals[Math.floor(totals.length / 2)]} ms of ${totals.join(' / ')}`,
+      );
     }
   } finally {
     await browser.close();

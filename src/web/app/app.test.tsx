@@ -22,8 +22,12 @@ vi.mock('../features/rewards', async (original) => ({
 }));
 
 const STATUS_KEY = ['/api/app-status'];
-const status = (isActive: boolean, lastActivity: string): AppStatus =>
-  ({ isActive, isMonitoring: false, lastActivity, activeSince: null });
+const status = (isActive: boolean, lastActivity: string): AppStatus => ({
+  isActive,
+  isMonitoring: false,
+  lastActivity,
+  activeSince: null,
+});
 
 /**
  * The app status is shown by the status bar alone. Every answer (the first load's, the heartbeat's

@@ -30,9 +30,7 @@ import { watchSystemTheme } from './theme';
 const GalleryPage = lazy(() => import('../features/gallery').then((m) => m.loadGalleryPage()));
 // The service worker's registration and update prompt (workbox-window) show nothing on the first
 // screen: loaded and mounted once the browser is idle, they stay out of the load's first tasks.
-const ServiceWorkerUpdates = lazy(() =>
-  import('./pwa/register-sw').then((m) => ({ default: m.ServiceWorkerUpdates })),
-);
+const ServiceWorkerUpdates = lazy(() => import('./pwa/register-sw').then((m) => ({ default: m.ServiceWorkerUpdates })));
 
 /**
  * The status bar is the only part of the shell that shows the app status, so only it reads the
