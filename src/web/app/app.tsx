@@ -4,6 +4,7 @@ import { Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { Toaster } from '../components/ui/toaster';
 import { createQueryClient } from '../lib/api';
+import { WhenIdle } from '../lib/when-idle';
 // Screens come from their features' front doors as lazy components: each is its own chunk, so the
 // login screen does not download the gallery.
 import { ForgotPasswordPage, LoginPage, RegisterPage, useAuth } from '../features/auth';
@@ -14,12 +15,11 @@ import { NotFoundPage } from '../features/not-found';
 import { OrganizerPage } from '../features/organizer';
 import { PhotoEditorPage } from '../features/photo-editor';
 import { PricingPage } from '../features/pricing';
-import { SignedInOverlays, useAppStatus } from '../features/rewards';
+import { SignedInOverlays, useAppActive } from '../features/rewards';
 import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { FirstPaint } from './first-paint';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
-import { ServiceWorkerUpdates } from './pwa/register-sw';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -28,14 +28,25 @@ import { watchSystemTheme } from './theme';
 // The gallery's front door also carries the photo viewer that the ad overlay uses, so the router
 // opens that door lazily too: the viewer stays out of the first download.
 const GalleryPage = lazy(() => import('../features/gallery').then((m) => m.loadGalleryPage()));
+// The service worker's registration and update prompt (workbox-window) show nothing on the first
+// screen: loaded and mounted once the browser is idle, they stay out of the load's first tasks.
+const ServiceWorkerUpdates = lazy(() => import('./pwa/register-sw').then((m) => ({ default: m.ServiceWorkerUpdates })));
 
-function SignedInApp() {
-  const { data: appStatus } = useAppStatus();
+/**
+ * The status bar is the only part of the shell that shows the app status, so only it reads the
+ * query: read in SignedInApp, each answer re-rendered the whole screen in one blocking task (query
+ * updates cannot be time-sliced), the first load's answer included.
+ */
+function SignedInStatusBar() {
+  return <StatusBar active={useAppActive()} />;
+}
+
+export function SignedInApp() {
   const offline = useOfflineWithoutData();
   const [location] = useLocation();
   return (
     <>
-      <StatusBar active={!!appStatus?.isActive} />
+      <SignedInStatusBar />
       <SignedInOverlays />
       <div className="flex flex-1 flex-col">
         {offline && <OfflineScreen />}
@@ -124,7 +135,11 @@ export function App() {
         </AppErrorBoundary>
       </MobileFrame>
       <Toaster />
-      <ServiceWorkerUpdates />
+      <WhenIdle>
+        <Suspense fallback={null}>
+          <ServiceWorkerUpdates />
+        </Suspense>
+      </WhenIdle>
     </QueryClientProvider>
   );
 }

@@ -12,6 +12,13 @@ export const appStatusQueryOptions = () => queryOptions<AppStatus>({ queryKey: [
 
 export const useAppStatus = () => useQuery(appStatusQueryOptions());
 
+const selectIsActive = (s: AppStatus) => s.isActive;
+/**
+ * Only whether the app is active: a component reading it re-renders when that flips, not on every
+ * answer (the heartbeat's new lastActivity every 30 s, the first load's answer when inactive).
+ */
+export const useAppActive = () => useQuery({ ...appStatusQueryOptions(), select: selectIsActive }).data ?? false;
+
 /** Activate (true) or deactivate (false). Activation pays 15 once a day; the popup shows it. */
 export function useSetAppActive() {
   const qc = useQueryClient();

@@ -2,7 +2,7 @@
 export { activitiesQueryOptions, useActivities } from './activities-query';
 export { ActivityList } from './activity-list';
 export { announceActivity, announceReward } from './announce';
-export { useAppStatus, useSetAppActive } from './app-status-query';
+export { useAppActive, useAppStatus, useSetAppActive } from './app-status-query';
 export { rewardsQueryOptions } from './rewards-query';
 export { SignedInOverlays } from './signed-in-overlays';
 export { statsQueryOptions, useStats } from './stats-query';

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
-import { useAppStatus, useAppStatusHeartbeat } from './app-status-query';
+import { useAppActive, useAppStatusHeartbeat } from './app-status-query';
 import { postReward, rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
 
@@ -14,8 +14,7 @@ import { statsQueryOptions } from './stats-query';
 export function SignedInOverlays() {
   const qc = useQueryClient();
   const asked = useRef(false);
-  const { data: status } = useAppStatus();
-  useAppStatusHeartbeat(!!status?.isActive);
+  useAppStatusHeartbeat(useAppActive());
 
   useEffect(() => {
     if (asked.current) return;

@@ -1,0 +1,63 @@
+// @vitest-environment jsdom
+import type { AppStatus } from '@contract/app-status';
+import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen } from '@testing-library/react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { SignedInApp } from './app';
+
+// The screen counts its renders; the overlays (login reward, guide) are not what this is about.
+const screenRenders = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../features/pricing', () => ({
+  PricingPage: () => {
+    screenRenders.count++;
+    return <h1>Choose Your Plan</h1>;
+  },
+}));
+// The service worker's registration is a build-time virtual module; the shell under test does not use it.
+vi.mock('./pwa/register-sw', () => ({ ServiceWorkerUpdates: () => null }));
+vi.mock('../features/rewards', async (original) => ({
+  ...(await original<typeof import('../features/rewards')>()),
+  SignedInOverlays: () => null,
+}));
+
+const STATUS_KEY = ['/api/app-status'];
+const status = (isActive: boolean, lastActivity: string): AppStatus => ({
+  isActive,
+  isMonitoring: false,
+  lastActivity,
+  activeSince: null,
+});
+
+/**
+ * The app status is shown by the status bar alone. Every answer (the first load's, the heartbeat's
+ * every 30 s) used to re-render the whole signed-in app and the screen with it, in one blocking task.
+ */
+describe('SignedInApp and the app status', () => {
+  // Query answers notify their components at once here (by default in a timer task), so each
+  // update below has rendered when its act() returns.
+  beforeAll(() => notifyManager.setScheduler((cb) => cb()));
+  afterAll(() => notifyManager.setScheduler((cb) => setTimeout(cb, 0)));
+
+  it('re-renders only the status bar when the app status answers, and shows Active when it flips', () => {
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, queryFn: () => new Promise(() => {}), retry: false } },
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Router hook={memoryLocation({ path: '/pricing' }).hook}>
+          <SignedInApp />
+        </Router>
+      </QueryClientProvider>,
+    );
+    expect(screen.getByRole('heading', { name: 'Choose Your Plan' })).toBeInTheDocument();
+    const before = screenRenders.count;
+
+    act(() => qc.setQueryData(STATUS_KEY, status(false, '2026-11-24T12:00:00Z')));
+    act(() => qc.setQueryData(STATUS_KEY, status(true, '2026-11-24T12:00:30Z')));
+    expect(screen.getByText('Active')).toBeInTheDocument();
+    act(() => qc.setQueryData(STATUS_KEY, status(true, '2026-11-24T12:01:00Z')));
+
+    expect(screenRenders.count).toBe(before);
+  });
+});
