@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config';
 import { openDatabase } from './db/client';
+import { tuneHeapGrowth } from './lib/heap-growth';
 
 /** A worker that dies after it was serving is replaced; one that dies again this soon waits longer. */
 const RESTART_FIRST_MS = 1_000;
@@ -25,6 +26,8 @@ async function main() {
 
 /** One server process: the app, listening (in a cluster worker, on the port the primary shares). */
 async function runServer(config: Config) {
+  // Before the app allocates: its heap's growth decides how often an upload pays for a full mark.
+  tuneHeapGrowth();
   const { buildApp } = await import('./app');
   const app = await buildApp(config);
   // Requests would only fail one by one: a supervisor restarting the process is the way back.
