@@ -19,6 +19,7 @@ import {
   loadDetector,
   loadEmbedder,
   splitPart,
+  subjectInput,
   type Detections,
   type RgbImage,
 } from '../src/server/features/analysis/index';
@@ -29,7 +30,11 @@ export const FEATURE_LAYERS: Record<string, readonly string[]> = {
   inception_v3: ['mixed8', 'mixed9', 'mixed10'],
   mobilenet_v2: ['block_13_expand_relu', 'block_16_expand_relu', 'out_relu'],
 };
-export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right'] as const;
+/**
+ * `subject`: the cut-out's subject as the engine would crop it (subjectInput); only photos that
+ * count as cut-outs get a row (the others would embed the whole photo, row `orig`).
+ */
+export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right', 'subject'] as const;
 
 export interface FeatureEntry {
   file: string;
@@ -137,7 +142,9 @@ async function main(): Promise<void> {
   await ensureTfWasm();
   const embedder = await loadEmbedder(undefined, layers, size, model);
   let detector: Awaited<ReturnType<typeof loadDetector>> | undefined;
-  const photos = await labelled();
+  // VISION_PARTS=tune,demo: only those parts (choosing never needs the test part's features).
+  const parts = process.env.VISION_PARTS?.split(',');
+  const photos = (await labelled()).filter((p) => !parts || parts.includes(p.set));
   const vectors: Float32Array[] = [];
   const entries: FeatureEntry[] = [];
   const t0 = performance.now();
@@ -149,13 +156,22 @@ async function main(): Promise<void> {
       old && reuse && (reuse.index.inputSize ?? 224) === size && (reuse.index.model ?? 'inception_v3') === model;
     let decoded: Awaited<ReturnType<typeof decodeForModels>> | undefined;
     for (const view of views) {
-      rows[view] = vectors.length;
       const oldRow = old?.rows[view];
       if (sameVectors && oldRow !== undefined) {
+        rows[view] = vectors.length;
         vectors.push(reuse!.all.slice(oldRow * embedder.dims, (oldRow + 1) * embedder.dims));
         continue;
       }
       decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
+      if (view === 'subject') {
+        const sub = await subjectInput(decoded.detect, size);
+        if (sub) {
+          rows[view] = vectors.length;
+          vectors.push(await embedder.embed(sub));
+        }
+        continue;
+      }
+      rows[view] = vectors.length;
       vectors.push(
         await embedder.embed(
           view === 'orig'
