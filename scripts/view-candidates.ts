@@ -6,7 +6,8 @@
  *   - the cut-out's subject box (subject-box.ts) embedded instead of the whole photo, or with it
  *     (features averaged, probabilities averaged, both views as training rows, concatenated);
  *   - test-time views: whole photo + centre crop, probabilities averaged (a second embedding pass);
- *   - a second backbone (nsfwjs' MobileNetV2) with InceptionV3: features concatenated, or the two
+ *   - a second backbone (nsfwjs' MobileNetV2), or InceptionV3 at a second input side (a cache made
+ *     with VISION_INPUT), with InceptionV3 at 224 px: features concatenated, or the two
  *     probes' probabilities averaged.
  * Nothing is written to the reference file.
  *
@@ -76,11 +77,21 @@ const isCutout = tune.map((e) => e.rows.subject !== undefined);
 const centre = tune.every((e) => e.rows.centre !== undefined)
   ? tune.map((e) => block(A, e.rows.centre!, INCEPTION))
   : undefined;
+const viewOf = (v: 'square' | 'pad'): Float32Array[] | undefined =>
+  tune.every((e) => e.rows[v] !== undefined) ? tune.map((e) => block(A, e.rows[v]!, INCEPTION)) : undefined;
+const square = viewOf('square');
+const pad = viewOf('pad');
+/** The second cache's network: MobileNetV2 (its last two cached blocks) or InceptionV3 at another side. */
+const secondName = !B
+  ? ''
+  : B.index.model === 'mobilenet_v2'
+    ? 'MobileNetV2'
+    : `InceptionV3 ${B.index.inputSize ?? 224} px`;
 const mobile = B
   ? tune.map((e) => {
       const m = B.byFile.get(e.file);
-      if (!m?.rows.orig && m?.rows.orig !== 0) throw new Error(`no MobileNetV2 row for ${e.file}`);
-      return block(B, m.rows.orig, B.index.layers.slice(-2));
+      if (m?.rows.orig === undefined) throw new Error(`no ${secondName} row for ${e.file}`);
+      return block(B, m.rows.orig, B.index.model === 'mobilenet_v2' ? B.index.layers.slice(-2) : INCEPTION);
     })
   : undefined;
 
@@ -179,7 +190,7 @@ function nested(probs: number[][], subset?: (i: number) => boolean) {
 const cutShare = isCutout.filter(Boolean).length / tune.length;
 console.log(
   `tuning part: ${tune.length} photos (${isCutout.filter(Boolean).length} cut-outs, ${pct(cutShare)}); ` +
-    `${FOLDS}-fold cross-validation; centre views: ${centre !== undefined}; MobileNetV2: ${mobile !== undefined}`,
+    `${FOLDS}-fold cross-validation; centre views: ${centre !== undefined}; second cache: ${secondName || 'none'}`,
 );
 const candidates: Candidate[] = [
   { name: 'whole photo (shipped)', train: (i) => [orig[i]!], predict: (i) => [orig[i]!], extraPasses: 0 },
@@ -236,22 +247,44 @@ const candidates: Candidate[] = [
         },
       ]
     : []),
+  ...(square && pad
+    ? [
+        {
+          name: 'centred square crop instead of squash',
+          train: (i: number) => [square[i]!],
+          predict: (i: number) => [square[i]!],
+          extraPasses: 0,
+        },
+        {
+          name: 'padded to square (aspect kept) instead of squash',
+          train: (i: number) => [pad[i]!],
+          predict: (i: number) => [pad[i]!],
+          extraPasses: 0,
+        },
+        {
+          name: 'both as training rows, probs of whole+square',
+          train: (i: number) => [orig[i]!, square[i]!],
+          predict: (i: number) => [orig[i]!, square[i]!],
+          extraPasses: 1,
+        },
+      ]
+    : []),
   ...(mobile
     ? [
         {
-          name: 'MobileNetV2 alone',
+          name: `${secondName} alone`,
           train: (i: number) => [mobile[i]!],
           predict: (i: number) => [mobile[i]!],
           extraPasses: 0,
         },
         {
-          name: 'InceptionV3 + MobileNetV2 concatenated',
+          name: `InceptionV3 + ${secondName} concatenated`,
           train: (i: number) => [cat(orig[i]!, mobile[i]!)],
           predict: (i: number) => [cat(orig[i]!, mobile[i]!)],
           extraPasses: 0,
         },
         {
-          name: 'InceptionV3 (subject box) + MobileNetV2 concat',
+          name: `InceptionV3 (subject box) + ${secondName} concat`,
           train: (i: number) => [cat(subject[i]!, mobile[i]!)],
           predict: (i: number) => [cat(subject[i]!, mobile[i]!)],
           extraPasses: 0,
@@ -282,7 +315,9 @@ const mean = (a: number[][], b: number[][]): number[][] => a.map((p, i) => p.map
 const pair = (a: string, b: string, extra: string): void => {
   if (oof.has(a) && oof.has(b)) report(`avg probs: ${a} & ${b}`.slice(0, 50), mean(oof.get(a)!, oof.get(b)!), extra);
 };
-pair('whole photo (shipped)', 'MobileNetV2 alone', '+1 MobileNetV2 pass');
-pair('subject box instead of whole', 'MobileNetV2 alone', '+1 MobileNetV2 pass');
+pair('whole photo (shipped)', `${secondName} alone`, `+1 ${secondName} pass`);
+pair('subject box instead of whole', `${secondName} alone`, `+1 ${secondName} pass`);
 pair('whole photo (shipped)', 'subject box instead of whole', `+${cutShare.toFixed(2)} Inception passes`);
+pair('whole photo (shipped)', 'centred square crop instead of squash', '+1 Inception pass');
+pair('whole photo (shipped)', 'padded to square (aspect kept) instead of squash', '+1 Inception pass');
 console.log(`categories: ${PHOTO_CATEGORIES.join(', ')}`);

@@ -34,7 +34,7 @@ export const FEATURE_LAYERS: Record<string, readonly string[]> = {
  * `subject`: the cut-out's subject as the engine would crop it (subjectInput); only photos that
  * count as cut-outs get a row (the others would embed the whole photo, row `orig`).
  */
-export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right', 'subject'] as const;
+export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right', 'subject', 'square', 'pad'] as const;
 
 export interface FeatureEntry {
   file: string;
@@ -70,6 +70,19 @@ async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number], size: n
     });
   };
   if (view === 'centre') img = crop(0.1, 0.1, 0.8, 0.8);
+  // `square`: the largest centred square (aspect kept, the long side's ends cut); `pad`: the whole
+  // photo, aspect kept, padded with mid grey to a square (instead of the engine's squash).
+  if (view === 'square') {
+    const s = Math.min(W, H);
+    img = img.extract({ left: Math.floor((W - s) / 2), top: Math.floor((H - s) / 2), width: s, height: s });
+  }
+  if (view === 'pad') {
+    const out = await img
+      .resize(size, size, { fit: 'contain', background: { r: 128, g: 128, b: 128 } })
+      .raw()
+      .toBuffer();
+    return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: size, height: size };
+  }
   if (view === 'left') img = crop(0, 0.05, 0.85, 0.9);
   if (view === 'right') img = crop(0.15, 0.05, 0.85, 0.9);
   const out = await img.resize(size, size, { fit: 'fill' }).raw().toBuffer();
