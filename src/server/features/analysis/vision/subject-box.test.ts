@@ -47,8 +47,8 @@ describe('subjectBox', () => {
     const b = box!;
     expect(b.width).toBe(b.height);
     // The longer side (100 px) plus 6 % each side.
-    expect(b.width).toBeGreaterThanOrEqual(100);
-    expect(b.width).toBeLessThanOrEqual(115);
+    expect(b.width).toBeGreaterThanOrEqual(110);
+    expect(b.width).toBeLessThanOrEqual(114);
     // Centred on the object, and containing it.
     expect(b.left).toBeLessThanOrEqual(200);
     expect(b.left + b.width).toBeGreaterThanOrEqual(260);
