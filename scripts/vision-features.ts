@@ -3,7 +3,8 @@
  * classifier is trained and scored on, so that choosing it takes seconds instead of minutes:
  *   - pooled InceptionV3 blocks mixed8, mixed9 and mixed10 (square-rooted, concatenated) for the
  *     photo as the engine sees it and for augmented views of it (mirrored; a centre crop; left and
- *     right crops), all squashed to the embedding input like decodeForModels does;
+ *     right crops; the largest centred square; the photo padded to a square; a cut-out's subject box),
+ *     all scaled to the embedding input like decodeForModels does;
  *   - the detectors' objects and faces on the photo as the engine sees it.
  * Run: npx tsx scripts/vision-features.ts [outDir=/tmp/eyevu-vision-features]
  * Heavy (a few minutes on one core): run it alone.
