@@ -3,7 +3,8 @@
  * classifier is trained and scored on, so that choosing it takes seconds instead of minutes:
  *   - pooled InceptionV3 blocks mixed8, mixed9 and mixed10 (square-rooted, concatenated) for the
  *     photo as the engine sees it and for augmented views of it (mirrored; a centre crop; left and
- *     right crops), all squashed to the embedding input like decodeForModels does;
+ *     right crops; the largest centred square; the photo padded to a square; a cut-out's subject box),
+ *     all scaled to the embedding input like decodeForModels does;
  *   - the detectors' objects and faces on the photo as the engine sees it.
  * Run: npx tsx scripts/vision-features.ts [outDir=/tmp/eyevu-vision-features]
  * Heavy (a few minutes on one core): run it alone.
@@ -19,6 +20,7 @@ import {
   loadDetector,
   loadEmbedder,
   splitPart,
+  subjectInput,
   type Detections,
   type RgbImage,
 } from '../src/server/features/analysis/index';
@@ -29,7 +31,11 @@ export const FEATURE_LAYERS: Record<string, readonly string[]> = {
   inception_v3: ['mixed8', 'mixed9', 'mixed10'],
   mobilenet_v2: ['block_13_expand_relu', 'block_16_expand_relu', 'out_relu'],
 };
-export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right'] as const;
+/**
+ * `subject`: the cut-out's subject as the engine would crop it (subjectInput); only photos that
+ * count as cut-outs get a row (the others would embed the whole photo, row `orig`).
+ */
+export const VIEWS = ['orig', 'flip', 'centre', 'left', 'right', 'subject', 'square', 'pad'] as const;
 
 export interface FeatureEntry {
   file: string;
@@ -65,6 +71,19 @@ async function toEmbedInput(rgb: RgbImage, view: (typeof VIEWS)[number], size: n
     });
   };
   if (view === 'centre') img = crop(0.1, 0.1, 0.8, 0.8);
+  // `square`: the largest centred square (aspect kept, the long side's ends cut); `pad`: the whole
+  // photo, aspect kept, padded with mid grey to a square (instead of the engine's squash).
+  if (view === 'square') {
+    const s = Math.min(W, H);
+    img = img.extract({ left: Math.floor((W - s) / 2), top: Math.floor((H - s) / 2), width: s, height: s });
+  }
+  if (view === 'pad') {
+    const out = await img
+      .resize(size, size, { fit: 'contain', background: { r: 128, g: 128, b: 128 } })
+      .raw()
+      .toBuffer();
+    return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: size, height: size };
+  }
   if (view === 'left') img = crop(0, 0.05, 0.85, 0.9);
   if (view === 'right') img = crop(0.15, 0.05, 0.85, 0.9);
   const out = await img.resize(size, size, { fit: 'fill' }).raw().toBuffer();
@@ -137,7 +156,9 @@ async function main(): Promise<void> {
   await ensureTfWasm();
   const embedder = await loadEmbedder(undefined, layers, size, model);
   let detector: Awaited<ReturnType<typeof loadDetector>> | undefined;
-  const photos = await labelled();
+  // VISION_PARTS=tune,demo: only those parts (choosing never needs the test part's features).
+  const parts = process.env.VISION_PARTS?.split(',');
+  const photos = (await labelled()).filter((p) => !parts || parts.includes(p.set));
   const vectors: Float32Array[] = [];
   const entries: FeatureEntry[] = [];
   const t0 = performance.now();
@@ -149,13 +170,22 @@ async function main(): Promise<void> {
       old && reuse && (reuse.index.inputSize ?? 224) === size && (reuse.index.model ?? 'inception_v3') === model;
     let decoded: Awaited<ReturnType<typeof decodeForModels>> | undefined;
     for (const view of views) {
-      rows[view] = vectors.length;
       const oldRow = old?.rows[view];
       if (sameVectors && oldRow !== undefined) {
+        rows[view] = vectors.length;
         vectors.push(reuse!.all.slice(oldRow * embedder.dims, (oldRow + 1) * embedder.dims));
         continue;
       }
       decoded ??= await decodeForModels(await readFile(path.join(projectRoot, p.file)), size);
+      if (view === 'subject') {
+        const sub = await subjectInput(decoded.detect, size);
+        if (sub) {
+          rows[view] = vectors.length;
+          vectors.push(await embedder.embed(sub));
+        }
+        continue;
+      }
+      rows[view] = vectors.length;
       vectors.push(
         await embedder.embed(
           view === 'orig'
