@@ -13,7 +13,7 @@
  * Run after vision-features-pooled.ts:
  *   nice -n 5 npx tsx scripts/classifier-candidates-pooled.ts [featureDir] [name filter (regexp)]
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
 import {
@@ -21,11 +21,13 @@ import {
   categoryIndex,
   decideFromProbabilities,
   fnv1a,
+  looksLikePeople,
   predictProbe,
   splitGroupKey,
   trainProbe,
   type TrainingRow,
 } from '../src/server/features/analysis/index';
+import { projectRoot } from '../src/server/lib/paths.js';
 import type { PooledIndex } from './vision-features-pooled';
 
 const FOLDS = 5;
@@ -221,11 +223,23 @@ const candidates: Candidate[] = [
 const oof = new Map<string, number[][]>();
 const get = (name: string): number[][] | undefined => oof.get(name);
 console.log(`tuning part: ${tune.length} photos; ${FOLDS}-fold cross-validation; nested threshold`);
+// Out-of-fold probabilities are kept (OOF_DIR), so that two processes can share the candidates and
+// the averages can be scored from both without training anything again.
+const oofDir = process.env.OOF_DIR ?? path.join(featureDir, 'oof');
+await mkdir(oofDir, { recursive: true });
+const oofFile = (name: string) => path.join(oofDir, `${name.replace(/[^a-z0-9]+/gi, '_')}.json`);
 for (const c of candidates) {
   if (filter && !filter.test(c.name) && c !== base) continue;
-  const probs = outOfFold(c);
+  const kept = await readFile(oofFile(c.name), 'utf8').catch(() => undefined);
+  const probs = kept ? (JSON.parse(kept) as number[][]) : outOfFold(c);
+  if (!kept) await writeFile(oofFile(c.name), JSON.stringify(probs));
   oof.set(c.name, probs);
   report(c.name, probs);
+}
+for (const c of candidates) {
+  if (oof.has(c.name)) continue;
+  const kept = await readFile(oofFile(c.name), 'utf8').catch(() => undefined);
+  if (kept) oof.set(c.name, JSON.parse(kept) as number[][]);
 }
 const avg = (...ps: number[][][]): number[][] =>
   ps[0]!.map((_, i) => ps[0]![i]!.map((__, k) => ps.reduce((a, p) => a + p[i]![k]!, 0) / ps.length));
@@ -241,4 +255,125 @@ for (const [name, members] of ensembles) {
   const ps = members.map(get);
   if (ps.every((p) => p !== undefined)) report(name, avg(...(ps as number[][][])));
 }
-void PHOTO_CATEGORIES;
+
+// BUILD="<candidate name>": train that candidate on the whole tuning part and write a reference file
+// (VISION_OUT, default assets/reference-embeddings.json) the engine reads, with the abstain threshold
+// and the detector skip chosen as build-reference-embeddings.ts chooses them (steps 3 and 4, on the
+// candidate's out-of-fold answers). VISION_SCORE_TEST=1 then scores the test part once from the
+// cached features; every such look is to be counted in bench/README.md.
+const buildName = process.env.BUILD;
+if (buildName) {
+  const c = candidates.find((x) => x.name === buildName);
+  const probs = oof.get(buildName);
+  if (!c || !probs) throw new Error(`BUILD: no candidate (or no out-of-fold answers) named ${buildName}`);
+  const ruled = (i: number, t: number) => answer(probs[i], i, t);
+  const tries = [0, ...probs.map((p) => Math.max(...p))].sort((a, b) => a - b);
+  const outcome = (t: number) => {
+    const got = tune.map((e, i) => ({ got: ruled(i, t), want: e.category }));
+    const given = got.filter((a) => a.got !== 'uncategorized').length;
+    const right = got.filter((a) => a.got === a.want).length;
+    return { right, given, wrong: given - right };
+  };
+  let minConfidence = 0;
+  let bestU = -Infinity;
+  for (const t of tries) {
+    const o = outcome(t);
+    if (1 - o.given / tune.length > MAX_ABSTAIN) break;
+    if (o.right - 2 * o.wrong > bestU) [bestU, minConfidence] = [o.right - 2 * o.wrong, t];
+  }
+  const o = outcome(minConfidence);
+  const skipAnswer = (p: readonly number[], i: number, skipAt: number) =>
+    Math.max(...p) >= skipAt && !looksLikePeople(decideFromProbabilities(p, 0))
+      ? decideFromProbabilities(p, minConfidence).category
+      : answer(p, i, minConfidence);
+  const rightWith = (skipAt: number) => tune.filter((e, i) => skipAnswer(probs[i], i, skipAt) === e.category).length;
+  const every = rightWith(1.01);
+  const SKIPS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99];
+  const detectorSkipConfidence = SKIPS.find((t) => rightWith(t) >= every) ?? 1.01;
+  console.log(
+    `BUILD ${buildName}: threshold ${minConfidence.toFixed(3)}: right ${pct(o.right / tune.length)}, ` +
+      `uncategorized ${pct(1 - o.given / tune.length)}, precision ${pct(o.right / Math.max(o.given, 1))}; ` +
+      `detectors skipped at p >= ${detectorSkipConfidence}`,
+  );
+  const { X, weights } = matrix(c.groups);
+  const model = trainProbe(
+    tune.map((e, i) => ({ x: X[i], y: categoryIndex(e.category) })),
+    {
+      l2: c.l2,
+      iterations: 150,
+      learningRate: 0.01,
+      balanced: true,
+      inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
+      labelSmoothing: c.smoothing,
+    },
+  );
+  const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+  const features = c.groups.map((g) => g.name);
+  const layers = features
+    .flatMap((f) => (f === 'handmade' ? [] : [f.split('/')[0]!]))
+    .filter((b, i, a) => a.indexOf(b) === i);
+  const file = {
+    model: 'nsfwjs/inception_v3',
+    layers,
+    features,
+    layer: features.join('+') + ' (vision/features.ts)',
+    dims: model.mean.length,
+    inputSize: index.inputSize,
+    categories: PHOTO_CATEGORIES,
+    trainedOn: { photos: tune.length, augment: false, l2: c.l2, split: 'tune', candidate: c.name },
+    crossValidation: {
+      folds: FOLDS,
+      probeAccuracy: round(probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length),
+      rulesAccuracy: round(nested(probs).rules),
+      accuracy: o.right / tune.length,
+      abstained: 1 - o.given / tune.length,
+      precision: o.right / Math.max(o.given, 1),
+      nestedAccuracy: round(nested(probs).right),
+    },
+    detectorRules: true,
+    minConfidence: round(minConfidence),
+    detectorSkipConfidence,
+    embedding: {
+      mean: model.mean.map(round),
+      scale: model.scale.map(round),
+      weights: model.weights.map((r) => r.map(round)),
+      bias: model.bias.map(round),
+    },
+  };
+  const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
+  await writeFile(outPath, JSON.stringify(file) + '\n');
+  console.log(`wrote ${outPath}`);
+  if (process.env.VISION_SCORE_TEST === '1') {
+    const test = index.entries.filter((e) => e.set === 'test');
+    const rows = test.map((e) => {
+      const v = new Float32Array(model.mean.length);
+      let at = 0;
+      for (const g of c.groups) {
+        const f = offsetOf.get(g.name)!;
+        v.set(all.subarray(e.row * index.width + f.at, e.row * index.width + f.at + f.dims), at);
+        at += f.dims;
+      }
+      const p = predictProbe(model, v);
+      const skip = Math.max(...p) >= detectorSkipConfidence && !looksLikePeople(decideFromProbabilities(p, 0));
+      const got: CategoryResult = skip
+        ? decideFromProbabilities(p, minConfidence).category
+        : analyzePhoto({
+            classification: decideFromProbabilities(p, minConfidence),
+            objects: e.detections.objects,
+            faces: e.detections.faces,
+            colours: { brightness: 0.5, dominant: [], skyShare: 0 },
+          }).category;
+      return { file: e.file, want: e.category, got };
+    });
+    const given = rows.filter((r) => r.got !== 'uncategorized').length;
+    const right = rows.filter((r) => r.got === r.want).length;
+    console.log(
+      `TEST whole: ${rows.length} photos, right ${pct(right / rows.length)}, uncategorized ${pct(1 - given / rows.length)}, ` +
+        `precision ${pct(right / Math.max(given, 1))}; ` +
+        PHOTO_CATEGORIES.map(
+          (k) =>
+            `${k} ${rows.filter((r) => r.want === k && r.got === k).length}/${rows.filter((r) => r.want === k).length}`,
+        ).join(', '),
+    );
+  }
+}
