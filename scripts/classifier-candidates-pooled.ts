@@ -216,6 +216,17 @@ const candidates: Candidate[] = [
   { name: 'mixed8+9 mean + handmade x1', groups: [...base.groups, hand(1)], l2: 0.3 },
   { name: 'mixed8+9 mean + handmade x3', groups: [...base.groups, hand(3)], l2: 0.3 },
   { name: 'mixed8+9 mean + handmade x8', groups: [...base.groups, hand(8)], l2: 0.3 },
+  // Second batch (after the first's figures): around the best of the first, mixed5..9.
+  ...[0.1, 1].map((l2) => ({
+    name: `mixed5..9 mean, l2 ${l2}`,
+    groups: ['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'].flatMap(mean),
+    l2,
+  })),
+  {
+    name: 'mixed5..9 mean + handmade x3',
+    groups: [...['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'].flatMap(mean), hand(3)],
+    l2: 0.3,
+  },
   // 4. training
   { ...base, name: 'mixed8+9 mean, label smoothing 0.1', smoothing: 0.1 },
 ];
@@ -250,6 +261,8 @@ const ensembles: [string, string[]][] = [
   ['average: shipped + mixed6+7+8', [base.name, 'mixed6+7+8 mean (cut after mixed8)']],
   ['average: shipped + handmade x3', [base.name, 'mixed8+9 mean + handmade x3']],
   ['average: shipped + grid2 + mixed7+8+9', [base.name, 'mixed8+9 grid2 (no mean)', 'mixed7+8+9 mean']],
+  ['average: shipped + mixed5..9', [base.name, 'mixed5..9 mean']],
+  ['average: mixed5..9 + mixed8+9 mean + handmade x3', ['mixed5..9 mean', 'mixed8+9 mean + handmade x3']],
 ];
 for (const [name, members] of ensembles) {
   const ps = members.map(get);
