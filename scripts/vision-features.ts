@@ -110,7 +110,7 @@ export function mirror(img: RgbImage): RgbImage {
   return { data: out, width: w, height: h };
 }
 
-async function labelled(): Promise<{ file: string; category: PhotoCategory; set: FeatureEntry['set'] }[]> {
+export async function labelled(): Promise<{ file: string; category: PhotoCategory; set: FeatureEntry['set'] }[]> {
   const out: { file: string; category: PhotoCategory; set: FeatureEntry['set'] }[] = [];
   for (const category of PHOTO_CATEGORIES) {
     const dir = path.join(projectRoot, 'assets', 'reference-photos', category);

@@ -51,4 +51,43 @@ describe('softmax probe', () => {
     expect(() => predictProbe(model, [1, 2, 3])).toThrow(/expected 9 inputs/);
     expect(() => trainProbe([], { l2: 0 })).toThrow();
   });
+
+  it('input weights give a group of inputs more or less say; weight 0 silences an input', () => {
+    const rows = clusters([8, 8, 8, 8, 8, 8]);
+    const plain = trainProbe(rows, { l2: 0.01, iterations: 100, learningRate: 0.05 });
+    const ones = trainProbe(rows, {
+      l2: 0.01,
+      iterations: 100,
+      learningRate: 0.05,
+      inputWeights: new Array(8).fill(1),
+    });
+    expect(ones).toEqual(plain);
+    // Silenced, input 2 no longer moves the answer; with its normal weight it does.
+    const silenced = trainProbe(rows, {
+      l2: 0.01,
+      iterations: 100,
+      learningRate: 0.05,
+      inputWeights: [1, 1, 0, 1, 1, 1, 1, 1],
+    });
+    expect(silenced.scale[2]).toBe(0);
+    const low = [0, 0, 0, 0, 0, 0, 0, 0];
+    const high = [0, 0, 3, 0, 0, 0, 0, 0];
+    expect(predictProbe(silenced, high)).toEqual(predictProbe(silenced, low));
+    expect(predictProbe(plain, high)[2]).toBeGreaterThan(predictProbe(plain, low)[2] + 0.01);
+    // A doubled weight is a doubled standardised input.
+    const doubled = trainProbe(rows, { l2: 0.01, iterations: 1, inputWeights: new Array(8).fill(2) });
+    expect(doubled.scale[0]).toBeCloseTo(2 * plain.scale[0]!, 12);
+    expect(() => trainProbe(rows, { l2: 0.01, inputWeights: [1, 2] })).toThrow(/2 input weights for 8 inputs/);
+  });
+
+  it('label smoothing keeps the probabilities off the extremes', () => {
+    const rows = clusters([8, 8, 8, 8, 8, 8], 0.1);
+    const opts = { l2: 0, iterations: 400, learningRate: 0.05 };
+    const x = [2, 0, 0, 0, 0, 0, 0, 0];
+    const hard = predictProbe(trainProbe(rows, opts), x)[0];
+    const soft = predictProbe(trainProbe(rows, { ...opts, labelSmoothing: 0.2 }), x)[0];
+    expect(hard).toBeGreaterThan(0.95);
+    expect(soft).toBeLessThan(0.85);
+    expect(soft).toBeGreaterThan(0.7);
+  });
 });

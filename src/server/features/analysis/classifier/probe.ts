@@ -22,6 +22,15 @@ export interface TrainOptions {
   learningRate?: number;
   /** Weight each class by 1 / its count, so a big class does not crowd out a small one. */
   balanced?: boolean;
+  /**
+   * Per-input multiplier after standardisation (default 1 each): a group of a few inputs (hand-made
+   * statistics beside thousands of embedding values) can be given more say than one value each,
+   * which under the same L2 amounts to a smaller penalty on its weights. Kept in the model's scale,
+   * so prediction needs nothing new.
+   */
+  inputWeights?: ArrayLike<number>;
+  /** Share of each row's target spread over the other categories (0: plain one-hot). */
+  labelSmoothing?: number;
 }
 
 export interface TrainingRow {
@@ -64,7 +73,9 @@ export function trainProbe(rows: readonly TrainingRow[], o: TrainOptions): Probe
       const d = r.x[j] - mean[j];
       sq[j] += (d * d) / N;
     }
-  const scale = Array.from(sq, (v) => (v > 1e-12 ? 1 / Math.sqrt(v) : 0));
+  if (o.inputWeights && o.inputWeights.length !== D)
+    throw new Error(`probe: ${o.inputWeights.length} input weights for ${D} inputs`);
+  const scale = Array.from(sq, (v, j) => (v > 1e-12 ? (o.inputWeights?.[j] ?? 1) / Math.sqrt(v) : 0));
   const X = rows.map((r) => {
     const v = new Float64Array(D);
     for (let j = 0; j < D; j++) v[j] = (r.x[j] - mean[j]) * scale[j];
@@ -87,6 +98,8 @@ export function trainProbe(rows: readonly TrainingRow[], o: TrainOptions): Probe
   const gW = Array.from({ length: K }, () => new Float64Array(D));
   const gb = new Float64Array(K);
   const z = new Float64Array(K);
+  const smooth = o.labelSmoothing ?? 0;
+  const target = (k: number, y: number) => (k === y ? 1 - smooth : smooth / (K - 1));
   for (let t = 1; t <= steps; t++) {
     for (let k = 0; k < K; k++) {
       gW[k].fill(0);
@@ -104,7 +117,7 @@ export function trainProbe(rows: readonly TrainingRow[], o: TrainOptions): Probe
       softmaxInPlace(z);
       const wi = w[i] / wSum;
       for (let k = 0; k < K; k++) {
-        const g = (z[k] - (k === rows[i].y ? 1 : 0)) * wi;
+        const g = (z[k] - target(k, rows[i].y)) * wi;
         if (g === 0) continue;
         gb[k] += g;
         const gk = gW[k];

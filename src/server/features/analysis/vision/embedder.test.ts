@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensureTfWasm, packageDir } from './runtime';
 import { loadEmbedder, shardBase64, type RgbImage } from './embedder';
+import { poolBlock } from './pooling';
 
 function pattern(side: number, seed: number): RgbImage {
   const data = new Uint8Array(side * side * 3);
@@ -65,6 +66,42 @@ describe('embedder (real InceptionV3 weights from nsfwjs)', () => {
     onnx.dispose();
     tfjs.dispose();
   });
+});
+
+describe('block maps from the same ONNX run (feature groups)', () => {
+  it(
+    'each block map pools to the embedding the graph computes, photo by photo in a batch',
+    { timeout: 180_000 },
+    async () => {
+      await ensureTfWasm();
+      const e = await loadEmbedder(undefined, ['mixed7', 'mixed8'], 96, 'inception_v3', 'onnxruntime', [
+        'mixed7',
+        'mixed8',
+      ]);
+      const imgs = [pattern(96, 5), pattern(96, 6)];
+      const runs = await e.embedBatchWithMaps!(imgs);
+      const plain = await e.embedBatch(imgs);
+      runs.forEach((r, i) => {
+        expect(Array.from(r.embedding)).toEqual(Array.from(plain[i]!));
+        const m7 = r.maps.mixed7!;
+        const m8 = r.maps.mixed8!;
+        expect([m7.channels, m8.channels]).toEqual(e.layerDims);
+        const pooled = [
+          ...poolBlock(m7.data, m7.channels, m7.height, m7.width, 'mean'),
+          ...poolBlock(m8.data, m8.channels, m8.height, m8.width, 'mean'),
+        ];
+        let worst = 0;
+        pooled.forEach((v, j) => (worst = Math.max(worst, Math.abs(v - r.embedding[j]!))));
+        expect(worst).toBeLessThan(1e-5);
+      });
+      // The two photos' maps are their own, not one photo's twice.
+      expect(runs[0]!.maps.mixed8!.data).not.toEqual(runs[1]!.maps.mixed8!.data);
+      e.dispose();
+      await expect(loadEmbedder(undefined, ['mixed8'], 96, 'inception_v3', 'tfjs', ['mixed8'])).rejects.toThrow(
+        /block maps need ONNX Runtime/,
+      );
+    },
+  );
 });
 
 describe('nsfwjs weight shards', () => {

@@ -124,7 +124,22 @@ export interface Embedder {
   embed(img: RgbImage): Promise<Float32Array>;
   /** Several photos in one call: one pass of the network over a batch costs less per photo. */
   embedBatch(imgs: readonly RgbImage[]): Promise<Float32Array[]>;
+  /**
+   * The embedding and, from the same run, the whole map of each block named in loadEmbedder's
+   * rawBlocks (for poolings beyond the global mean, vision/pooling.ts). ONNX Runtime only.
+   */
+  embedBatchWithMaps?(
+    imgs: readonly RgbImage[],
+  ): Promise<{ embedding: Float32Array; maps: Record<string, BlockMap> }[]>;
   dispose(): void;
+}
+
+/** One photo's map of one block: channels x height x width values, channel by channel. */
+export interface BlockMap {
+  data: Float32Array;
+  channels: number;
+  height: number;
+  width: number;
 }
 
 /**
@@ -165,12 +180,14 @@ export async function loadEmbedder(
   inputSize: number = EMBEDDING_INPUT,
   modelName: string = EMBEDDING_MODEL,
   runtime: Embedder['runtime'] = 'onnxruntime',
+  rawBlocks: readonly string[] = [],
 ): Promise<Embedder> {
   const artifacts = await loadNsfwjsArtifacts(modelName, nodeModulesDir);
   if (runtime === 'onnxruntime' && modelName === 'inception_v3') {
     const ort = await loadOnnxRuntime();
-    if (ort) return onnxEmbedder(ort, artifacts, layerNames, inputSize);
+    if (ort) return onnxEmbedder(ort, artifacts, layerNames, inputSize, rawBlocks);
   }
+  if (rawBlocks.length > 0) throw new Error('vision: block maps need ONNX Runtime and InceptionV3');
   const full = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
   const cut = (await tf.models.modelFromJSON(
     truncatedTopology(artifacts, layerNames, inputSize) as unknown as tf.io.ModelJSON,
@@ -245,6 +262,7 @@ async function onnxEmbedder(
   artifacts: tf.io.ModelArtifacts,
   layerNames: readonly string[],
   inputSize: number,
+  rawBlocks: readonly string[],
 ): Promise<Embedder> {
   const topo = artifacts.modelTopology as Record<string, unknown>;
   const cfg = (isRecord(topo.model_config) ? topo.model_config : topo) as { config?: { layers?: unknown } };
@@ -257,7 +275,7 @@ async function onnxEmbedder(
     weights[name] = { shape: t.shape, data: t.dataSync() as Float32Array };
     t.dispose();
   }
-  const bytes = inceptionToOnnx(cfg.config.layers as KerasLayer[], weights, layerNames, inputSize);
+  const bytes = inceptionToOnnx(cfg.config.layers as KerasLayer[], weights, layerNames, inputSize, rawBlocks);
   const session = await ort.InferenceSession.create(bytes, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
@@ -265,9 +283,10 @@ async function onnxEmbedder(
     graphOptimizationLevel: 'all',
   });
   const plane = inputSize * inputSize * 3;
+  const runAll = async (pixels: Float32Array, n: number) =>
+    session.run({ pixels: new ort.Tensor('float32', pixels, [n, inputSize, inputSize, 3]) });
   const run = async (pixels: Float32Array, n: number): Promise<Float32Array> => {
-    const out = await session.run({ pixels: new ort.Tensor('float32', pixels, [n, inputSize, inputSize, 3]) });
-    const e = out.embedding;
+    const e = (await runAll(pixels, n)).embedding;
     if (!e || e.type !== 'float32') throw new Error('vision: ONNX embedding missing');
     return e.data as Float32Array;
   };
@@ -278,17 +297,39 @@ async function onnxEmbedder(
     const concat = (cfg.config!.layers as KerasLayer[]).find((l) => l.name === name);
     return concat ? channelsOf(concat, weights, cfg.config!.layers as KerasLayer[]) : 0;
   });
-  const embedBatch = async (imgs: readonly RgbImage[]): Promise<Float32Array[]> => {
-    checkInputs(imgs, inputSize);
-    if (imgs.length === 0) return [];
+  const pixelsOf = (imgs: readonly RgbImage[]): Float32Array => {
     const x = new Float32Array(plane * imgs.length);
     imgs.forEach((img, i) => {
       const d = img.data;
       const o = i * plane;
       for (let j = 0; j < plane; j++) x[o + j] = d[j]!;
     });
-    const flat = await run(x, imgs.length);
+    return x;
+  };
+  const embedBatch = async (imgs: readonly RgbImage[]): Promise<Float32Array[]> => {
+    checkInputs(imgs, inputSize);
+    if (imgs.length === 0) return [];
+    const flat = await run(pixelsOf(imgs), imgs.length);
     return imgs.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
+  };
+  const embedBatchWithMaps = async (imgs: readonly RgbImage[]) => {
+    checkInputs(imgs, inputSize);
+    if (imgs.length === 0) return [];
+    const out = await runAll(pixelsOf(imgs), imgs.length);
+    const e = out.embedding;
+    if (!e || e.type !== 'float32') throw new Error('vision: ONNX embedding missing');
+    const flat = e.data as Float32Array;
+    return imgs.map((_, i) => {
+      const maps: Record<string, BlockMap> = {};
+      for (const b of rawBlocks) {
+        const t = out[`raw/${b}`];
+        if (!t || t.type !== 'float32' || t.dims.length !== 4) throw new Error(`vision: ONNX map of ${b} missing`);
+        const [, channels, height, width] = t.dims.map(Number) as [number, number, number, number];
+        const size = channels * height * width;
+        maps[b] = { data: (t.data as Float32Array).slice(i * size, (i + 1) * size), channels, height, width };
+      }
+      return { embedding: flat.slice(i * dims, (i + 1) * dims), maps };
+    });
   };
   return {
     runtime: 'onnxruntime',
@@ -297,6 +338,7 @@ async function onnxEmbedder(
     inputSize,
     embed: async (img) => (await embedBatch([img]))[0]!,
     embedBatch,
+    embedBatchWithMaps,
     dispose() {
       void session.release();
     },

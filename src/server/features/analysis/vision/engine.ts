@@ -18,6 +18,7 @@ import {
 } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
 import { subjectBox } from './subject-box';
+import { blocksOf, featureVector, featureWidth } from './features';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
 
@@ -32,6 +33,12 @@ export interface ReferenceEmbeddings extends CategoryModel {
   dims: number;
   /** Square input side the embeddings were computed at. */
   inputSize: number;
+  /**
+   * When present, the probe reads these feature groups (vision/features.ts: poolings of the blocks'
+   * maps, hand-made statistics) instead of the global means of `layers`; `layers` then lists the
+   * blocks they read, so the network is cut after the deepest.
+   */
+  features?: string[];
   /**
    * The detectors join in through analyzePhoto's rules (a big person or face means people, a big
    * detected animal/vehicle/food decides) rather than through the learned stack.
@@ -119,6 +126,18 @@ function backboneOf(model: string): string {
   return name;
 }
 
+function parseFeatures(v: unknown, layers: readonly string[]): { features?: string[] } {
+  if (v === undefined) return {};
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string')) {
+    throw new Error('vision: bad features in reference file');
+  }
+  const features = v as string[];
+  if (JSON.stringify(blocksOf(features)) !== JSON.stringify(layers)) {
+    throw new Error("vision: the reference file's layers are not the blocks its features read");
+  }
+  return { features };
+}
+
 export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
   if (
     !isRecord(json) ||
@@ -134,6 +153,7 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
     layers: json.layers.map(String),
     dims: json.dims,
     inputSize: typeof json.inputSize === 'number' ? json.inputSize : 0,
+    ...parseFeatures(json.features, json.layers.map(String)),
     minConfidence: json.minConfidence,
     detectorRules: json.detectorRules === true,
     detectorSkipConfidence: typeof json.detectorSkipConfidence === 'number' ? json.detectorSkipConfidence : 2,
@@ -250,8 +270,16 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         reference?.layers ?? EMBEDDING_LAYERS,
         EMBEDDING_INPUT,
         reference ? backboneOf(reference.model) : EMBEDDING_MODEL,
+        'onnxruntime',
+        reference?.features ? reference.layers : [],
       );
-      if (reference && (reference.dims !== embedder.dims || reference.inputSize !== EMBEDDING_INPUT)) {
+      const probeInputs = reference?.features
+        ? featureWidth(
+            reference.features,
+            Object.fromEntries(reference.layers.map((l, i) => [l, embedder!.layerDims[i]!])),
+          )
+        : embedder.dims;
+      if (reference && (reference.dims !== probeInputs || reference.inputSize !== EMBEDDING_INPUT)) {
         throw new Error(
           `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
             'run npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts',
@@ -324,7 +352,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     return serial(async () => {
       if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
       const t1 = performance.now();
-      const embeddings = await embedder.embedBatch(batch.map((b) => b.embed));
+      const embeddings = await probeInputsOf(embedder, reference, batch);
       const embeddingMs = (performance.now() - t1) / Math.max(batch.length, 1);
       const out: VisionResult[] = [];
       for (const [i, inputs] of batch.entries()) {
@@ -343,12 +371,25 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
       await load();
       return serial(async () => {
         if (!embedder) throw new Error('vision: embedder not loaded');
-        return embedder.embed(inputs.embed);
+        return (await probeInputsOf(embedder, reference, [inputs]))[0]!;
       });
     },
     analyzeDecoded: async (inputs) => (await analyzeBatch([inputs]))[0]!,
     analyzeDecodedBatch: analyzeBatch,
   };
+}
+
+/** What the category probe reads for each photo: the pooled embedding, or the file's feature groups. */
+async function probeInputsOf(
+  embedder: Embedder,
+  reference: ReferenceEmbeddings | undefined,
+  batch: readonly DecodedInputs[],
+): Promise<Float32Array[]> {
+  const features = reference?.features;
+  if (!features) return embedder.embedBatch(batch.map((b) => b.embed));
+  if (!embedder.embedBatchWithMaps) throw new Error('vision: feature groups need the ONNX Runtime embedder');
+  const runs = await embedder.embedBatchWithMaps(batch.map((b) => b.embed));
+  return runs.map((r, i) => featureVector(features, r.maps, batch[i]!.embed));
 }
 
 /** Decoding (sharp, off the JS thread) plus a core in this same thread: for scripts and tests. */

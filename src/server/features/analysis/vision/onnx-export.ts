@@ -210,9 +210,11 @@ export function inceptionToOnnx(
   weights: NamedWeights,
   outputBlocks: readonly string[],
   side: number,
+  rawBlocks: readonly string[] = [],
 ): Uint8Array {
-  const at = outputBlocks.map((b) => layers.findIndex((l) => l.name === b));
-  const missing = outputBlocks.find((_, i) => at[i]! < 0);
+  const wanted = [...outputBlocks, ...rawBlocks];
+  const at = wanted.map((b) => layers.findIndex((l) => l.name === b));
+  const missing = wanted.find((_, i) => at[i]! < 0);
   if (missing) throw new Error(`onnx export: layer ${missing} not found`);
   const kept = layers.slice(0, Math.max(...at) + 1);
 
@@ -324,11 +326,15 @@ export function inceptionToOnnx(
   const joined = pooled.length === 1 ? pooled[0]! : 'pooled';
   if (pooled.length > 1) nodes.push(node('Concat', pooled, joined, { axis: 1 }));
   nodes.push(node('Sqrt', [joined], 'embedding'));
+  // Spatial poolings beyond the global mean (vision/pooling.ts) read a block's whole map,
+  // [batch, channels, height, width], as further outputs of the same run.
+  for (const b of rawBlocks) nodes.push(node('Identity', [value.get(b)!], `raw/${b}`));
 
   for (const n of nodes) graph.msg(1, n);
   for (const t of inits) graph.msg(5, t);
   graph.msg(11, valueInfo('pixels', ['batch', side, side, 3]));
   graph.msg(12, valueInfo('embedding', ['batch', 'dims']));
+  for (const b of rawBlocks) graph.msg(12, valueInfo(`raw/${b}`, ['batch', 'c', 'h', 'w']));
   // IR version 8, opset 13: what every ONNX Runtime of the last years reads.
   return new Proto().int(1, 8).str(2, 'eyevu').msg(7, graph).msg(8, new Proto().str(1, '').int(2, 13)).finish();
 }

@@ -1,0 +1,392 @@
+/**
+ * Pooling, feature and classifier candidates (branch acc7b), measured on the TUNING part only (the
+ * test part is dropped before anything is computed) by the same 5-fold cross-validation, folds and
+ * nested abstain threshold as scripts/classifier-candidates.ts: each candidate's out-of-fold
+ * probabilities go through the engine's decision (hand-written detector rules, one threshold), the
+ * threshold chosen on four folds' out-of-fold answers and applied to the fifth.
+ *
+ * Candidates: poolings that keep layout (2x2 grid, top/bottom halves) or the strongest response
+ * (max) beside the global mean; earlier, more general blocks (mixed5-7); hand-made colour and edge
+ * statistics beside the embedding (given more weight than one embedding value each); label
+ * smoothing; averages of probes over different feature sets.
+ *
+ * Run after vision-features-pooled.ts:
+ *   nice -n 5 npx tsx scripts/classifier-candidates-pooled.ts [featureDir] [name filter (regexp)]
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
+import {
+  analyzePhoto,
+  categoryIndex,
+  decideFromProbabilities,
+  fnv1a,
+  looksLikePeople,
+  predictProbe,
+  splitGroupKey,
+  trainProbe,
+  type TrainingRow,
+} from '../src/server/features/analysis/index';
+import { projectRoot } from '../src/server/lib/paths.js';
+import type { PooledIndex } from './vision-features-pooled';
+
+const FOLDS = 5;
+const MAX_ABSTAIN = 0.08;
+const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-pooled';
+const filter = process.argv[3] ? new RegExp(process.argv[3]) : undefined;
+
+const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as PooledIndex;
+const raw = await readFile(path.join(featureDir, 'emb.f32'));
+const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+const offsetOf = new Map<string, { at: number; dims: number }>();
+{
+  let at = 0;
+  for (const f of index.features) {
+    offsetOf.set(f.name, { at, dims: f.dims });
+    at += f.dims;
+  }
+}
+// The test part is dropped here, before anything is computed.
+const tune = index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
+const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
+
+/** A feature group and how much say each of its values gets after standardisation. */
+interface Group {
+  name: string;
+  weight?: number;
+}
+interface Candidate {
+  name: string;
+  groups: Group[];
+  l2: number;
+  smoothing?: number;
+}
+
+function matrix(groups: readonly Group[]): { X: Float32Array[]; weights: Float32Array } {
+  const parts = groups.map((g) => {
+    const f = offsetOf.get(g.name);
+    if (!f) throw new Error(`no feature group ${g.name} in the cache`);
+    return { ...f, weight: g.weight ?? 1 };
+  });
+  const D = parts.reduce((a, p) => a + p.dims, 0);
+  const weights = new Float32Array(D);
+  let o = 0;
+  for (const p of parts) {
+    weights.fill(p.weight, o, o + p.dims);
+    o += p.dims;
+  }
+  const X = tune.map((e) => {
+    const v = new Float32Array(D);
+    let at = 0;
+    for (const p of parts) {
+      v.set(all.subarray(e.row * index.width + p.at, e.row * index.width + p.at + p.dims), at);
+      at += p.dims;
+    }
+    return v;
+  });
+  return { X, weights };
+}
+
+function outOfFold(c: Candidate): number[][] {
+  const { X, weights } = matrix(c.groups);
+  const probs: number[][] = new Array(tune.length);
+  for (let f = 0; f < FOLDS; f++) {
+    const rows: TrainingRow[] = tune.flatMap((e, i) =>
+      fold(e.file) === f ? [] : [{ x: X[i], y: categoryIndex(e.category) }],
+    );
+    const model = trainProbe(rows, {
+      l2: c.l2,
+      iterations: 150,
+      learningRate: 0.01,
+      balanced: true,
+      inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
+      labelSmoothing: c.smoothing,
+    });
+    tune.forEach((e, i) => {
+      if (fold(e.file) === f) probs[i] = predictProbe(model, X[i]);
+    });
+  }
+  return probs;
+}
+
+const argmax = (p: readonly number[]): number => p.indexOf(Math.max(...p));
+const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+
+function answer(p: readonly number[], i: number, threshold: number): CategoryResult {
+  return analyzePhoto({
+    classification: decideFromProbabilities(p, threshold),
+    objects: tune[i].detections.objects,
+    faces: tune[i].detections.faces,
+    colours: { brightness: 0.5, dominant: [], skyShare: 0 },
+  }).category;
+}
+
+function score(probs: number[][], idx: number[], t: number) {
+  let right = 0;
+  let given = 0;
+  for (const i of idx) {
+    const got = answer(probs[i], i, t);
+    if (got !== 'uncategorized') given++;
+    if (got === tune[i].category) right++;
+  }
+  return { right, given, wrong: given - right, n: idx.length };
+}
+const utility = (s: ReturnType<typeof score>): number =>
+  1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - 2 * s.wrong;
+const GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.02);
+function chooseGlobal(probs: number[][], idx: number[]): number {
+  let best = 0;
+  let bestU = utility(score(probs, idx, 0));
+  for (const t of GRID) {
+    const u = utility(score(probs, idx, t));
+    if (u > bestU) [best, bestU] = [t, u];
+  }
+  return best;
+}
+function nested(probs: number[][]) {
+  let right = 0;
+  let given = 0;
+  for (let f = 0; f < FOLDS; f++) {
+    const inner = tune.map((_, i) => i).filter((i) => fold(tune[i].file) !== f);
+    const outer = tune.map((_, i) => i).filter((i) => fold(tune[i].file) === f);
+    const s = score(probs, outer, chooseGlobal(probs, inner));
+    right += s.right;
+    given += s.given;
+  }
+  const n = tune.length;
+  const rules = tune.filter((e, i) => answer(probs[i], i, 0) === e.category).length / n;
+  return { right: right / n, abstained: 1 - given / n, precision: right / Math.max(given, 1), rules };
+}
+
+const t0 = performance.now();
+const report = (name: string, probs: number[][]): void => {
+  const acc = probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length;
+  const s = nested(probs);
+  console.log(
+    `${name.padEnd(52)} probe ${pct(acc)} | rules ${pct(s.rules)} | nested: right ${pct(s.right)}, ` +
+      `uncategorized ${pct(s.abstained)}, precision ${pct(s.precision)}  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+  );
+};
+
+const mean = (g: string): Group[] => [{ name: `${g}/mean` }];
+const base: Candidate = {
+  name: 'mixed8+mixed9 mean, l2 0.3 (shipped)',
+  groups: [...mean('mixed8'), ...mean('mixed9')],
+  l2: 0.3,
+};
+const hand = (weight: number): Group => ({ name: 'handmade', weight });
+const candidates: Candidate[] = [
+  base,
+  // 1. layout and strongest response
+  { name: 'mixed8+9 mean + max', groups: [...base.groups, { name: 'mixed8/max' }, { name: 'mixed9/max' }], l2: 0.3 },
+  {
+    name: 'mixed8+9 mean + halves',
+    groups: [...base.groups, { name: 'mixed8/halves' }, { name: 'mixed9/halves' }],
+    l2: 0.3,
+  },
+  {
+    name: 'mixed8+9 mean + halves, l2 1',
+    groups: [...base.groups, { name: 'mixed8/halves' }, { name: 'mixed9/halves' }],
+    l2: 1,
+  },
+  { name: 'mixed8+9 grid2 (no mean)', groups: [{ name: 'mixed8/grid2' }, { name: 'mixed9/grid2' }], l2: 0.3 },
+  {
+    name: 'mixed8+9 mean + grid2, l2 1',
+    groups: [...base.groups, { name: 'mixed8/grid2' }, { name: 'mixed9/grid2' }],
+    l2: 1,
+  },
+  { name: 'mixed8+9 mean + mixed8 grid2', groups: [...base.groups, { name: 'mixed8/grid2' }], l2: 0.3 },
+  { name: 'mixed8+9 mean + mixed7 halves', groups: [...base.groups, { name: 'mixed7/halves' }], l2: 0.3 },
+  // 2. earlier blocks
+  { name: 'mixed7+8+9 mean', groups: [...mean('mixed7'), ...base.groups], l2: 0.3 },
+  { name: 'mixed6+7+8+9 mean', groups: [...mean('mixed6'), ...mean('mixed7'), ...base.groups], l2: 0.3 },
+  {
+    name: 'mixed5..9 mean',
+    groups: [...mean('mixed5'), ...mean('mixed6'), ...mean('mixed7'), ...base.groups],
+    l2: 0.3,
+  },
+  { name: 'mixed7+8 mean (cut after mixed8)', groups: [...mean('mixed7'), ...mean('mixed8')], l2: 0.3 },
+  {
+    name: 'mixed6+7+8 mean (cut after mixed8)',
+    groups: [...mean('mixed6'), ...mean('mixed7'), ...mean('mixed8')],
+    l2: 0.3,
+  },
+  { name: 'mixed8 mean (cut after mixed8)', groups: mean('mixed8'), l2: 0.3 },
+  // 3. hand-made statistics
+  { name: 'mixed8+9 mean + handmade x1', groups: [...base.groups, hand(1)], l2: 0.3 },
+  { name: 'mixed8+9 mean + handmade x3', groups: [...base.groups, hand(3)], l2: 0.3 },
+  { name: 'mixed8+9 mean + handmade x8', groups: [...base.groups, hand(8)], l2: 0.3 },
+  // Second batch (after the first's figures): around the best of the first, mixed5..9.
+  ...[0.1, 1].map((l2) => ({
+    name: `mixed5..9 mean, l2 ${l2}`,
+    groups: ['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'].flatMap(mean),
+    l2,
+  })),
+  {
+    name: 'mixed5..9 mean + handmade x3',
+    groups: [...['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'].flatMap(mean), hand(3)],
+    l2: 0.3,
+  },
+  // 4. training
+  { ...base, name: 'mixed8+9 mean, label smoothing 0.1', smoothing: 0.1 },
+];
+
+const oof = new Map<string, number[][]>();
+const get = (name: string): number[][] | undefined => oof.get(name);
+console.log(`tuning part: ${tune.length} photos; ${FOLDS}-fold cross-validation; nested threshold`);
+// Out-of-fold probabilities are kept (OOF_DIR), so that two processes can share the candidates and
+// the averages can be scored from both without training anything again.
+const oofDir = process.env.OOF_DIR ?? path.join(featureDir, 'oof');
+await mkdir(oofDir, { recursive: true });
+const oofFile = (name: string) => path.join(oofDir, `${name.replace(/[^a-z0-9]+/gi, '_')}.json`);
+for (const c of candidates) {
+  if (filter && !filter.test(c.name) && c !== base) continue;
+  const kept = await readFile(oofFile(c.name), 'utf8').catch(() => undefined);
+  const probs = kept ? (JSON.parse(kept) as number[][]) : outOfFold(c);
+  if (!kept) await writeFile(oofFile(c.name), JSON.stringify(probs));
+  oof.set(c.name, probs);
+  report(c.name, probs);
+}
+for (const c of candidates) {
+  if (oof.has(c.name)) continue;
+  const kept = await readFile(oofFile(c.name), 'utf8').catch(() => undefined);
+  if (kept) oof.set(c.name, JSON.parse(kept) as number[][]);
+}
+const avg = (...ps: number[][][]): number[][] =>
+  ps[0]!.map((_, i) => ps[0]![i]!.map((__, k) => ps.reduce((a, p) => a + p[i]![k]!, 0) / ps.length));
+const ensembles: [string, string[]][] = [
+  ['average: shipped + mixed7+8+9', [base.name, 'mixed7+8+9 mean']],
+  ['average: shipped + mixed8+9 grid2', [base.name, 'mixed8+9 grid2 (no mean)']],
+  ['average: shipped + mean+max', [base.name, 'mixed8+9 mean + max']],
+  ['average: shipped + mixed6+7+8', [base.name, 'mixed6+7+8 mean (cut after mixed8)']],
+  ['average: shipped + handmade x3', [base.name, 'mixed8+9 mean + handmade x3']],
+  ['average: shipped + grid2 + mixed7+8+9', [base.name, 'mixed8+9 grid2 (no mean)', 'mixed7+8+9 mean']],
+  ['average: shipped + mixed5..9', [base.name, 'mixed5..9 mean']],
+  ['average: mixed5..9 + mixed8+9 mean + handmade x3', ['mixed5..9 mean', 'mixed8+9 mean + handmade x3']],
+];
+for (const [name, members] of ensembles) {
+  const ps = members.map(get);
+  if (ps.every((p) => p !== undefined)) report(name, avg(...(ps as number[][][])));
+}
+
+// BUILD="<candidate name>": train that candidate on the whole tuning part and write a reference file
+// (VISION_OUT, default assets/reference-embeddings.json) the engine reads, with the abstain threshold
+// and the detector skip chosen as build-reference-embeddings.ts chooses them (steps 3 and 4, on the
+// candidate's out-of-fold answers). VISION_SCORE_TEST=1 then scores the test part once from the
+// cached features; every such look is to be counted in bench/README.md.
+const buildName = process.env.BUILD;
+if (buildName) {
+  const c = candidates.find((x) => x.name === buildName);
+  const probs = oof.get(buildName);
+  if (!c || !probs) throw new Error(`BUILD: no candidate (or no out-of-fold answers) named ${buildName}`);
+  const ruled = (i: number, t: number) => answer(probs[i], i, t);
+  const tries = [0, ...probs.map((p) => Math.max(...p))].sort((a, b) => a - b);
+  const outcome = (t: number) => {
+    const got = tune.map((e, i) => ({ got: ruled(i, t), want: e.category }));
+    const given = got.filter((a) => a.got !== 'uncategorized').length;
+    const right = got.filter((a) => a.got === a.want).length;
+    return { right, given, wrong: given - right };
+  };
+  let minConfidence = 0;
+  let bestU = -Infinity;
+  for (const t of tries) {
+    const o = outcome(t);
+    if (1 - o.given / tune.length > MAX_ABSTAIN) break;
+    if (o.right - 2 * o.wrong > bestU) [bestU, minConfidence] = [o.right - 2 * o.wrong, t];
+  }
+  const o = outcome(minConfidence);
+  const skipAnswer = (p: readonly number[], i: number, skipAt: number) =>
+    Math.max(...p) >= skipAt && !looksLikePeople(decideFromProbabilities(p, 0))
+      ? decideFromProbabilities(p, minConfidence).category
+      : answer(p, i, minConfidence);
+  const rightWith = (skipAt: number) => tune.filter((e, i) => skipAnswer(probs[i], i, skipAt) === e.category).length;
+  const every = rightWith(1.01);
+  const SKIPS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99];
+  const detectorSkipConfidence = SKIPS.find((t) => rightWith(t) >= every) ?? 1.01;
+  console.log(
+    `BUILD ${buildName}: threshold ${minConfidence.toFixed(3)}: right ${pct(o.right / tune.length)}, ` +
+      `uncategorized ${pct(1 - o.given / tune.length)}, precision ${pct(o.right / Math.max(o.given, 1))}; ` +
+      `detectors skipped at p >= ${detectorSkipConfidence}`,
+  );
+  const { X, weights } = matrix(c.groups);
+  const model = trainProbe(
+    tune.map((e, i) => ({ x: X[i], y: categoryIndex(e.category) })),
+    {
+      l2: c.l2,
+      iterations: 150,
+      learningRate: 0.01,
+      balanced: true,
+      inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
+      labelSmoothing: c.smoothing,
+    },
+  );
+  const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+  const features = c.groups.map((g) => g.name);
+  const layers = features
+    .flatMap((f) => (f === 'handmade' ? [] : [f.split('/')[0]!]))
+    .filter((b, i, a) => a.indexOf(b) === i);
+  const file = {
+    model: 'nsfwjs/inception_v3',
+    layers,
+    features,
+    layer: features.join('+') + ' (vision/features.ts)',
+    dims: model.mean.length,
+    inputSize: index.inputSize,
+    categories: PHOTO_CATEGORIES,
+    trainedOn: { photos: tune.length, augment: false, l2: c.l2, split: 'tune', candidate: c.name },
+    crossValidation: {
+      folds: FOLDS,
+      probeAccuracy: round(probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length),
+      rulesAccuracy: round(nested(probs).rules),
+      accuracy: o.right / tune.length,
+      abstained: 1 - o.given / tune.length,
+      precision: o.right / Math.max(o.given, 1),
+      nestedAccuracy: round(nested(probs).right),
+    },
+    detectorRules: true,
+    minConfidence: round(minConfidence),
+    detectorSkipConfidence,
+    embedding: {
+      mean: model.mean.map(round),
+      scale: model.scale.map(round),
+      weights: model.weights.map((r) => r.map(round)),
+      bias: model.bias.map(round),
+    },
+  };
+  const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
+  await writeFile(outPath, JSON.stringify(file) + '\n');
+  console.log(`wrote ${outPath}`);
+  if (process.env.VISION_SCORE_TEST === '1') {
+    const test = index.entries.filter((e) => e.set === 'test');
+    const rows = test.map((e) => {
+      const v = new Float32Array(model.mean.length);
+      let at = 0;
+      for (const g of c.groups) {
+        const f = offsetOf.get(g.name)!;
+        v.set(all.subarray(e.row * index.width + f.at, e.row * index.width + f.at + f.dims), at);
+        at += f.dims;
+      }
+      const p = predictProbe(model, v);
+      const skip = Math.max(...p) >= detectorSkipConfidence && !looksLikePeople(decideFromProbabilities(p, 0));
+      const got: CategoryResult = skip
+        ? decideFromProbabilities(p, minConfidence).category
+        : analyzePhoto({
+            classification: decideFromProbabilities(p, minConfidence),
+            objects: e.detections.objects,
+            faces: e.detections.faces,
+            colours: { brightness: 0.5, dominant: [], skyShare: 0 },
+          }).category;
+      return { file: e.file, want: e.category, got };
+    });
+    const given = rows.filter((r) => r.got !== 'uncategorized').length;
+    const right = rows.filter((r) => r.got === r.want).length;
+    console.log(
+      `TEST whole: ${rows.length} photos, right ${pct(right / rows.length)}, uncategorized ${pct(1 - given / rows.length)}, ` +
+        `precision ${pct(right / Math.max(given, 1))}; ` +
+        PHOTO_CATEGORIES.map(
+          (k) =>
+            `${k} ${rows.filter((r) => r.want === k && r.got === k).length}/${rows.filter((r) => r.want === k).length}`,
+        ).join(', '),
+    );
+  }
+}
