@@ -5,7 +5,8 @@ import { dismissAllToasts, toast } from '../../lib/toast';
 import { OnboardingModal } from './onboarding-modal';
 import { resetOnboardingState } from './onboarding-store';
 
-const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+// Async: the dialog's code is a lazy import, which resolves between timer steps.
+const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
 const guide = () => screen.queryByRole('dialog', { name: 'Setup Guide' });
 const shown = () =>
   [
@@ -15,6 +16,8 @@ const shown = () =>
     screen.queryByTestId('notification-toast')?.textContent,
   ].filter(Boolean);
 
+// The dialog's chunk, loaded once, so a lazy render waits on promises only, not on the disk.
+beforeAll(() => import('./onboarding-dialog'));
 beforeEach(() => {
   vi.useFakeTimers();
   localStorage.clear();
@@ -24,7 +27,7 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('a new account first load', () => {
-  it('shows one thing at a time: the Setup Guide, then the sign-up toast, then the reward, then the notification', () => {
+  it('shows one thing at a time: the Setup Guide, then the sign-up toast, then the reward, then the notification', async () => {
     render(
       <>
         <Toaster />
@@ -38,21 +41,22 @@ describe('a new account first load', () => {
       toast({ lane: 'notification', title: 'Welcome!' });
     });
     expect(shown()).toEqual([]);
-    advance(1000);
+    // 1 s after the load, then the idle moment (jsdom: the next task).
+    await advance(1002);
     expect(shown()).toEqual(['guide']);
-    advance(60_000);
+    await advance(60_000);
     expect(shown()).toEqual(['guide']);
 
     act(() => fireEvent.click(screen.getByRole('button', { name: /skip|close/i })));
     expect(guide()).toBeNull();
     expect(shown()).toHaveLength(1);
     expect(shown()[0]).toContain('Account created!');
-    advance(5000);
+    await advance(5000);
     expect(shown()).toHaveLength(1);
     expect(shown()[0]).toContain('+10 pts');
-    advance(2500);
+    await advance(2500);
     expect(shown()).toEqual(['Welcome!']);
-    advance(3000);
+    await advance(3000);
     expect(shown()).toEqual([]);
 
     // Afterwards the lanes work as always: a toast shows at once.
@@ -60,7 +64,7 @@ describe('a new account first load', () => {
     expect(shown()).toHaveLength(1);
   });
 
-  it('a returning user (guide already seen) gets toasts at once', () => {
+  it('a returning user (guide already seen) gets toasts at once', async () => {
     localStorage.setItem('eyevu-onboarding-seen', 'true');
     render(
       <>
