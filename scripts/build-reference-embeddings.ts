@@ -23,52 +23,41 @@ import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
 import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
 import {
-  analyzePhoto,
   looksLikePeople,
   categoryIndex,
   decideFromProbabilities,
   detectionFeatures,
-  fnv1a,
   predictProbe,
-  splitGroupKey,
   stackInputs,
   trainProbe,
   type ProbeModel,
   type TrainingRow,
 } from '../src/server/features/analysis/index';
-import { VIEWS, type FeatureIndex } from './vision-features';
+import {
+  FOLDS,
+  MAX_ABSTAIN,
+  blockVector,
+  foldOf as fold,
+  loadBlockCache,
+  probeAccuracy,
+  ruledAnswer,
+  secondsSince,
+  tuningPart,
+} from './lib/cross-validation';
+import { VIEWS } from './vision-features';
 
-const FOLDS = 5;
-const MAX_ABSTAIN = 0.08;
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
 const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
 
-const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as FeatureIndex;
-const raw = await readFile(path.join(featureDir, 'emb.f32'));
-const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-const width = index.dims.reduce((a, b) => a + b, 0);
+const cache = await loadBlockCache(featureDir);
+const { index } = cache;
 const inputSize = index.inputSize ?? 224;
-const offsets = index.dims.map((_, i) => index.dims.slice(0, i).reduce((a, b) => a + b, 0));
 
-// The test part is dropped here, before anything is computed. The demo library (10 photos every
-// account starts with) is trained on: it is the first thing every user sees, so it must be right,
-// and its 10/10 is therefore a fit, not a measure of generalisation (the test part is that).
-const tune = index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
-const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
-
-function vectorOf(row: number, layers: readonly string[]): Float32Array {
-  const parts = layers.map((l) => {
-    const i = index.layers.indexOf(l);
-    return all.subarray(row * width + offsets[i], row * width + offsets[i] + index.dims[i]);
-  });
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+// The demo library (10 photos every account starts with) is trained on: it is the first thing every
+// user sees, so it must be right, and its 10/10 is therefore a fit, not a measure of generalisation
+// (the test part is that).
+const tune = tuningPart(index.entries);
+const vectorOf = (row: number, layers: readonly string[]): Float32Array => blockVector(cache, row, layers);
 
 interface Config {
   layers: string[];
@@ -106,9 +95,7 @@ function outOfFold(c: Config): number[][] {
   return probs;
 }
 
-const argmax = (p: readonly number[]): number => p.indexOf(Math.max(...p));
-const accuracy = (probs: number[][]): number =>
-  probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / probs.length;
+const accuracy = (probs: number[][]): number => probeAccuracy(probs, tune);
 
 const t0 = performance.now();
 const tried: { c: Config; acc: number; probs: number[][] }[] = [];
@@ -118,7 +105,7 @@ const tryConfig = (c: Config): number[][] => {
   tried.push({ c, acc, probs });
   console.log(
     `  ${c.layers.join('+').padEnd(22)} augment=${String(c.augment).padEnd(5)} l2=${c.l2}: ${(acc * 100).toFixed(1)} %` +
-      `  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+      `  (${secondsSince(t0)} s)`,
   );
   return probs;
 };
@@ -171,13 +158,7 @@ for (let f = 0; f < FOLDS; f++) {
 const stackAcc = accuracy(stackOof);
 // The alternative to a learned stack: the hand-written rules of analyzePhoto (a big person or
 // face means people, a big detected animal/vehicle/food decides, ...) applied to the probe's answer.
-const ruled = (i: number, t: number): CategoryResult =>
-  analyzePhoto({
-    classification: decideFromProbabilities(probeOof[i], t),
-    objects: tune[i].detections.objects,
-    faces: tune[i].detections.faces,
-    colours: { brightness: 0.5, dominant: [], skyShare: 0 },
-  }).category;
+const ruled = (i: number, t: number): CategoryResult => ruledAnswer(probeOof[i], t, tune[i]);
 const rulesAcc = tune.filter((e, i) => ruled(i, 0) === e.category).length / tune.length;
 console.log(
   `step 2: probe alone ${(best.acc * 100).toFixed(1)} %, learned stack with detector evidence ` +
@@ -302,12 +283,7 @@ if (process.env.VISION_SCORE_TEST === '1') {
     const skip = stage2 === 'rules' && Math.max(...p) >= detectorSkipConfidence && !looksLikePeople(leaning);
     const got: CategoryResult =
       stage2 === 'rules' && !skip
-        ? analyzePhoto({
-            classification: decideFromProbabilities(p, minConfidence),
-            objects: e.detections.objects,
-            faces: e.detections.faces,
-            colours: { brightness: 0.5, dominant: [], skyShare: 0 },
-          }).category
+        ? ruledAnswer(p, minConfidence, e)
         : decideFromProbabilities(p, minConfidence).category;
     return { file: e.file, want: e.category, got, skip };
   });

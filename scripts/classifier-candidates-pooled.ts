@@ -17,27 +17,33 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
 import {
-  analyzePhoto,
   categoryIndex,
   decideFromProbabilities,
-  fnv1a,
   looksLikePeople,
   predictProbe,
-  splitGroupKey,
   trainProbe,
   type TrainingRow,
 } from '../src/server/features/analysis/index';
 import { projectRoot } from '../src/server/lib/paths.js';
+import {
+  FOLDS,
+  MAX_ABSTAIN,
+  foldOf as fold,
+  loadFeatureCache,
+  nestedFigures,
+  pct,
+  probeAccuracy,
+  ruledAnswer,
+  scorer,
+  secondsSince,
+  tuningPart,
+} from './lib/cross-validation';
 import type { PooledIndex } from './vision-features-pooled';
 
-const FOLDS = 5;
-const MAX_ABSTAIN = 0.08;
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-pooled';
 const filter = process.argv[3] ? new RegExp(process.argv[3]) : undefined;
 
-const index = JSON.parse(await readFile(path.join(featureDir, 'index.json'), 'utf8')) as PooledIndex;
-const raw = await readFile(path.join(featureDir, 'emb.f32'));
-const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+const { index, all } = await loadFeatureCache<PooledIndex>(featureDir);
 const offsetOf = new Map<string, { at: number; dims: number }>();
 {
   let at = 0;
@@ -46,9 +52,7 @@ const offsetOf = new Map<string, { at: number; dims: number }>();
     at += f.dims;
   }
 }
-// The test part is dropped here, before anything is computed.
-const tune = index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
-const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
+const tune = tuningPart(index.entries);
 
 /** A feature group and how much say each of its values gets after standardisation. */
 interface Group {
@@ -87,6 +91,16 @@ function matrix(groups: readonly Group[]): { X: Float32Array[]; weights: Float32
   return { X, weights };
 }
 
+/** The probe's training for every candidate: shipped settings, plus the candidate's input weights and smoothing. */
+const probeOptions = (c: Candidate, weights: Float32Array): Parameters<typeof trainProbe>[1] => ({
+  l2: c.l2,
+  iterations: 150,
+  learningRate: 0.01,
+  balanced: true,
+  inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
+  labelSmoothing: c.smoothing,
+});
+
 function outOfFold(c: Candidate): number[][] {
   const { X, weights } = matrix(c.groups);
   const probs: number[][] = new Array(tune.length);
@@ -94,14 +108,7 @@ function outOfFold(c: Candidate): number[][] {
     const rows: TrainingRow[] = tune.flatMap((e, i) =>
       fold(e.file) === f ? [] : [{ x: X[i], y: categoryIndex(e.category) }],
     );
-    const model = trainProbe(rows, {
-      l2: c.l2,
-      iterations: 150,
-      learningRate: 0.01,
-      balanced: true,
-      inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
-      labelSmoothing: c.smoothing,
-    });
+    const model = trainProbe(rows, probeOptions(c, weights));
     tune.forEach((e, i) => {
       if (fold(e.file) === f) probs[i] = predictProbe(model, X[i]);
     });
@@ -109,62 +116,18 @@ function outOfFold(c: Candidate): number[][] {
   return probs;
 }
 
-const argmax = (p: readonly number[]): number => p.indexOf(Math.max(...p));
-const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
-
-function answer(p: readonly number[], i: number, threshold: number): CategoryResult {
-  return analyzePhoto({
-    classification: decideFromProbabilities(p, threshold),
-    objects: tune[i].detections.objects,
-    faces: tune[i].detections.faces,
-    colours: { brightness: 0.5, dominant: [], skyShare: 0 },
-  }).category;
-}
-
-function score(probs: number[][], idx: number[], t: number) {
-  let right = 0;
-  let given = 0;
-  for (const i of idx) {
-    const got = answer(probs[i], i, t);
-    if (got !== 'uncategorized') given++;
-    if (got === tune[i].category) right++;
-  }
-  return { right, given, wrong: given - right, n: idx.length };
-}
-const utility = (s: ReturnType<typeof score>): number =>
-  1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - 2 * s.wrong;
-const GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.02);
-function chooseGlobal(probs: number[][], idx: number[]): number {
-  let best = 0;
-  let bestU = utility(score(probs, idx, 0));
-  for (const t of GRID) {
-    const u = utility(score(probs, idx, t));
-    if (u > bestU) [best, bestU] = [t, u];
-  }
-  return best;
-}
-function nested(probs: number[][]) {
-  let right = 0;
-  let given = 0;
-  for (let f = 0; f < FOLDS; f++) {
-    const inner = tune.map((_, i) => i).filter((i) => fold(tune[i].file) !== f);
-    const outer = tune.map((_, i) => i).filter((i) => fold(tune[i].file) === f);
-    const s = score(probs, outer, chooseGlobal(probs, inner));
-    right += s.right;
-    given += s.given;
-  }
-  const n = tune.length;
-  const rules = tune.filter((e, i) => answer(probs[i], i, 0) === e.category).length / n;
-  return { right: right / n, abstained: 1 - given / n, precision: right / Math.max(given, 1), rules };
-}
+const answer = (p: readonly number[], i: number, threshold: number): CategoryResult =>
+  ruledAnswer(p, threshold, tune[i]!);
+const { nested } = scorer(tune);
+/** The detector rules on the probe's answer without abstaining. */
+const rulesShare = (probs: number[][]): number =>
+  tune.filter((e, i) => answer(probs[i]!, i, 0) === e.category).length / tune.length;
 
 const t0 = performance.now();
 const report = (name: string, probs: number[][]): void => {
-  const acc = probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length;
-  const s = nested(probs);
   console.log(
-    `${name.padEnd(52)} probe ${pct(acc)} | rules ${pct(s.rules)} | nested: right ${pct(s.right)}, ` +
-      `uncategorized ${pct(s.abstained)}, precision ${pct(s.precision)}  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+    `${name.padEnd(52)} probe ${pct(probeAccuracy(probs, tune))} | rules ${pct(rulesShare(probs))} | ` +
+      `nested: ${nestedFigures(nested(probs))}  (${secondsSince(t0)} s)`,
   );
 };
 
@@ -311,14 +274,7 @@ if (buildName) {
   const { X, weights } = matrix(c.groups);
   const model = trainProbe(
     tune.map((e, i) => ({ x: X[i], y: categoryIndex(e.category) })),
-    {
-      l2: c.l2,
-      iterations: 150,
-      learningRate: 0.01,
-      balanced: true,
-      inputWeights: weights.some((w) => w !== 1) ? weights : undefined,
-      labelSmoothing: c.smoothing,
-    },
+    probeOptions(c, weights),
   );
   const round = (x: number): number => Math.round(x * 1e6) / 1e6;
   const features = c.groups.map((g) => g.name);
@@ -336,8 +292,8 @@ if (buildName) {
     trainedOn: { photos: tune.length, augment: false, l2: c.l2, split: 'tune', candidate: c.name },
     crossValidation: {
       folds: FOLDS,
-      probeAccuracy: round(probs.filter((p, i) => argmax(p) === categoryIndex(tune[i].category)).length / tune.length),
-      rulesAccuracy: round(nested(probs).rules),
+      probeAccuracy: round(probeAccuracy(probs, tune)),
+      rulesAccuracy: round(rulesShare(probs)),
       accuracy: o.right / tune.length,
       abstained: 1 - o.given / tune.length,
       precision: o.right / Math.max(o.given, 1),
@@ -370,12 +326,7 @@ if (buildName) {
       const skip = Math.max(...p) >= detectorSkipConfidence && !looksLikePeople(decideFromProbabilities(p, 0));
       const got: CategoryResult = skip
         ? decideFromProbabilities(p, minConfidence).category
-        : analyzePhoto({
-            classification: decideFromProbabilities(p, minConfidence),
-            objects: e.detections.objects,
-            faces: e.detections.faces,
-            colours: { brightness: 0.5, dominant: [], skyShare: 0 },
-          }).category;
+        : ruledAnswer(p, minConfidence, e);
       return { file: e.file, want: e.category, got };
     });
     const given = rows.filter((r) => r.got !== 'uncategorized').length;

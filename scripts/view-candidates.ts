@@ -16,59 +16,33 @@
  *     npx tsx scripts/vision-features.ts <dirB>
  *   npx tsx scripts/view-candidates.ts <dirA> [dirB] [candidate name filter]
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
+import { PHOTO_CATEGORIES } from '../src/domain/photo-categories';
 import {
-  analyzePhoto,
   categoryIndex,
-  decideFromProbabilities,
-  fnv1a,
   predictProbe,
-  splitGroupKey,
   trainProbe,
   type ProbeModel,
   type TrainingRow,
 } from '../src/server/features/analysis/index';
-import type { FeatureEntry, FeatureIndex } from './vision-features';
+import {
+  FOLDS,
+  blockVector as block,
+  foldOf as fold,
+  loadBlockCache,
+  nestedFigures,
+  pct,
+  probeAccuracy,
+  scorer,
+  secondsSince,
+  tuningPart,
+} from './lib/cross-validation';
 
-const FOLDS = 5;
-const MAX_ABSTAIN = 0.08;
 const [dirA = '/tmp/eyevu-vision-features', dirB, only] = process.argv.slice(2);
 
-interface Cache {
-  index: FeatureIndex;
-  all: Float32Array;
-  width: number;
-  byFile: Map<string, FeatureEntry>;
-}
-async function loadCache(dir: string): Promise<Cache> {
-  const index = JSON.parse(await readFile(path.join(dir, 'index.json'), 'utf8')) as FeatureIndex;
-  const raw = await readFile(path.join(dir, 'emb.f32'));
-  return {
-    index,
-    all: new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4),
-    width: index.dims.reduce((a, b) => a + b, 0),
-    byFile: new Map(index.entries.map((e) => [e.file, e])),
-  };
-}
-const A = await loadCache(dirA);
-const B = dirB ? await loadCache(dirB) : undefined;
-// The test part is dropped here, before anything is computed.
-const tune = A.index.entries.filter((e) => e.set === 'tune' || e.set === 'demo');
-const fold = (file: string): number => Math.floor(fnv1a(splitGroupKey(file)) / 10) % FOLDS;
-
-function block(c: Cache, row: number, layers: readonly string[]): Float32Array {
-  const out = new Float32Array(layers.reduce((a, l) => a + c.index.dims[c.index.layers.indexOf(l)]!, 0));
-  let o = 0;
-  for (const l of layers) {
-    const i = c.index.layers.indexOf(l);
-    const start = c.index.dims.slice(0, i).reduce((a, b) => a + b, 0);
-    out.set(c.all.subarray(row * c.width + start, row * c.width + start + c.index.dims[i]!), o);
-    o += c.index.dims[i]!;
-  }
-  return out;
-}
+const A = await loadBlockCache(dirA);
+const B = dirB ? await loadBlockCache(dirB) : undefined;
+const bFile = new Map(B?.index.entries.map((e) => [e.file, e]));
+const tune = tuningPart(A.index.entries);
 const INCEPTION = ['mixed8', 'mixed9'];
 const orig = tune.map((e) => block(A, e.rows.orig!, INCEPTION));
 /** The subject box's vector for a cut-out, the whole photo's otherwise (what the engine would embed). */
@@ -89,7 +63,7 @@ const secondName = !B
     : `InceptionV3 ${B.index.inputSize ?? 224} px`;
 const mobile = B
   ? tune.map((e) => {
-      const m = B.byFile.get(e.file);
+      const m = bFile.get(e.file);
       if (m?.rows.orig === undefined) throw new Error(`no ${secondName} row for ${e.file}`);
       return block(B, m.rows.orig, B.index.model === 'mobilenet_v2' ? B.index.layers.slice(-2) : INCEPTION);
     })
@@ -139,53 +113,7 @@ function outOfFold(c: Candidate): number[][] {
   return probs;
 }
 
-const argmax = (p: readonly number[]): number => p.indexOf(Math.max(...p));
-const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
-
-function answer(p: readonly number[], i: number, threshold: number): CategoryResult {
-  return analyzePhoto({
-    classification: decideFromProbabilities(p, threshold),
-    objects: tune[i]!.detections.objects,
-    faces: tune[i]!.detections.faces,
-    colours: { brightness: 0.5, dominant: [], skyShare: 0 },
-  }).category;
-}
-function score(probs: number[][], idx: number[], t: number) {
-  let right = 0;
-  let given = 0;
-  for (const i of idx) {
-    const got = answer(probs[i]!, i, t);
-    if (got !== 'uncategorized') given++;
-    if (got === tune[i]!.category) right++;
-  }
-  return { right, given, n: idx.length };
-}
-const GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.02);
-/** The abstain threshold as build-reference-embeddings chooses it: right - 2 x wrong, at most 8 % abstained. */
-function chooseThreshold(probs: number[][], idx: number[]): number {
-  let best = 0;
-  let bestU = -Infinity;
-  for (const t of [0, ...GRID]) {
-    const s = score(probs, idx, t);
-    const u = 1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - 2 * (s.given - s.right);
-    if (u > bestU) [best, bestU] = [t, u];
-  }
-  return best;
-}
-function nested(probs: number[][], subset?: (i: number) => boolean) {
-  let right = 0;
-  let given = 0;
-  let n = 0;
-  for (let f = 0; f < FOLDS; f++) {
-    const inner = tune.map((_, i) => i).filter((i) => fold(tune[i]!.file) !== f);
-    const outer = tune.map((_, i) => i).filter((i) => fold(tune[i]!.file) === f && (!subset || subset(i)));
-    const s = score(probs, outer, chooseThreshold(probs, inner));
-    right += s.right;
-    given += s.given;
-    n += s.n;
-  }
-  return { right: right / n, abstained: 1 - given / n, precision: right / Math.max(given, 1), n };
-}
+const { nested, chooseThreshold } = scorer(tune);
 
 const cutShare = isCutout.filter(Boolean).length / tune.length;
 console.log(
@@ -295,13 +223,10 @@ const candidates: Candidate[] = [
 const t0 = performance.now();
 const oof = new Map<string, number[][]>();
 const report = (name: string, probs: number[][], extra: string): void => {
-  const acc = probs.filter((p, i) => argmax(p) === categoryIndex(tune[i]!.category)).length / tune.length;
-  const all = nested(probs);
-  const cut = nested(probs, (i) => isCutout[i]!);
+  const cut = nested(probs, chooseThreshold, (i) => isCutout[i]!);
   console.log(
-    `${name.padEnd(50)} probe ${pct(acc)} | nested: right ${pct(all.right)}, uncategorized ${pct(all.abstained)}, ` +
-      `precision ${pct(all.precision)} | cut-outs right ${pct(cut.right)} | ${extra} ` +
-      `(${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+    `${name.padEnd(50)} probe ${pct(probeAccuracy(probs, tune))} | nested: ${nestedFigures(nested(probs))} | ` +
+      `cut-outs right ${pct(cut.right)} | ${extra} (${secondsSince(t0)} s)`,
   );
 };
 for (const c of candidates) {
