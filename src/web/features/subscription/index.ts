@@ -2,4 +2,4 @@
 // the dashboard's ad break, billing and pricing share.
 export { subscriptionQueryOptions, useSubscription, useSubscriptionDetails } from './subscription-query';
 export { formatTrialDate, trialCheckoutPath } from './trial';
-export { UpgradeModal } from './lazy-upgrade-modal';
+export { UpgradeModal } from './upgrade-modal';
