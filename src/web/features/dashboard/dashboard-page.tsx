@@ -15,7 +15,7 @@ import {
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo } from 'react';
 import { Link } from 'wouter';
-import { forgetFirstPaint, PaintedNodes, usePaintedContent } from '../../app/first-paint';
+import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
@@ -113,7 +113,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
     if (!view.waiting) forgetFirstPaint();
   }, [view.waiting]);
   if (painted !== null && view.waiting) {
-    return <PaintedNodes nodes={[painted]} />;
+    return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
   }
   return (
     <>

@@ -4,7 +4,7 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, ty
 import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
-import { forgetFirstPaint, PaintedNodes, usePaintedContent } from '../../app/first-paint';
+import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { favoritePagesQueryOptions } from './manage-photos';
@@ -94,7 +94,7 @@ export default function GalleryPage() {
     onFiles(e.dataTransfer.files);
   };
 
-  if (showPainted) return <PaintedNodes nodes={[painted]} />;
+  if (showPainted) return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
 
   return (
     <main

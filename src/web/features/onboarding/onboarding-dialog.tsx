@@ -16,7 +16,12 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { focusAfterPaint } from '../../lib/focus-after-paint';
-import { completeOnboarding, setOnboardingStep, STEP_TRANSITION_MS, useOnboarding } from './onboarding-store';
+import {
+  completeOnboarding,
+  setOnboardingStep,
+  STEP_TRANSITION_MS,
+  useOnboarding,
+} from './onboarding-store';
 
 interface Step {
   id: string;
