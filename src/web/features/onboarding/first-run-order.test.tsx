@@ -5,8 +5,7 @@ import { dismissAllToasts, toast } from '../../lib/toast';
 import { OnboardingModal } from './onboarding-modal';
 import { resetOnboardingState } from './onboarding-store';
 
-// Async: the dialog's code is a lazy import, which resolves between timer steps.
-const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
 const guide = () => screen.queryByRole('dialog', { name: 'Setup Guide' });
 const shown = () =>
   [
@@ -16,8 +15,6 @@ const shown = () =>
     screen.queryByTestId('notification-toast')?.textContent,
   ].filter(Boolean);
 
-// The dialog's chunk, loaded once, so a lazy render waits on promises only, not on the disk.
-beforeAll(() => import('./onboarding-dialog'));
 beforeEach(() => {
   vi.useFakeTimers();
   localStorage.clear();
@@ -27,7 +24,7 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('a new account first load', () => {
-  it('shows one thing at a time: the Setup Guide, then the sign-up toast, then the reward, then the notification', async () => {
+  it('shows one thing at a time: the Setup Guide, then the sign-up toast, then the reward, then the notification', () => {
     render(
       <>
         <Toaster />
@@ -41,22 +38,21 @@ describe('a new account first load', () => {
       toast({ lane: 'notification', title: 'Welcome!' });
     });
     expect(shown()).toEqual([]);
-    // 1 s after the load, then the idle moment (jsdom: the next task).
-    await advance(1002);
+    advance(1000);
     expect(shown()).toEqual(['guide']);
-    await advance(60_000);
+    advance(60_000);
     expect(shown()).toEqual(['guide']);
 
     act(() => fireEvent.click(screen.getByRole('button', { name: /skip|close/i })));
     expect(guide()).toBeNull();
     expect(shown()).toHaveLength(1);
     expect(shown()[0]).toContain('Account created!');
-    await advance(5000);
+    advance(5000);
     expect(shown()).toHaveLength(1);
     expect(shown()[0]).toContain('+10 pts');
-    await advance(2500);
+    advance(2500);
     expect(shown()).toEqual(['Welcome!']);
-    await advance(3000);
+    advance(3000);
     expect(shown()).toEqual([]);
 
     // Afterwards the lanes work as always: a toast shows at once.
@@ -64,7 +60,7 @@ describe('a new account first load', () => {
     expect(shown()).toHaveLength(1);
   });
 
-  it('a returning user (guide already seen) gets toasts at once', async () => {
+  it('a returning user (guide already seen) gets toasts at once', () => {
     localStorage.setItem('eyevu-onboarding-seen', 'true');
     render(
       <>

@@ -1,6 +1,5 @@
 import { useSyncExternalStore } from 'react';
 import { holdToasts } from '../../lib/toast';
-import { onIdle } from '../../lib/when-idle';
 
 /** The guide's flags live in localStorage so it auto-opens once per browser, not once per visit. */
 export const ONBOARDING_COMPLETED_KEY = 'eyevu-onboarding-completed';
@@ -73,32 +72,15 @@ export function resetOnboarding() {
 
 /**
  * First load: when the user has neither completed nor seen the guide, mark it seen at once and
- * open it 1 s after the page's first load (its `load` event, at once when that has passed), at the
- * browser's next idle moment. Counted from the load event rather than from the app's start, the
- * guide's mount (a dialog with focus and scroll locks) does not land among the first screen's own
- * renders and its images' loading, and idle, it never interrupts work in progress. `prepare`
- * runs when the second has passed (to fetch the dialog's code while the browser gets idle).
- * Returns a cancel function (for unmount).
+ * open it after 1 s. Returns a cancel function (for unmount).
  */
-export function scheduleFirstRunOnboarding(prepare?: () => void): () => void {
+export function scheduleFirstRunOnboarding(): () => void {
   if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) return () => {};
   write(ONBOARDING_SEEN_KEY, true);
   holdToastsWhile(true);
-  let cancel = () => {};
-  const wait = () => {
-    const id = setTimeout(() => {
-      prepare?.();
-      cancel = onIdle(() => openOnboarding(0));
-    }, ONBOARDING_DELAY_MS);
-    cancel = () => clearTimeout(id);
-  };
-  if (document.readyState === 'complete') wait();
-  else {
-    window.addEventListener('load', wait, { once: true });
-    cancel = () => window.removeEventListener('load', wait);
-  }
+  const id = setTimeout(() => openOnboarding(0), ONBOARDING_DELAY_MS);
   return () => {
-    cancel();
+    clearTimeout(id);
     holdToastsWhile(state.open);
   };
 }
