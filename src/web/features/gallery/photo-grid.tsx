@@ -1,6 +1,6 @@
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { Check, Heart } from 'lucide-react';
-import { startTransition, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { timelineDate, timelineRows } from '@domain/find';
 import { formatSizeMb } from '@domain/format';
 import { cn } from '../../lib/cn';
@@ -137,20 +137,6 @@ function Tile({
   );
 }
 
-const FRAME_MAX_WIDTH = 430;
-const PAGE_PADDING = 16;
-
-function initialWindowRect(): { width: number; height: number } {
-  return typeof window === 'undefined'
-    ? { width: 0, height: 0 }
-    : { width: window.innerWidth, height: window.innerHeight };
-}
-
-function firstWidthGuess(): number {
-  if (typeof window === 'undefined' || !window.innerWidth) return 398;
-  return Math.min(window.innerWidth, FRAME_MAX_WIDTH) - 2 * PAGE_PADDING;
-}
-
 /**
  * The 2-column gallery grid, virtualised against the window: only the rows near the viewport are
  * in the DOM (a few dozen tiles whatever the library size). `total` sizes the scroll range up
@@ -175,11 +161,7 @@ export function PhotoGrid({
   selection?: GridSelection;
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  // The first guess is the width the layout gives the grid (the viewport, at most the app frame's
-  // 430 px, less the page's 16 px padding on each side), so the measurement below usually confirms
-  // it and the grid's first commit needs no second, synchronous render. The measurement decides.
-  const [width, setWidth] = useState(firstWidthGuess);
-  const [windowRect] = useState(initialWindowRect);
+  const [width, setWidth] = useState(398);
   const [offset, setOffset] = useState(0);
   useLayoutEffect(() => {
     const el = ref.current;
@@ -188,13 +170,7 @@ export function PhotoGrid({
       setWidth(el.clientWidth || 398);
       setOffset(el.getBoundingClientRect().top + window.scrollY);
     };
-    // The first paint needs the real width (it sizes every tile), so that state is set inside this
-    // commit, where React skips the re-render when the guess was right. The offset only narrows which
-    // rows are mounted (positions subtract it again), so it comes a task later as a transition: the
-    // grid's first commit no longer re-renders synchronously.
-    setWidth(el.clientWidth || 398);
-    const top = el.getBoundingClientRect().top + window.scrollY;
-    startTransition(() => setOffset(top));
+    measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
     return () => ro.disconnect();
@@ -215,10 +191,6 @@ export function PhotoGrid({
     estimateSize: (i) => (layout[i]?.kind === 'header' ? HEADER_HEIGHT : rowHeight),
     overscan: 4,
     scrollMargin: offset,
-    // The window's size from the first render, so the rows on screen are in the first commit: from
-    // its default (0 x 0) the virtualizer would find the size in a layout effect and render again,
-    // synchronously, inside that commit.
-    initialRect: windowRect,
   });
   useEffect(() => virtualizer.measure(), [rowHeight, layout, virtualizer]);
 
