@@ -357,7 +357,11 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
 
       const last = await get(t.app, cookie, `/api/photos?limit=4&cursor=${encodeURIComponent(page.nextCursor!)}`);
       const end = JSON.parse(last.body) as { items: Item[]; total: number; nextCursor: string | null };
-      expect([end.items.map((p) => p.id), end.total, end.nextCursor]).toEqual([all.slice(8).map((p) => p.id), 10, null]);
+      expect([end.items.map((p) => p.id), end.total, end.nextCursor]).toEqual([
+        all.slice(8).map((p) => p.id),
+        10,
+        null,
+      ]);
       // Past the last photo: no rows to carry the total, which is read on its own.
       const bottom = Buffer.from(JSON.stringify(['1970-01-01T00:00:00Z', '00000000-0000-0000-0000-000000000000']));
       const past = await get(t.app, cookie, `/api/photos?limit=4&cursor=${bottom.toString('base64url')}`);

@@ -223,9 +223,7 @@ export function createPhotosRepository(db: Db) {
   const pool = (db as unknown as { $client: pg.Pool }).$client;
   async function shownPageRows(userId: string, limit: number, after: PhotoCursor | null): Promise<unknown[][]> {
     const [name, query] = after ? ['photos_after_page_state', afterPageSql] : ['photos_first_page_state', firstPageSql];
-    const values = after
-      ? { userId, limit, afterAt: after.uploadedAt, afterId: after.id }
-      : { userId, limit };
+    const values = after ? { userId, limit, afterAt: after.uploadedAt, afterId: after.id } : { userId, limit };
     const result = await pool.query<unknown[]>({
       name,
       text: query.sql,
