@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { photoPage } from '@contract/photos';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
@@ -33,8 +34,12 @@ function watchReads(database: Database) {
   const spy = vi.spyOn(pool, 'query');
   const named = (name: string) =>
     spy.mock.calls.filter(([q]) => typeof q === 'object' && (q as { name?: string }).name === name).length;
+  const textOf = (q: unknown) => (typeof q === 'string' ? q : String((q as { text?: string } | null)?.text ?? ''));
   return {
     versionReads: () => named('photo_library_state'),
+    /** Statements that read the library (photos, their versions, the library row), named or not. */
+    libraryReads: () =>
+      spy.mock.calls.filter(([q]) => /"(?:photos|photo_versions|photo_library)"/.test(textOf(q))).length,
     pageBuilds: () => named('photos_first_page_state'),
     restore: () => spy.mockRestore(),
   };
@@ -315,6 +320,52 @@ describe(`cached first gallery pages (${testDbKind})`, () => {
       expect(reads.pageBuilds()).toBeLessThanOrEqual(urls.length * 2);
       expect(reads.pageBuilds()).toBeGreaterThanOrEqual(urls.length);
       expect(new Set(untouched.map((r) => r.headers.etag)).size).toBe(urls.length);
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('a page after the first (a cursor) is one statement: its rows, their applied filters and the total, written as the schema writes it', async () => {
+    const { cookie } = await signUp(t.app);
+    const all = itemsOf((await get(t.app, cookie, '/api/photos?limit=10')).body);
+    expect(all).toHaveLength(10);
+    const filtered = all[6]!;
+    const applied = await post(cookie, '/api/photo-filters/apply', {
+      photoId: filtered.id,
+      filterName: 'black_white',
+      intensity: 60,
+    });
+    expect(applied.statusCode).toBe(200);
+    const first = JSON.parse((await get(t.app, cookie, '/api/photos?limit=4')).body) as { nextCursor: string };
+    const reads = watchReads(t.database);
+    try {
+      const next = `/api/photos?limit=4&cursor=${encodeURIComponent(first.nextCursor)}`;
+      const res = await get(t.app, cookie, next);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const page = JSON.parse(res.body) as { items: Item[]; total: number; nextCursor: string | null };
+      expect(page.items.map((p) => p.id)).toEqual(all.slice(4, 8).map((p) => p.id));
+      expect(page.total).toBe(10);
+      expect(page.items.find((p) => p.id === filtered.id)!.appliedFilter).toEqual({
+        filterName: 'black_white',
+        intensity: 60,
+      });
+      // Byte for byte what the route's response schema would have written.
+      expect(res.body).toBe(JSON.stringify(photoPage.parse(page)));
+      // Rows, applied versions and the total in one statement (were three: rows, versions, state).
+      expect(reads.libraryReads()).toBe(1);
+
+      const last = await get(t.app, cookie, `/api/photos?limit=4&cursor=${encodeURIComponent(page.nextCursor!)}`);
+      const end = JSON.parse(last.body) as { items: Item[]; total: number; nextCursor: string | null };
+      expect([end.items.map((p) => p.id), end.total, end.nextCursor]).toEqual([
+        all.slice(8).map((p) => p.id),
+        10,
+        null,
+      ]);
+      // Past the last photo: no rows to carry the total, which is read on its own.
+      const bottom = Buffer.from(JSON.stringify(['1970-01-01T00:00:00Z', '00000000-0000-0000-0000-000000000000']));
+      const past = await get(t.app, cookie, `/api/photos?limit=4&cursor=${bottom.toString('base64url')}`);
+      expect(JSON.parse(past.body)).toEqual({ items: [], nextCursor: null, total: 10 });
     } finally {
       reads.restore();
     }

@@ -176,16 +176,7 @@ const uploadedAtText = sql<string>`${photos.uploadedAt}::text`;
 const newestFirst = [sql`${photos.uploadedAt} desc nulls last`, sql`${photos.id} desc nulls last`];
 
 export function createPhotosRepository(db: Db) {
-  // The gallery's first page and the image routes' lookup, prepared once (built once; on
-  // node-postgres parsed once per connection).
-  const firstPage = db
-    .select({ photo: listedColumns, position: uploadedAtText })
-    .from(photos)
-    .where(eq(photos.userId, sql.placeholder('userId')))
-    .orderBy(...newestFirst)
-    .limit(sql.placeholder('limit'))
-    .prepare('photos_first_page');
-  // The same page with the library state and each row's applied version joined in: one round
+  // A first page with the library state and each row's applied version joined in: one round
   // trip where the first page otherwise costs three (state, rows, versions). Both come from one
   // snapshot, so the page is exactly the version it is cached under. Its rows are read as arrays
   // and mapped here: drizzle's generic row mapper was the largest item of a cold page build in
@@ -203,30 +194,46 @@ export function createPhotosRepository(db: Db) {
     vThumbnailKey: photoVersions.thumbnailKey,
     vSize: photoVersions.size,
   };
-  const firstPageSql = db
-    .select(firstPageColumns)
-    .from(photos)
-    .innerJoin(photoLibrary, eq(photoLibrary.userId, photos.userId))
-    .leftJoin(photoVersions, eq(photoVersions.id, photos.currentVersionId))
-    .where(eq(photos.userId, sql.placeholder('userId')))
-    .orderBy(...newestFirst)
-    .limit(sql.placeholder('limit'))
-    .toSQL();
+  const shownPageSql = (after: boolean) =>
+    db
+      .select(firstPageColumns)
+      .from(photos)
+      .innerJoin(photoLibrary, eq(photoLibrary.userId, photos.userId))
+      .leftJoin(photoVersions, eq(photoVersions.id, photos.currentVersionId))
+      .where(
+        and(
+          eq(photos.userId, sql.placeholder('userId')),
+          after
+            ? sql`(${photos.uploadedAt}, ${photos.id}) < (${sql.placeholder('afterAt')}::timestamptz, ${sql.placeholder('afterId')}::uuid)`
+            : undefined,
+        ),
+      )
+      .orderBy(...newestFirst)
+      .limit(sql.placeholder('limit'))
+      .toSQL();
+  const firstPageSql = shownPageSql(false);
+  // The pages after the first (a cursor): never cached, so built for every request; the same one
+  // statement and row mapping as the first page instead of three statements, drizzle's query
+  // building and its row mapper.
+  const afterPageSql = shownPageSql(true);
   const firstPageIndex = Object.fromEntries(Object.keys(firstPageColumns).map((k, i) => [k, i])) as Record<
     keyof typeof firstPageColumns,
     number
   >;
   const pool = (db as unknown as { $client: pg.Pool }).$client;
-  async function firstPageRows(userId: string, limit: number): Promise<unknown[][]> {
+  async function shownPageRows(userId: string, limit: number, after: PhotoCursor | null): Promise<unknown[][]> {
+    const [name, query] = after ? ['photos_after_page_state', afterPageSql] : ['photos_first_page_state', firstPageSql];
+    const values = after ? { userId, limit, afterAt: after.uploadedAt, afterId: after.id } : { userId, limit };
     const result = await pool.query<unknown[]>({
-      name: 'photos_first_page_state',
-      text: firstPageSql.sql,
-      values: fillPlaceholders(firstPageSql.params, { userId, limit }),
+      name,
+      text: query.sql,
+      values: fillPlaceholders(query.params, values),
       rowMode: 'array',
       types: RAW_TIMESTAMPS,
     });
     return result.rows;
   }
+  // The image routes' lookup, prepared once (built once; on node-postgres parsed once per connection).
   const byId = db
     .select()
     .from(photos)
@@ -263,11 +270,12 @@ export function createPhotosRepository(db: Db) {
     },
 
     /**
-     * The newest `limit` photos as shown, the cursor after them and the library state, in one
-     * statement. A user without photos has no rows to carry the state: it is read on its own then.
+     * The newest `limit` photos (after `after`, when given) as shown, the cursor after them and the
+     * library state, in one statement. A page without rows has nothing to carry the state: it is
+     * read on its own then.
      */
-    async firstPage(userId: string, limit: number): Promise<FirstPageRows> {
-      const rows = await firstPageRows(userId, limit + 1);
+    async firstPage(userId: string, limit: number, after: PhotoCursor | null = null): Promise<FirstPageRows> {
+      const rows = await shownPageRows(userId, limit + 1, after);
       const head = rows[0];
       if (!head) {
         const [state] = await library.execute({ userId });
@@ -348,30 +356,6 @@ export function createPhotosRepository(db: Db) {
         analyzed: totals?.analyzed ?? 0,
         organized: totals?.organized ?? 0,
         categories: categories.map((c) => ({ category: c.category, count: Number(c.count) })),
-      };
-    },
-
-    /** Newest first, `limit` rows after `cursor`; uses the (user_id, uploaded_at desc, id desc) index. */
-    async page(userId: string, limit: number, cursor: PhotoCursor | null) {
-      const rows = cursor
-        ? await db
-            .select({ photo: listedColumns, position: uploadedAtText })
-            .from(photos)
-            .where(
-              and(
-                eq(photos.userId, userId),
-                sql`(${photos.uploadedAt}, ${photos.id}) < (${cursor.uploadedAt}::timestamptz, ${cursor.id}::uuid)`,
-              ),
-            )
-            .orderBy(...newestFirst)
-            .limit(limit + 1)
-        : await firstPage.execute({ userId, limit: limit + 1 });
-      const more = rows.length > limit;
-      const items = rows.slice(0, limit);
-      const last = items[items.length - 1];
-      return {
-        items: items.map((r) => r.photo),
-        next: more && last ? { uploadedAt: last.position, id: last.photo.id } : null,
       };
     },
 

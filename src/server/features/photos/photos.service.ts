@@ -283,14 +283,18 @@ export function createPhotosService(deps: {
       };
     },
 
-    /** The total is the trigger-kept count (no count(*)); `total` when the caller already read it. */
-    async page(userId: string, limit: number, cursor?: string, total?: number): Promise<PhotoPage> {
-      return keysetPage(
-        repo,
-        cursor,
-        (after) => repo.page(userId, limit, after),
-        async () => total ?? (await repo.libraryState(userId)).total,
-      );
+    /**
+     * The JSON of the page after `cursor` (never cached: built for each request), read in one
+     * statement with the library state it belongs to (the total is its trigger-kept count) and
+     * written as photo-json.ts writes the first pages, not through zod.
+     */
+    async pageJson(userId: string, limit: number, cursor: string): Promise<string> {
+      const { state, items, next } = await repo.firstPage(userId, limit, decodeCursor(cursor));
+      return photoPageJson({
+        items: items.map(toPhoto),
+        nextCursor: next ? encodeCursor(next) : null,
+        total: state.total,
+      });
     },
 
     /**
