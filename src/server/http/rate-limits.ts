@@ -74,7 +74,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/create-subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   // The library's own reads. A first page and its repeats come from memory and are not counted.
-  // Every page after it (a cursor) is built for its request (6-8 ms of the server's time), so it is
+  // Every page after it (a cursor) is built for its request (about 8 ms of the server's CPU), so it is
   // counted, with room for scrolling to the end of 100,000 photos (500 pages) and back in a
   // window: it bounds what one account can make the server build, as `no-cache` once could. Also
   // costly per call: a search (a full-text count and a page), a display rendition (a decode of the
