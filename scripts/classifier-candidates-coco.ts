@@ -278,7 +278,8 @@ for (const [name, members] of [
 // BUILD="<candidate name>" (a probe candidate): train it on the whole tuning part and write a
 // reference file (VISION_OUT, default assets/reference-embeddings.json) the engine reads, with the
 // abstain threshold and the detector skip chosen as build-reference-embeddings.ts chooses them, on
-// the candidate's out-of-fold answers. Nothing here reads the test part.
+// the candidate's out-of-fold answers. Nothing here reads the test part. A file naming `bb224/<map>`
+// groups needs the engine path that reads them, which was not kept (bench/README.md, acc8; commit ffce8bb).
 const buildName = process.env.BUILD;
 if (buildName) {
   const c = candidates.find((x) => x.name === buildName);

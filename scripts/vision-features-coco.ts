@@ -20,7 +20,7 @@ import { decodeForModels, ensureTfWasm } from '../src/server/features/analysis/i
 import { loadOnnxRuntime } from '../src/server/features/analysis/vision/embedder';
 import { readGraphModel } from '../src/server/features/analysis/vision/centernet';
 import { graphToOnnx } from '../src/server/features/analysis/vision/graph-onnx';
-import { channelMeans, loadCocoBackbone } from '../src/server/features/analysis/vision/coco-backbone';
+import { channelMeans, loadCocoBackbone } from './lib/coco-backbone';
 import { packageDir, tf } from '../src/server/features/analysis/vision/runtime';
 import type { PhotoCategory } from '../src/domain/photo-categories';
 import { labelled } from './vision-features';
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   };
-  // The backbone at 224 px through the engine's own module, so a chosen group is what the engine computes.
+  // The backbone at 224 px through the module an engine path would use (scripts/lib/coco-backbone.ts).
   const backbone = await loadCocoBackbone(ort, dir, ['extern1', 'expand14']);
   const full = await ort.InferenceSession.create(
     graphToOnnx(nodes, weights, {

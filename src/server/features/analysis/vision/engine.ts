@@ -7,20 +7,17 @@ import { summarizeColours } from '../classifier/colours';
 import type { Classification } from '../classifier/nearest-centroid';
 import { predictProbe, type ProbeModel } from '../classifier/probe';
 import { decideFromProbabilities, detectionFeatures, stackInputs, type CategoryModel } from '../classifier/stack';
-import path from 'node:path';
-import { ensureTfWasm, packageDir } from './runtime';
+import { ensureTfWasm } from './runtime';
 import {
   EMBEDDING_INPUT,
   EMBEDDING_LAYERS,
   EMBEDDING_MODEL,
   loadEmbedder,
-  loadOnnxRuntime,
   type Embedder,
   type RgbImage,
 } from './embedder';
-import { loadCocoBackbone, type CocoBackbone } from './coco-backbone';
 import { loadDetector, type Detector, type Detections } from './detectors';
-import { blocksOf, cocoMapsOf, featureVector, featureWidth } from './features';
+import { blocksOf, featureVector, featureWidth } from './features';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
 
@@ -216,7 +213,6 @@ export interface VisionCore {
 export function createVisionCore(options: VisionEngineOptions = {}): VisionCore {
   let loading: Promise<void> | undefined;
   let embedder: Embedder | undefined;
-  let coco: CocoBackbone | undefined;
   let detector: Detector | undefined;
   let reference: ReferenceEmbeddings | undefined;
   let loadMs: number | undefined;
@@ -250,13 +246,6 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
           `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
             'run npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts',
         );
-      }
-      const cocoMaps = reference?.features ? cocoMapsOf(reference.features) : [];
-      if (cocoMaps.length > 0) {
-        const ort = await loadOnnxRuntime();
-        if (!ort) throw new Error('vision: the reference file reads the COCO backbone, which needs onnxruntime-node');
-        const dir = options.modelsDir ?? path.join(packageDir('@vladmandic/human', options.nodeModulesDir), 'models');
-        coco = await loadCocoBackbone(ort, dir, cocoMaps);
       }
       if (options.detectors !== false) detector = await loadDetector(options.modelsDir, options.nodeModulesDir);
       loadMs = performance.now() - t0;
@@ -325,7 +314,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     return serial(async () => {
       if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
       const t1 = performance.now();
-      const embeddings = await probeInputsOf(embedder, reference, batch, coco);
+      const embeddings = await probeInputsOf(embedder, reference, batch);
       const embeddingMs = (performance.now() - t1) / Math.max(batch.length, 1);
       const out: VisionResult[] = [];
       for (const [i, inputs] of batch.entries()) {
@@ -344,7 +333,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
       await load();
       return serial(async () => {
         if (!embedder) throw new Error('vision: embedder not loaded');
-        return (await probeInputsOf(embedder, reference, [inputs], coco))[0]!;
+        return (await probeInputsOf(embedder, reference, [inputs]))[0]!;
       });
     },
     analyzeDecoded: async (inputs) => (await analyzeBatch([inputs]))[0]!,
@@ -357,18 +346,12 @@ async function probeInputsOf(
   embedder: Embedder,
   reference: ReferenceEmbeddings | undefined,
   batch: readonly DecodedInputs[],
-  coco: CocoBackbone | undefined,
 ): Promise<Float32Array[]> {
   const features = reference?.features;
   if (!features) return embedder.embedBatch(batch.map((b) => b.embed));
   if (!embedder.embedBatchWithMaps) throw new Error('vision: feature groups need the ONNX Runtime embedder');
   const runs = await embedder.embedBatchWithMaps(batch.map((b) => b.embed));
-  const out: Float32Array[] = [];
-  for (const [i, r] of runs.entries()) {
-    const pixels = batch[i]!.embed;
-    out.push(featureVector(features, r.maps, pixels, coco ? await coco.means(pixels) : {}));
-  }
-  return out;
+  return runs.map((r, i) => featureVector(features, r.maps, batch[i]!.embed));
 }
 
 /** Decoding (sharp, off the JS thread) plus a core in this same thread: for scripts and tests. */

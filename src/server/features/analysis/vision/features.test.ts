@@ -1,5 +1,5 @@
 import { handmadeFeatures, HANDMADE_DIMS } from '../classifier/handmade';
-import { blocksOf, cocoMapsOf, featureVector, featureWidth, parseFeatureGroup } from './features';
+import { blocksOf, featureVector, featureWidth, parseFeatureGroup } from './features';
 import { poolBlock } from './pooling';
 import type { BlockMap, RgbImage } from './embedder';
 
@@ -37,21 +37,5 @@ describe('the probe input built from feature groups', () => {
     expect(() => parseFeatureGroup('mixed9/median')).toThrow(/unknown feature group/);
     expect(() => parseFeatureGroup('mixed9')).toThrow(/unknown feature group/);
     expect(() => featureVector(['mixed6/mean'], {}, pixels)).toThrow(/map of mixed6 is missing/);
-  });
-
-  it("reads the COCO backbone's channel means as bb224/<map>, not as an InceptionV3 block", () => {
-    const maps = { mixed8: blockMap(2, 5, 2) };
-    const extern1 = Float32Array.from({ length: 480 }, (_, i) => i / 100);
-    const names = ['mixed8/mean', 'bb224/extern1'];
-    const v = featureVector(names, maps, pixels, { extern1 });
-    expect(v.length).toBe(featureWidth(names, { mixed8: 2 }));
-    expect(Array.from(v)).toEqual([...poolBlock(maps.mixed8.data, 2, 5, 5, 'mean'), ...extern1]);
-    expect(blocksOf(names)).toEqual(['mixed8']);
-    expect(cocoMapsOf(names)).toEqual(['extern1']);
-    expect(cocoMapsOf(['mixed8/mean'])).toEqual([]);
-    expect(() => featureVector(names, maps, pixels)).toThrow(/COCO backbone's extern1 is missing/);
-    // Only the maps coco-backbone.ts knows, and nothing an object inherits.
-    expect(() => parseFeatureGroup('bb224/constructor')).toThrow(/unknown feature group/);
-    expect(() => parseFeatureGroup('bb224/extern2')).toThrow(/unknown feature group/);
   });
 });

@@ -1,15 +1,17 @@
 import type { InferenceSession } from 'onnxruntime-node';
-import { readGraphModel } from './centernet';
-import { graphToOnnx } from './graph-onnx';
-import type { OnnxRuntime, RgbImage } from './embedder';
+import { readGraphModel } from '../../src/server/features/analysis/vision/centernet';
+import { graphToOnnx } from '../../src/server/features/analysis/vision/graph-onnx';
+import type { OnnxRuntime, RgbImage } from '../../src/server/features/analysis/vision/embedder';
 
 /**
  * The backbone of CenterNet (the COCO detector @vladmandic/human ships, a MobileNetV3 trained on
  * ImageNet and then on COCO), cut after its last maps and run by ONNX Runtime on the embedding's own
- * input (the 224 px square InceptionV3 sees). The channel means of its maps are a second view of the
- * photo beside the moderation-tuned InceptionV3: cross-validated on the tuning part, the embedding
- * with them answers ~3 points more photos right (bench/README.md, acc8), for ~6 ms of CPU per photo
- * (the detector's head and its 512 px input are not run).
+ * input (the 224 px square InceptionV3 sees), for scripts/vision-features-coco.ts. The channel means of
+ * its maps are a second view of the photo beside the moderation-tuned InceptionV3, for ~6 ms of CPU
+ * per photo: cross-validated on the tuning part, the embedding with them answered 3.3 points more
+ * photos right, but on the test part 2.5 points fewer than the shipped model (bench/README.md, acc8),
+ * so the engine does not use it. (The engine path that read it as `bb224/<map>` feature groups is in
+ * branch acc8's history, commit ffce8bb.)
  */
 
 /** The maps a reference file may name as `bb224/<name>`, by their node in the detector's graph. */
