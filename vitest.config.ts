@@ -15,7 +15,8 @@ export default defineConfig({
   },
   test: {
     globals: true,
-    include: ['src/**/*.test.{ts,tsx}'],
+    // scripts/lib holds helpers only the model-building scripts use; their tests run with the rest.
+    include: ['src/**/*.test.{ts,tsx}', 'scripts/lib/**/*.test.ts'],
     // The long hardening suite runs with `npm run test:hardening` (vitest.hardening.config.ts).
     exclude: [...configDefaults.exclude, 'src/**/*.long.test.ts'],
     environment: 'node',

@@ -3,7 +3,7 @@
  * before anything is computed; run vision-features.ts with VISION_PARTS=tune,demo and it is never
  * even embedded), by the same 5-fold cross-validation, folds, probe training, detector rules and
  * nested abstain threshold as classifier-candidates.ts:
- *   - the cut-out's subject box (subject-box.ts) embedded instead of the whole photo, or with it
+ *   - the cut-out's subject box (scripts/lib/subject-box.ts) embedded instead of the whole photo, or with it
  *     (features averaged, probabilities averaged, both views as training rows, concatenated);
  *   - test-time views: whole photo + centre crop, probabilities averaged (a second embedding pass);
  *   - a second backbone (nsfwjs' MobileNetV2), or InceptionV3 at a second input side (a cache made

@@ -20,10 +20,10 @@ import {
   loadDetector,
   loadEmbedder,
   splitPart,
-  subjectInput,
   type Detections,
   type RgbImage,
 } from '../src/server/features/analysis/index';
+import { subjectInput } from './lib/subject-box';
 import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-categories';
 
 /** Blocks cached per backbone (the ReLU outputs: square-rooting needs non-negative values). */

@@ -5,13 +5,7 @@
 export { analysisRoutes, type AnalysisRoutesOptions } from './analysis.routes';
 export { createAnalysisService, type AnalysisService } from './analysis.service';
 export type { PhotoAnalyzer } from './analysis.worker';
-export {
-  createVisionEngine,
-  decodeForModels,
-  subjectInput,
-  type VisionEngine,
-  type VisionResult,
-} from './vision/engine';
+export { createVisionEngine, decodeForModels, type VisionEngine, type VisionResult } from './vision/engine';
 export { createVisionPool } from './vision/pool';
 export { VISION_BATCH } from './vision-analyzer';
 export { ensureTfWasm } from './vision/runtime';

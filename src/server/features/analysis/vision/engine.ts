@@ -17,7 +17,6 @@ import {
   type RgbImage,
 } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
-import { subjectBox } from './subject-box';
 import { blocksOf, featureVector, featureWidth } from './features';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
@@ -192,43 +191,6 @@ export async function decodeForModels(
 }
 
 export type DecodedInputs = Awaited<ReturnType<typeof decodeForModels>>;
-
-/**
- * The embedding input of a cut-out (subject-box.ts): the square box around its subject, the part
- * outside the photo padded with white, scaled to the square input (so without the squash the whole
- * photo gets); undefined when the photo is not a cut-out.
- */
-export async function subjectInput(
-  detect: RgbImage,
-  embedSize: number = EMBEDDING_INPUT,
-): Promise<RgbImage | undefined> {
-  const box = subjectBox(detect);
-  if (!box) return undefined;
-  const { width: w, height: h } = detect;
-  const x0 = Math.max(0, box.left);
-  const y0 = Math.max(0, box.top);
-  const x1 = Math.min(w, box.left + box.width);
-  const y1 = Math.min(h, box.top + box.height);
-  // Two passes: in one pipeline sharp would resize before it extends.
-  const boxed = await sharp(Buffer.from(detect.data.buffer, detect.data.byteOffset, detect.data.length), {
-    raw: { width: w, height: h, channels: 3 },
-  })
-    .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
-    .extend({
-      left: x0 - box.left,
-      top: y0 - box.top,
-      right: box.left + box.width - x1,
-      bottom: box.top + box.height - y1,
-      background: { r: 255, g: 255, b: 255 },
-    })
-    .raw()
-    .toBuffer();
-  const out = await sharp(boxed, { raw: { width: box.width, height: box.height, channels: 3 } })
-    .resize(embedSize, embedSize, { fit: 'fill' })
-    .raw()
-    .toBuffer();
-  return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: embedSize, height: embedSize };
-}
 
 /**
  * The models and the inference on already-decoded pixels. Lives wherever tfjs runs: in process

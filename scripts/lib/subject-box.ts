@@ -1,4 +1,5 @@
-import type { RgbImage } from './embedder';
+import sharp from 'sharp';
+import { EMBEDDING_INPUT, type RgbImage } from '../../src/server/features/analysis/vision/embedder';
 
 /**
  * Where the subject of a cut-out is: an object drawn or photographed on white (clip art, stamps,
@@ -8,8 +9,9 @@ import type { RgbImage } from './embedder';
  * subject with a margin, padded with white where it passes the photo's edge, so the subject keeps its
  * proportions and fills the input. A photo counts as a cut-out only when most of its border is white;
  * an ordinary photo (scenery reaches its edges) is left whole. The rule is fixed here and
- * cross-validated as it is (bench/README.md, acc7a): the feature cache and the engine both call this
- * function on the same decoded pixels.
+ * cross-validated as it is (bench/README.md, acc7a). No view of the subject beat the whole photo
+ * there, so the engine does not crop: this lives beside the feature scripts (vision-features.ts's
+ * `subject` view), which call it on the decoded pixels the engine would have.
  */
 export interface SubjectBox {
   /** May be negative, and the box may pass the right or bottom edge: that part is white padding. */
@@ -82,4 +84,41 @@ export function subjectBox(img: RgbImage): SubjectBox | undefined {
     width: side,
     height: side,
   };
+}
+
+/**
+ * The embedding input of a cut-out (subjectBox above): the square box around its subject, the part
+ * outside the photo padded with white, scaled to the square input (so without the squash the whole
+ * photo gets); undefined when the photo is not a cut-out.
+ */
+export async function subjectInput(
+  detect: RgbImage,
+  embedSize: number = EMBEDDING_INPUT,
+): Promise<RgbImage | undefined> {
+  const box = subjectBox(detect);
+  if (!box) return undefined;
+  const { width: w, height: h } = detect;
+  const x0 = Math.max(0, box.left);
+  const y0 = Math.max(0, box.top);
+  const x1 = Math.min(w, box.left + box.width);
+  const y1 = Math.min(h, box.top + box.height);
+  // Two passes: in one pipeline sharp would resize before it extends.
+  const boxed = await sharp(Buffer.from(detect.data.buffer, detect.data.byteOffset, detect.data.length), {
+    raw: { width: w, height: h, channels: 3 },
+  })
+    .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
+    .extend({
+      left: x0 - box.left,
+      top: y0 - box.top,
+      right: box.left + box.width - x1,
+      bottom: box.top + box.height - y1,
+      background: { r: 255, g: 255, b: 255 },
+    })
+    .raw()
+    .toBuffer();
+  const out = await sharp(boxed, { raw: { width: box.width, height: box.height, channels: 3 } })
+    .resize(embedSize, embedSize, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: embedSize, height: embedSize };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RgbImage } from './embedder';
-import { subjectBox } from './subject-box';
-import { subjectInput } from './engine';
+import type { RgbImage } from '../../src/server/features/analysis/vision/embedder';
+import { subjectBox, subjectInput } from './subject-box';
 
 function canvas(width: number, height: number, fill: (x: number, y: number) => [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);
