@@ -14,13 +14,9 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PHOTO_CATEGORIES, type CategoryResult } from '../src/domain/photo-categories';
-import { projectRoot } from '../src/server/lib/paths.js';
 import {
   categoryIndex,
-  decideFromProbabilities,
   fnv1a,
-  looksLikePeople,
   predictProbe,
   splitGroupKey,
   trainProbe,
@@ -28,7 +24,6 @@ import {
 } from '../src/server/features/analysis/index';
 import {
   FOLDS,
-  MAX_ABSTAIN,
   foldOf as fold,
   loadFeatureCache,
   nestedFigures,
@@ -40,6 +35,7 @@ import {
   tuningPart,
 } from './lib/cross-validation';
 import { fitWhitening, standardiser, trainMlp } from './lib/mlp';
+import { chooseBuildThresholds, writeReferenceFile } from './lib/reference-build';
 import type { PooledIndex } from './vision-features-pooled';
 import type { CocoIndex } from './vision-features-coco';
 
@@ -286,77 +282,32 @@ if (buildName) {
   const probs = oof.get(buildName);
   if (!c || !probs || c.model.kind !== 'probe') throw new Error(`BUILD: no probe candidate scored named ${buildName}`);
   const l2 = c.model.l2;
-  const answer = (i: number, t: number): CategoryResult => ruledAnswer(probs[i]!, t, tune[i]!);
-  const outcome = (t: number) => {
-    const given = tune.filter((_, i) => answer(i, t) !== 'uncategorized').length;
-    const right = tune.filter((e, i) => answer(i, t) === e.category).length;
-    return { right, given, wrong: given - right };
-  };
-  let minConfidence = 0;
-  let bestU = -Infinity;
-  for (const t of [0, ...probs.map((p) => Math.max(...p))].sort((a, b) => a - b)) {
-    const o = outcome(t);
-    if (1 - o.given / tune.length > MAX_ABSTAIN) break;
-    if (o.right - 2 * o.wrong > bestU) [bestU, minConfidence] = [o.right - 2 * o.wrong, t];
-  }
-  const o = outcome(minConfidence);
-  const skipAnswer = (i: number, skipAt: number): CategoryResult => {
-    const p = probs[i]!;
-    return Math.max(...p) >= skipAt && !looksLikePeople(decideFromProbabilities(p, 0))
-      ? decideFromProbabilities(p, minConfidence).category
-      : answer(i, minConfidence);
-  };
-  const rightWith = (skipAt: number) => tune.filter((e, i) => skipAnswer(i, skipAt) === e.category).length;
-  const every = rightWith(1.01);
-  const SKIPS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99];
-  const detectorSkipConfidence = SKIPS.find((t) => rightWith(t) >= every) ?? 1.01;
-  console.log(
-    `BUILD ${buildName}: threshold ${minConfidence.toFixed(3)}: right ${pct(o.right / tune.length)}, ` +
-      `uncategorized ${pct(1 - o.given / tune.length)}, precision ${pct(o.right / Math.max(o.given, 1))}; ` +
-      `detectors skipped at p >= ${detectorSkipConfidence} (${pct(
-        tune.filter((_, i) => Math.max(...probs[i]!) >= detectorSkipConfidence).length / tune.length,
-      )} of photos by the probe alone)`,
-  );
+  const chosen = chooseBuildThresholds(probs, tune, (i, t) => ruledAnswer(probs[i]!, t, tune[i]!));
+  console.log(`BUILD ${buildName}: ${chosen.summary}`);
   const { X, weights } = matrix(c.groups);
   const model = trainProbe(
     tune.map((e, i) => ({ x: X[i]!, y: categoryIndex(e.category) })),
     { ...PROBE, l2, inputWeights: weights.some((w) => w !== 1) ? weights : undefined },
   );
-  const round = (x: number): number => Math.round(x * 1e6) / 1e6;
   const features = c.groups.map((g) => g.name);
   const layers = features
     .filter((f) => /^mixed/.test(f))
     .map((f) => f.split('/')[0]!)
     .filter((b, i, a) => a.indexOf(b) === i);
-  const file = {
-    model: 'nsfwjs/inception_v3',
-    layers,
+  const outPath = await writeReferenceFile({
+    candidate: c.name,
     features,
-    layer: features.join('+') + ' (vision/features.ts)',
-    dims: model.mean.length,
+    layers,
     inputSize: pooled.index.inputSize,
-    categories: PHOTO_CATEGORIES,
-    trainedOn: { photos: tune.length, augment: false, l2, split: 'tune', candidate: c.name },
-    crossValidation: {
-      folds: FOLDS,
-      probeAccuracy: round(probeAccuracy(probs, tune)),
-      rulesAccuracy: round(rulesShare(probs)),
-      accuracy: o.right / tune.length,
-      abstained: 1 - o.given / tune.length,
-      precision: o.right / Math.max(o.given, 1),
-      nestedAccuracy: round(nested(probs).right),
+    l2,
+    tune,
+    model,
+    chosen,
+    figures: {
+      probeAccuracy: probeAccuracy(probs, tune),
+      rulesAccuracy: rulesShare(probs),
+      nestedAccuracy: nested(probs).right,
     },
-    detectorRules: true,
-    minConfidence: round(minConfidence),
-    detectorSkipConfidence,
-    embedding: {
-      mean: model.mean.map(round),
-      scale: model.scale.map(round),
-      weights: model.weights.map((r) => r.map(round)),
-      bias: model.bias.map(round),
-    },
-  };
-  const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
-  await writeFile(outPath, JSON.stringify(file) + '\n');
+  });
   console.log(`wrote ${outPath}`);
 }

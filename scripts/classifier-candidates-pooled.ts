@@ -24,10 +24,8 @@ import {
   trainProbe,
   type TrainingRow,
 } from '../src/server/features/analysis/index';
-import { projectRoot } from '../src/server/lib/paths.js';
 import {
   FOLDS,
-  MAX_ABSTAIN,
   foldOf as fold,
   loadFeatureCache,
   nestedFigures,
@@ -38,6 +36,7 @@ import {
   secondsSince,
   tuningPart,
 } from './lib/cross-validation';
+import { chooseBuildThresholds, writeReferenceFile } from './lib/reference-build';
 import type { PooledIndex } from './vision-features-pooled';
 
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-pooled';
@@ -242,75 +241,33 @@ if (buildName) {
   const c = candidates.find((x) => x.name === buildName);
   const probs = oof.get(buildName);
   if (!c || !probs) throw new Error(`BUILD: no candidate (or no out-of-fold answers) named ${buildName}`);
-  const ruled = (i: number, t: number) => answer(probs[i], i, t);
-  const tries = [0, ...probs.map((p) => Math.max(...p))].sort((a, b) => a - b);
-  const outcome = (t: number) => {
-    const got = tune.map((e, i) => ({ got: ruled(i, t), want: e.category }));
-    const given = got.filter((a) => a.got !== 'uncategorized').length;
-    const right = got.filter((a) => a.got === a.want).length;
-    return { right, given, wrong: given - right };
-  };
-  let minConfidence = 0;
-  let bestU = -Infinity;
-  for (const t of tries) {
-    const o = outcome(t);
-    if (1 - o.given / tune.length > MAX_ABSTAIN) break;
-    if (o.right - 2 * o.wrong > bestU) [bestU, minConfidence] = [o.right - 2 * o.wrong, t];
-  }
-  const o = outcome(minConfidence);
-  const skipAnswer = (p: readonly number[], i: number, skipAt: number) =>
-    Math.max(...p) >= skipAt && !looksLikePeople(decideFromProbabilities(p, 0))
-      ? decideFromProbabilities(p, minConfidence).category
-      : answer(p, i, minConfidence);
-  const rightWith = (skipAt: number) => tune.filter((e, i) => skipAnswer(probs[i], i, skipAt) === e.category).length;
-  const every = rightWith(1.01);
-  const SKIPS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99];
-  const detectorSkipConfidence = SKIPS.find((t) => rightWith(t) >= every) ?? 1.01;
-  console.log(
-    `BUILD ${buildName}: threshold ${minConfidence.toFixed(3)}: right ${pct(o.right / tune.length)}, ` +
-      `uncategorized ${pct(1 - o.given / tune.length)}, precision ${pct(o.right / Math.max(o.given, 1))}; ` +
-      `detectors skipped at p >= ${detectorSkipConfidence}`,
-  );
+  const chosen = chooseBuildThresholds(probs, tune, (i, t) => answer(probs[i]!, i, t));
+  const { minConfidence, detectorSkipConfidence } = chosen;
+  console.log(`BUILD ${buildName}: ${chosen.summary}`);
   const { X, weights } = matrix(c.groups);
   const model = trainProbe(
     tune.map((e, i) => ({ x: X[i], y: categoryIndex(e.category) })),
     probeOptions(c, weights),
   );
-  const round = (x: number): number => Math.round(x * 1e6) / 1e6;
   const features = c.groups.map((g) => g.name);
   const layers = features
     .flatMap((f) => (f === 'handmade' ? [] : [f.split('/')[0]!]))
     .filter((b, i, a) => a.indexOf(b) === i);
-  const file = {
-    model: 'nsfwjs/inception_v3',
-    layers,
+  const outPath = await writeReferenceFile({
+    candidate: c.name,
     features,
-    layer: features.join('+') + ' (vision/features.ts)',
-    dims: model.mean.length,
+    layers,
     inputSize: index.inputSize,
-    categories: PHOTO_CATEGORIES,
-    trainedOn: { photos: tune.length, augment: false, l2: c.l2, split: 'tune', candidate: c.name },
-    crossValidation: {
-      folds: FOLDS,
-      probeAccuracy: round(probeAccuracy(probs, tune)),
-      rulesAccuracy: round(rulesShare(probs)),
-      accuracy: o.right / tune.length,
-      abstained: 1 - o.given / tune.length,
-      precision: o.right / Math.max(o.given, 1),
-      nestedAccuracy: round(nested(probs).right),
+    l2: c.l2,
+    tune,
+    model,
+    chosen,
+    figures: {
+      probeAccuracy: probeAccuracy(probs, tune),
+      rulesAccuracy: rulesShare(probs),
+      nestedAccuracy: nested(probs).right,
     },
-    detectorRules: true,
-    minConfidence: round(minConfidence),
-    detectorSkipConfidence,
-    embedding: {
-      mean: model.mean.map(round),
-      scale: model.scale.map(round),
-      weights: model.weights.map((r) => r.map(round)),
-      bias: model.bias.map(round),
-    },
-  };
-  const outPath = process.env.VISION_OUT ?? path.join(projectRoot, 'assets', 'reference-embeddings.json');
-  await writeFile(outPath, JSON.stringify(file) + '\n');
+  });
   console.log(`wrote ${outPath}`);
   if (process.env.VISION_SCORE_TEST === '1') {
     const test = index.entries.filter((e) => e.set === 'test');
