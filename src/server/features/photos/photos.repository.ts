@@ -70,8 +70,8 @@ const RAW_TIMESTAMPS = {
 /** Filtered versions are always JPEG (see filters/filter-pipelines.ts FILTER_OUTPUT). */
 const VERSION_MIME = 'image/jpeg';
 
-/** A first page read together with the library state it belongs to (one statement, one snapshot). */
-export interface FirstPageRows {
+/** A page read together with the library state it belongs to (one statement, one snapshot). */
+export interface ShownPageRows {
   state: LibraryState;
   /** Shown rows: each with its applied filter version overlaid. */
   items: ShownPhotoRow<ListedPhotoRow>[];
@@ -274,7 +274,7 @@ export function createPhotosRepository(db: Db) {
      * library state, in one statement. A page without rows has nothing to carry the state: it is
      * read on its own then.
      */
-    async firstPage(userId: string, limit: number, after: PhotoCursor | null = null): Promise<FirstPageRows> {
+    async shownPage(userId: string, limit: number, after: PhotoCursor | null = null): Promise<ShownPageRows> {
       const rows = await shownPageRows(userId, limit + 1, after);
       const head = rows[0];
       if (!head) {

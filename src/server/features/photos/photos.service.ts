@@ -22,6 +22,7 @@ import type {
   PhotoCursor,
   PhotoRow,
   PhotosRepository,
+  ShownPageRows,
   ShownPhotoRow,
 } from './photos.repository';
 import { photoListJson, photoPageJson } from './photo-json';
@@ -211,6 +212,11 @@ export interface Ingested {
   announced?: Promise<void>;
 }
 
+/** A page as the API answers it: photos, the cursor after them and the library's total. */
+function pageJsonOf({ state, items, next }: ShownPageRows): string {
+  return photoPageJson({ items: items.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total: state.total });
+}
+
 export function createPhotosService(deps: {
   repo: PhotosRepository;
   blobs: BlobStore;
@@ -289,12 +295,7 @@ export function createPhotosService(deps: {
      * written as photo-json.ts writes the first pages, not through zod.
      */
     async pageJson(userId: string, limit: number, cursor: string): Promise<string> {
-      const { state, items, next } = await repo.firstPage(userId, limit, decodeCursor(cursor));
-      return photoPageJson({
-        items: items.map(toPhoto),
-        nextCursor: next ? encodeCursor(next) : null,
-        total: state.total,
-      });
+      return pageJsonOf(await repo.shownPage(userId, limit, decodeCursor(cursor)));
     },
 
     /**
@@ -302,13 +303,9 @@ export function createPhotosService(deps: {
      * first-page cache stores. `limit` undefined: the plain list (the newest PHOTO_LIST_DEFAULT).
      */
     async firstPageJson(userId: string, limit: number | undefined): Promise<{ state: LibraryState; json: string }> {
-      const { state, items, next } = await repo.firstPage(userId, limit ?? PHOTO_LIST_DEFAULT);
-      const photos = items.map(toPhoto);
-      if (limit === undefined) return { state, json: photoListJson(photos) };
-      return {
-        state,
-        json: photoPageJson({ items: photos, nextCursor: next ? encodeCursor(next) : null, total: state.total }),
-      };
+      const page = await repo.shownPage(userId, limit ?? PHOTO_LIST_DEFAULT);
+      if (limit === undefined) return { state: page.state, json: photoListJson(page.items.map(toPhoto)) };
+      return { state: page.state, json: pageJsonOf(page) };
     },
 
     async get(userId: string, id: string): Promise<Photo> {
