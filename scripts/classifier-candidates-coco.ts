@@ -25,6 +25,7 @@ import {
 import {
   FOLDS,
   foldOf as fold,
+  groupMatrix,
   loadFeatureCache,
   nestedFigures,
   pct,
@@ -80,27 +81,13 @@ function matrix(groups: readonly Group[]): { X: Float32Array[]; weights: Float32
     const src: Source = fromCoco ? coco : pooled;
     const f = groupAt(src, g.name);
     if (!f) throw new Error(`no feature group ${g.name}`);
-    return { ...f, src, fromCoco, weight: g.weight ?? 1 };
+    const values = (e: (typeof tune)[number]) => {
+      const start = (fromCoco ? cocoRow.get(e.file)! : e.row) * src.index.width + f.at;
+      return src.all.subarray(start, start + f.dims);
+    };
+    return { dims: f.dims, weight: g.weight ?? 1, values };
   });
-  const D = parts.reduce((a, p) => a + p.dims, 0);
-  const weights = new Float32Array(D);
-  let o = 0;
-  for (const p of parts) {
-    weights.fill(p.weight, o, o + p.dims);
-    o += p.dims;
-  }
-  const X = tune.map((e) => {
-    const v = new Float32Array(D);
-    let at = 0;
-    for (const p of parts) {
-      const row = p.fromCoco ? cocoRow.get(e.file)! : e.row;
-      const start = row * p.src.index.width + p.at;
-      v.set(p.src.all.subarray(start, start + p.dims), at);
-      at += p.dims;
-    }
-    return v;
-  });
-  return { X, weights };
+  return groupMatrix(tune, parts);
 }
 
 const PROBE = { iterations: 150, learningRate: 0.01, balanced: true } as const;

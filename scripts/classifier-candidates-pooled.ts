@@ -27,6 +27,7 @@ import {
 import {
   FOLDS,
   foldOf as fold,
+  groupMatrix,
   loadFeatureCache,
   nestedFigures,
   pct,
@@ -69,25 +70,11 @@ function matrix(groups: readonly Group[]): { X: Float32Array[]; weights: Float32
   const parts = groups.map((g) => {
     const f = offsetOf.get(g.name);
     if (!f) throw new Error(`no feature group ${g.name} in the cache`);
-    return { ...f, weight: g.weight ?? 1 };
+    const values = (e: (typeof tune)[number]) =>
+      all.subarray(e.row * index.width + f.at, e.row * index.width + f.at + f.dims);
+    return { dims: f.dims, weight: g.weight ?? 1, values };
   });
-  const D = parts.reduce((a, p) => a + p.dims, 0);
-  const weights = new Float32Array(D);
-  let o = 0;
-  for (const p of parts) {
-    weights.fill(p.weight, o, o + p.dims);
-    o += p.dims;
-  }
-  const X = tune.map((e) => {
-    const v = new Float32Array(D);
-    let at = 0;
-    for (const p of parts) {
-      v.set(all.subarray(e.row * index.width + p.at, e.row * index.width + p.at + p.dims), at);
-      at += p.dims;
-    }
-    return v;
-  });
-  return { X, weights };
+  return groupMatrix(tune, parts);
 }
 
 /** The probe's training for every candidate: shipped settings, plus the candidate's input weights and smoothing. */

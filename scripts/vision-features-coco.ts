@@ -21,6 +21,7 @@ import { loadOnnxRuntime } from '../src/server/features/analysis/vision/embedder
 import { readGraphModel } from '../src/server/features/analysis/vision/centernet';
 import { graphToOnnx } from '../src/server/features/analysis/vision/graph-onnx';
 import { channelMeans, loadCocoBackbone } from './lib/coco-backbone';
+import { featureRow } from './lib/cross-validation';
 import { packageDir, tf } from '../src/server/features/analysis/vision/runtime';
 import type { PhotoCategory } from '../src/domain/photo-categories';
 import { labelled } from './vision-features';
@@ -122,13 +123,7 @@ async function main(): Promise<void> {
     groups.push({ name: 'cn512/head', v: reduce(b.output1!.data as Float32Array, b.output1!.dims, 'mean') });
     groups.push({ name: 'cn512/heatmax', v: reduce(b.output2!.data as Float32Array, b.output2!.dims, 'max') });
     features ??= groups.map((g) => ({ name: g.name, dims: g.v.length }));
-    const row = new Float32Array(features.reduce((s, f) => s + f.dims, 0));
-    let o = 0;
-    for (const g of groups) {
-      row.set(g.v, o);
-      o += g.v.length;
-    }
-    rows.push(row);
+    rows.push(featureRow(groups));
     entries.push({ ...p, row: entries.length });
     if (i % 50 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }

@@ -22,6 +22,7 @@ import {
 import { poolBlock, type PoolKind } from '../src/server/features/analysis/vision/pooling';
 import { handmadeFeatures, HANDMADE_DIMS } from '../src/server/features/analysis/classifier/handmade';
 import type { PhotoCategory } from '../src/domain/photo-categories';
+import { featureRow } from './lib/cross-validation';
 import { labelled } from './vision-features';
 
 export const POOLED_BLOCKS = ['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'] as const;
@@ -88,13 +89,7 @@ async function main(): Promise<void> {
     [...m8, ...m9].forEach((v, j) => (maxDiff = Math.max(maxDiff, Math.abs(v - embedding[j]!))));
     parts.push({ name: 'handmade', v: handmadeFeatures(decoded.embed) });
     features ??= parts.map((x) => ({ name: x.name, dims: x.v.length }));
-    const row = new Float32Array(features.reduce((a, f) => a + f.dims, 0));
-    let o = 0;
-    for (const x of parts) {
-      row.set(x.v, o);
-      o += x.v.length;
-    }
-    rows.push(row);
+    rows.push(featureRow(parts));
     detector ??= await loadDetector();
     const detections = await detector.detect(decoded.detect);
     entries.push({ ...p, row: entries.length, detections });

@@ -43,6 +43,44 @@ export interface LabelledEntry {
 export const tuningPart = <E extends LabelledEntry>(entries: readonly E[]): E[] =>
   entries.filter((e) => e.set === 'tune' || e.set === 'demo');
 
+/** One cache row: the feature groups' values end to end, in the order the cache's index names them. */
+export function featureRow(groups: readonly { v: ArrayLike<number> }[]): Float32Array {
+  const row = new Float32Array(groups.reduce((n, g) => n + g.v.length, 0));
+  let at = 0;
+  for (const g of groups) {
+    row.set(g.v, at);
+    at += g.v.length;
+  }
+  return row;
+}
+
+/**
+ * A candidate's inputs: each entry's feature groups end to end, and the weight of each value (its
+ * group's). `values(e)` is the group's slice of the entry's cache row.
+ */
+export function groupMatrix<E>(
+  entries: readonly E[],
+  parts: readonly { dims: number; weight: number; values: (e: E) => ArrayLike<number> }[],
+): { X: Float32Array[]; weights: Float32Array } {
+  const D = parts.reduce((n, p) => n + p.dims, 0);
+  const weights = new Float32Array(D);
+  let o = 0;
+  for (const p of parts) {
+    weights.fill(p.weight, o, o + p.dims);
+    o += p.dims;
+  }
+  const X = entries.map((e) => {
+    const v = new Float32Array(D);
+    let at = 0;
+    for (const p of parts) {
+      v.set(p.values(e), at);
+      at += p.dims;
+    }
+    return v;
+  });
+  return { X, weights };
+}
+
 /** A feature cache as vision-features.ts and vision-features-pooled.ts write it: index.json + emb.f32. */
 export async function loadFeatureCache<I>(dir: string): Promise<{ index: I; all: Float32Array }> {
   const index = JSON.parse(await readFile(path.join(dir, 'index.json'), 'utf8')) as I;
