@@ -123,6 +123,35 @@ describe('ad-break attacks', () => {
     expect((await ledger(a.user.id)).points).toBe(rulePoints('YouTube'));
   });
 
+  it('the same ad break under another spelling of its id (letter case) is a replay, not a new event', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const adBreak = await startAdBreak(t.app, cookie, 'YouTube');
+    t.clock.advance(30_000);
+    // PostgreSQL reads a uuid in any letter case; the event id the ledger keys on is text.
+    const spellings = [
+      adBreak.id.toUpperCase(),
+      adBreak.id,
+      adBreak.id.replace(/[a-f]/, (c) => c.toUpperCase()),
+      adBreak.id.replace(/[a-f](?=[^a-f]*$)/, (c) => c.toUpperCase()),
+    ];
+    expect(new Set(spellings).size).toBe(4);
+    const viaHeader = await Promise.all(spellings.map((id) => recordAdBreak(t.app, cookie, id, youtube)));
+    const viaBody = await Promise.all(spellings.map((id) => post(cookie, { ...youtube, eventId: id })));
+    const answers = [...viaHeader, ...viaBody];
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    for (const r of answers.filter((x) => x.statusCode !== 201)) {
+      expect(r.statusCode).toBe(200);
+      expect(r.json()).toMatchObject({ recorded: false, pointsAdded: 0 });
+    }
+    // Long after the record window, too: a recorded break answers as a replay whatever its spelling.
+    t.clock.advance(60 * 60_000);
+    const late = await recordAdBreak(t.app, cookie, adBreak.id.toUpperCase(), youtube);
+    expect(late.json()).toMatchObject({ recorded: false, pointsAdded: 0 });
+    expect(await ledger(user.id)).toEqual({ points: rulePoints('YouTube'), activities: 1 });
+    const listed = (await t.app.inject({ url: '/api/activities', headers: { cookie } })).json();
+    expect(listed).toHaveLength(1);
+  });
+
   it('a superseded ad break is refused, before and after the newer one is recorded', async () => {
     const { cookie, user } = await signUp(t.app);
     const first = await startAdBreak(t.app, cookie, 'YouTube');

@@ -236,6 +236,42 @@ describe('reset tokens', () => {
     );
   });
 
+  it('the local demo gives no token to a page that rebound its own name to this machine (DNS rebinding)', async () => {
+    // A page on attacker.example re-points its name at 127.0.0.1 and posts from there: the browser
+    // sends Host and Origin attacker.example (so the Origin check passes) and no forwarding header.
+    const demo = await appWith({
+      rateLimits: limits({ 'POST /api/auth/forgot-password': [{ key: 'ip', max: 100, windowMs: MINUTE }] }),
+    });
+    const from = { remoteAddress: '127.0.0.10' };
+    const { body, user } = await signUp(demo);
+    for (const host of [
+      'attacker.example:5173',
+      'attacker.example',
+      '203.0.113.7:5173',
+      'localhost.attacker.example',
+    ]) {
+      const res = await post(
+        demo,
+        '/api/auth/forgot-password',
+        { email: body.email },
+        { ...from, headers: { host, origin: `http://${host}` } },
+      );
+      expect(res.statusCode, host).toBe(200);
+      expect(res.json().resetToken, host).toBeUndefined();
+    }
+    expect(await database.db.select().from(passwordResets).where(eq(passwordResets.userId, user.id))).toEqual([]);
+    // The browser on this machine, by any loopback name, still gets its token.
+    for (const host of ['localhost:5173', '127.0.0.1:5173', '[::1]:5173', 'LOCALHOST', 'eyevu.localhost:5173']) {
+      const res = await post(
+        demo,
+        '/api/auth/forgot-password',
+        { email: body.email },
+        { ...from, headers: { host, origin: `http://${host}` } },
+      );
+      expect(res.json().resetToken, host).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+  });
+
   it('in the local demo an unknown email gets a token of the same shape, which opens nothing', async () => {
     const res = await post(local, '/api/auth/forgot-password', { email: 'no-account@example.com' });
     const { body } = await signUp(local);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { z } from 'zod';
 
 /**
@@ -34,6 +34,16 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
 /** Whether `METHOD /url` (the route's pattern, e.g. '/api/photos/:id') answers signed out; HEAD is its GET. */
 export function isPublicRoute(method: string, url: string): boolean {
   return PUBLIC_ROUTES.has(`${method === 'HEAD' ? 'GET' : method} ${url}`);
+}
+
+/**
+ * Whether a request is for the API. The raw path decides first (no work on the hot path); the
+ * router decodes escapes, so a path spelled '/%61pi/...' still runs an '/api/...' route, and the
+ * route it matched decides then. The session lookup, the auth gate and the cache policy use this,
+ * so no spelling of a path reaches a private handler past them.
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  return request.url.startsWith('/api/') || (request.routeOptions.url?.startsWith('/api/') ?? false);
 }
 
 declare module 'fastify' {

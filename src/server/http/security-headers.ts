@@ -1,6 +1,7 @@
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { isApiRequest } from './route-table';
 
 /**
  * Helmet's security headers, worked out ONCE at start and then set on every response.
@@ -43,7 +44,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, options: Fas
   );
   app.addHook('onRequest', (request, reply, done) => {
     for (const [name, value] of entries) reply.raw.setHeader(name, value);
-    if (request.url.startsWith('/api/')) reply.raw.setHeader('Cache-Control', API_CACHE_CONTROL);
+    if (isApiRequest(request)) reply.raw.setHeader('Cache-Control', API_CACHE_CONTROL);
     done();
   });
 }

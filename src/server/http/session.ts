@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { hashToken } from '../lib/tokens';
 import { unauthorized } from './errors';
-import { isPublicRoute } from './route-table';
+import { isApiRequest, isPublicRoute } from './route-table';
 import { SessionCache } from './session-cache';
 import { localSessionEnds, postgresSessionEnds, type SessionEnds } from './session-events';
 import { createSessionLookup } from './session.repository';
@@ -109,7 +109,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   };
   // Callback style: a session found in the cache costs no promise and no wait for the next tick.
   app.addHook('onRequest', (request, reply, done) => {
-    if (!request.url.startsWith('/api/')) return done();
+    if (!isApiRequest(request)) return done();
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return done();
     const id = hashToken(token);
@@ -142,7 +142,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
  */
 export function registerAuthGate(app: FastifyInstance) {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.sessionUser || !request.url.startsWith('/api/')) return done();
+    if (request.sessionUser || !isApiRequest(request)) return done();
     const route = request.routeOptions.url;
     if (route === undefined || isPublicRoute(request.method, route)) return done();
     done(unauthorized());

@@ -63,9 +63,12 @@ export function createActivitiesService({
     },
 
     async record(userId: string, body: CreateActivityBody, idempotencyKey?: string): Promise<CreateActivityResponse> {
-      const eventId = idempotencyKey?.trim() || body.eventId;
-      if (!eventId) throw badRequest(MISSING_AD_BREAK_MESSAGE);
-      if (eventId.length > 200) throw badRequest('Idempotency-Key is too long');
+      const sent = idempotencyKey?.trim() || body.eventId;
+      if (!sent) throw badRequest(MISSING_AD_BREAK_MESSAGE);
+      if (sent.length > 200) throw badRequest('Idempotency-Key is too long');
+      // The id is an ad break's uuid, which PostgreSQL finds in any letter case, while the activity
+      // and ledger rows key on the text: one spelling per break, or each spelling paid again.
+      const eventId = sent.toLowerCase();
       const ad = SIMULATED_ADS.find((a) => a.app === body.app);
       if (!ad) throw badRequest(`Unknown app: ${body.app}`);
       if (body.adDuration !== ad.durationSeconds) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   forgotPasswordBody,
@@ -10,6 +10,7 @@ import {
   userResponse,
 } from '@contract/auth';
 import type { AppContext } from '../../context';
+import { isLoopbackHost } from '../../config';
 import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session';
 import { createAuthRepository, type UserRow } from './auth.repository';
 import { createAuthService } from './auth.service';
@@ -26,7 +27,26 @@ const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'cr
 
 /** Headers only a proxy in front of the server adds (a browser sends none of them). */
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip'];
-const cameThroughProxy = (headers: Record<string, unknown>) => FORWARDING_HEADERS.some((h) => headers[h] !== undefined);
+
+/** The name in a Host header, without its port: '[::1]:5173' -> '::1', 'LocalHost:80' -> 'localhost'. */
+export function hostNameOf(host: string | undefined): string {
+  const h = (host ?? '').trim().toLowerCase();
+  const v6 = /^\[([^\]]*)\]/.exec(h);
+  return v6 ? v6[1]! : h.replace(/:\d*$/, '');
+}
+
+/**
+ * A browser on this machine asked: no proxy's forwarding header, and a Host naming this machine.
+ * The Host matters because of DNS rebinding: a page on attacker.example can point its own name at
+ * 127.0.0.1 and post from there; the request then reaches the loopback server with no forwarding
+ * header and a matching Origin, but its Host is still the attacker's name. `*.localhost` names
+ * never leave the machine (RFC 6761: browsers answer them with loopback themselves).
+ */
+export function fromThisMachine(request: FastifyRequest): boolean {
+  if (FORWARDING_HEADERS.some((h) => request.headers[h] !== undefined)) return false;
+  const name = hostNameOf(request.headers.host);
+  return isLoopbackHost(name) || name.endsWith('.localhost');
+}
 
 export interface AuthRoutesOptions {
   /** Tests capture reset mail here instead of an SMTP server. */
@@ -90,7 +110,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
   r.post(
     '/api/auth/forgot-password',
     { schema: { body: forgotPasswordBody, response: { 200: forgotPasswordResponse } } },
-    async (request) => service.forgotPassword(request.body.email, cameThroughProxy(request.headers)),
+    async (request) => service.forgotPassword(request.body.email, fromThisMachine(request)),
   );
 
   r.post(

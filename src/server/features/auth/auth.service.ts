@@ -117,17 +117,21 @@ export function createAuthService(deps: {
     /**
      * With a mail transport the answer is always RESET_SENT, byte for byte, and the lookup, token
      * and mail happen afterwards. Only the local demo (no mail, demoMode) answers with a token,
-     * and then unknown emails get an equally shaped one that opens nothing. `viaProxy`: the request
-     * carries forwarding headers, so it is not from this machine (unless DEMO_MODE=true says any).
+     * and then unknown emails get an equally shaped one that opens nothing. `fromThisMachine`: the
+     * request came straight from a browser on this machine (see auth.routes.ts); unless
+     * DEMO_MODE=true says anyone may, no other request gets a token.
      */
-    async forgotPassword(emailRaw: string, viaProxy = false): Promise<{ message: string; resetToken?: string }> {
+    async forgotPassword(
+      emailRaw: string,
+      fromThisMachine: boolean,
+    ): Promise<{ message: string; resetToken?: string }> {
       const email = normaliseEmail(emailRaw);
       const { mailer } = deps;
       if (mailer) {
         afterResponse('password reset mail', () => mailResetLink(email, mailer));
         return { message: RESET_SENT };
       }
-      if (config.demoMode && (config.demoModeOnPurpose || !viaProxy)) {
+      if (config.demoMode && (config.demoModeOnPurpose || fromThisMachine)) {
         const token = newToken();
         const user = await repo.findUserByEmail(email);
         if (user) await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));

@@ -9,12 +9,12 @@ import {
 import type { Photo } from '@contract/photos';
 import type { ListedPhotoRow } from '../photos/index';
 import { badRequest, notFound } from '../../http/errors';
+import { isTimestampText } from '../../lib/timestamps';
 import type { BlobStore } from '../../storage/blob-store';
 import { bytesToVector, fingerprint, FINGERPRINT_MODEL, vectorToBytes } from './fingerprint';
 import type { FindRepository, PhotoRow, TimelineCursor } from './find.repository';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -38,7 +38,7 @@ export function encodeTimelineCursor(c: TimelineCursor): string {
 export function decodeTimelineCursor(s: string): TimelineCursor {
   try {
     const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(at)) return { at, id };
+    if (typeof at === 'string' && typeof id === 'string' && UUID.test(id) && isTimestampText(at)) return { at, id };
   } catch {
     // fall through
   }

@@ -13,6 +13,7 @@ import {
 import type { Config } from '../../config';
 import type { AfterAnswer, AppContext } from '../../context';
 import { AppError, badRequest, notFound } from '../../http/errors';
+import { isTimestampText } from '../../lib/timestamps';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
@@ -29,7 +30,6 @@ import { photoListJson, photoPageJson } from './photo-json';
 import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Blob hash prefix carried in image URLs: enough to bust caches when the content changes. */
 const VERSION_CHARS = 16;
@@ -143,7 +143,7 @@ export function encodeCursor(c: PhotoCursor): string {
 export function decodeCursor(s: string): PhotoCursor {
   try {
     const [uploadedAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
-    if (typeof uploadedAt === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(uploadedAt)) {
+    if (typeof uploadedAt === 'string' && typeof id === 'string' && UUID.test(id) && isTimestampText(uploadedAt)) {
       return { uploadedAt, id };
     }
   } catch {
