@@ -1,8 +1,8 @@
 /**
  * Like vision-features.ts, for the pooling and feature candidates of scripts/classifier-candidates-pooled.ts:
  * runs InceptionV3 once per labelled photo (the engine's own 224 px input, original view only) and
- * caches, for each of blocks mixed5..mixed9, every pooling of vision/pooling.ts (global mean, max,
- * 2x2 grid, top/bottom halves), the hand-made statistics of classifier/handmade.ts, and the
+ * caches, for each of blocks mixed5..mixed9, every pooling of lib/pooling.ts (global mean, max,
+ * 2x2 grid, top/bottom halves), the hand-made statistics of lib/handmade.ts, and the
  * detectors' objects and faces. Pooling is computed from the block maps by the same functions the
  * engine would use, so a candidate chosen on this cache is what the engine computes.
  * Run: nice -n 5 npx tsx scripts/vision-features-pooled.ts [outDir=/tmp/eyevu-vision-pooled]
@@ -19,8 +19,8 @@ import {
   loadEmbedder,
   type Detections,
 } from '../src/server/features/analysis/index';
-import { poolBlock, type PoolKind } from '../src/server/features/analysis/vision/pooling';
-import { handmadeFeatures, HANDMADE_DIMS } from '../src/server/features/analysis/classifier/handmade';
+import { poolBlock, type PoolKind } from './lib/pooling';
+import { handmadeFeatures, HANDMADE_DIMS } from './lib/handmade';
 import type { PhotoCategory } from '../src/domain/photo-categories';
 import { featureRow } from './lib/cross-validation';
 import { labelled } from './vision-features';

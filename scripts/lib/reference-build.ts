@@ -82,7 +82,8 @@ export async function writeReferenceFile(r: {
     model: 'nsfwjs/inception_v3',
     layers: r.layers,
     features: r.features,
-    layer: r.features.join('+') + ' (vision/features.ts)',
+    // The product engine refuses feature groups since the tenth session: a file for scripts only.
+    layer: r.features.join('+') + ' (feature groups)',
     dims: r.model.mean.length,
     inputSize: r.inputSize,
     categories: PHOTO_CATEGORIES,

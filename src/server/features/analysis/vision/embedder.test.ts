@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensureTfWasm, packageDir } from './runtime';
 import { loadEmbedder, shardBase64, type RgbImage } from './embedder';
-import { poolBlock } from './pooling';
+import { poolBlock } from '../../../../../scripts/lib/pooling';
 
 function pattern(side: number, seed: number): RgbImage {
   const data = new Uint8Array(side * side * 3);

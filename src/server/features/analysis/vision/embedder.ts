@@ -126,7 +126,7 @@ export interface Embedder {
   embedBatch(imgs: readonly RgbImage[]): Promise<Float32Array[]>;
   /**
    * The embedding and, from the same run, the whole map of each block named in loadEmbedder's
-   * rawBlocks (for poolings beyond the global mean, vision/pooling.ts). ONNX Runtime only.
+   * rawBlocks (for poolings beyond the global mean, scripts/lib/pooling.ts). ONNX Runtime only.
    */
   embedBatchWithMaps?(
     imgs: readonly RgbImage[],

@@ -17,7 +17,6 @@ import {
   type RgbImage,
 } from './embedder';
 import { loadDetector, type Detector, type Detections } from './detectors';
-import { blocksOf, featureVector, featureWidth } from './features';
 
 export { cosineSimilarity, normalize, centroidOf } from '../classifier/vectors';
 
@@ -32,12 +31,6 @@ export interface ReferenceEmbeddings extends CategoryModel {
   dims: number;
   /** Square input side the embeddings were computed at. */
   inputSize: number;
-  /**
-   * When present, the probe reads these feature groups (vision/features.ts: poolings of the blocks'
-   * maps, hand-made statistics) instead of the global means of `layers`; `layers` then lists the
-   * blocks they read, so the network is cut after the deepest.
-   */
-  features?: string[];
   /**
    * The detectors join in through analyzePhoto's rules (a big person or face means people, a big
    * detected animal/vehicle/food decides) rather than through the learned stack.
@@ -125,18 +118,6 @@ function backboneOf(model: string): string {
   return name;
 }
 
-function parseFeatures(v: unknown, layers: readonly string[]): { features?: string[] } {
-  if (v === undefined) return {};
-  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string')) {
-    throw new Error('vision: bad features in reference file');
-  }
-  const features = v as string[];
-  if (JSON.stringify(blocksOf(features)) !== JSON.stringify(layers)) {
-    throw new Error("vision: the reference file's layers are not the blocks its features read");
-  }
-  return { features };
-}
-
 export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
   if (
     !isRecord(json) ||
@@ -147,12 +128,14 @@ export function parseReferenceEmbeddings(json: unknown): ReferenceEmbeddings {
   ) {
     throw new Error('vision: reference file is malformed or from an older engine');
   }
+  // Feature groups (poolings of the blocks' maps) were tried and never shipped; their engine path
+  // went in the tenth session (git history before it has it). Refused, not read as plain means.
+  if (json.features !== undefined) throw new Error('vision: this engine reads pooled means only, not feature groups');
   return {
     model: String(json.model),
     layers: json.layers.map(String),
     dims: json.dims,
     inputSize: typeof json.inputSize === 'number' ? json.inputSize : 0,
-    ...parseFeatures(json.features, json.layers.map(String)),
     minConfidence: json.minConfidence,
     detectorRules: json.detectorRules === true,
     detectorSkipConfidence: typeof json.detectorSkipConfidence === 'number' ? json.detectorSkipConfidence : 2,
@@ -233,15 +216,8 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
         EMBEDDING_INPUT,
         reference ? backboneOf(reference.model) : EMBEDDING_MODEL,
         'onnxruntime',
-        reference?.features ? reference.layers : [],
       );
-      const probeInputs = reference?.features
-        ? featureWidth(
-            reference.features,
-            Object.fromEntries(reference.layers.map((l, i) => [l, embedder!.layerDims[i]!])),
-          )
-        : embedder.dims;
-      if (reference && (reference.dims !== probeInputs || reference.inputSize !== EMBEDDING_INPUT)) {
+      if (reference && (reference.dims !== embedder.dims || reference.inputSize !== EMBEDDING_INPUT)) {
         throw new Error(
           `vision: the reference file was built for another embedding (${reference.inputSize}px, ${reference.dims} values); ` +
             'run npx tsx scripts/vision-features.ts && npx tsx scripts/build-reference-embeddings.ts',
@@ -314,7 +290,7 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
     return serial(async () => {
       if (!embedder || !reference) throw new Error('vision: engine loaded without reference embeddings');
       const t1 = performance.now();
-      const embeddings = await probeInputsOf(embedder, reference, batch);
+      const embeddings = await embedder.embedBatch(batch.map((b) => b.embed));
       const embeddingMs = (performance.now() - t1) / Math.max(batch.length, 1);
       const out: VisionResult[] = [];
       for (const [i, inputs] of batch.entries()) {
@@ -333,25 +309,12 @@ export function createVisionCore(options: VisionEngineOptions = {}): VisionCore 
       await load();
       return serial(async () => {
         if (!embedder) throw new Error('vision: embedder not loaded');
-        return (await probeInputsOf(embedder, reference, [inputs]))[0]!;
+        return (await embedder.embedBatch([inputs.embed]))[0]!;
       });
     },
     analyzeDecoded: async (inputs) => (await analyzeBatch([inputs]))[0]!,
     analyzeDecodedBatch: analyzeBatch,
   };
-}
-
-/** What the category probe reads for each photo: the pooled embedding, or the file's feature groups. */
-async function probeInputsOf(
-  embedder: Embedder,
-  reference: ReferenceEmbeddings | undefined,
-  batch: readonly DecodedInputs[],
-): Promise<Float32Array[]> {
-  const features = reference?.features;
-  if (!features) return embedder.embedBatch(batch.map((b) => b.embed));
-  if (!embedder.embedBatchWithMaps) throw new Error('vision: feature groups need the ONNX Runtime embedder');
-  const runs = await embedder.embedBatchWithMaps(batch.map((b) => b.embed));
-  return runs.map((r, i) => featureVector(features, r.maps, batch[i]!.embed));
 }
 
 /** Decoding (sharp, off the JS thread) plus a core in this same thread: for scripts and tests. */

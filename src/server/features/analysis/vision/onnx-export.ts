@@ -326,7 +326,7 @@ export function inceptionToOnnx(
   const joined = pooled.length === 1 ? pooled[0]! : 'pooled';
   if (pooled.length > 1) nodes.push(node('Concat', pooled, joined, { axis: 1 }));
   nodes.push(node('Sqrt', [joined], 'embedding'));
-  // Spatial poolings beyond the global mean (vision/pooling.ts) read a block's whole map,
+  // Spatial poolings beyond the global mean (scripts/lib/pooling.ts) read a block's whole map,
   // [batch, channels, height, width], as further outputs of the same run.
   for (const b of rawBlocks) nodes.push(node('Identity', [value.get(b)!], `raw/${b}`));
 

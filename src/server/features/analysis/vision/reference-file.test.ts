@@ -17,5 +17,7 @@ describe('the trained category model file', () => {
     delete json.detectorSkipConfidence;
     expect(parseReferenceEmbeddings(json).detectorSkipConfidence).toBeGreaterThan(1);
     expect(() => parseReferenceEmbeddings({ ...json, categories: ['people'] })).toThrow(/malformed/);
+    // A candidate script's file with feature groups would otherwise be read as plain pooled means.
+    expect(() => parseReferenceEmbeddings({ ...json, features: ['mixed9/max'] })).toThrow(/feature groups/);
   });
 });

@@ -3,7 +3,7 @@
  * The global mean throws away where things are; a coarse grid keeps the layout (sky above, ground
  * below, a subject in the middle), and a maximum keeps a small strong detail a mean dilutes. Pure
  * functions on one photo's map, [channels, height, width] (ONNX's layout), so the feature cache
- * (scripts/vision-features-pooled.ts) and the engine compute the same values. Every value is
+ * (scripts/vision-features-pooled.ts) and its tests compute the same values. Every value is
  * square-rooted like the embedding (the blocks are ReLU outputs, so they are never negative).
  */
 
