@@ -35,7 +35,7 @@ import { createLedger, rewardsRoutes } from './features/rewards/index';
 import { healthRoutes } from './features/health/index';
 import { createStripeGateway, paymentsRoutes } from './features/payments/index';
 import { createSubscriptionReader, subscriptionsRoutes } from './features/subscriptions/index';
-import { createInFlight } from './lib/in-flight';
+import { createServerActivity, type ServerActivity } from './lib/server-activity';
 
 export interface BuildOptions {
   /** Tests hand in a shared database so PGlite boots once per worker. */
@@ -50,6 +50,8 @@ export interface BuildOptions {
   mailer?: Mailer;
   /** The server's clock for time rules (ad breaks); tests move it instead of sleeping. */
   now?: () => Date;
+  /** Tests watch or hold the work that waits for a quiet server. */
+  activity?: ServerActivity;
 }
 
 declare module 'fastify' {
@@ -93,17 +95,26 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onPhotosUploaded: [],
     onPhotoDeleted: [],
     onPhotoIngested: [],
-    uploadsInFlight: createInFlight(),
+    activity:
+      opts.activity ?? createServerActivity({ log: (err) => app.log.error({ err }, 'work after a request failed') }),
     onClose: [],
     now: opts.now ?? (() => new Date()),
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
+    // Work still waiting for a quiet moment runs now, so the features' own close waits for it.
+    ctx.activity.close();
     for (const stop of ctx.onClose) await stop();
     if (!opts.database) await database.close();
     await store.close();
   });
 
+  // Every request counts until its response is done (or its client has gone): background work
+  // waits for a quiet server (lib/server-activity.ts).
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.raw.once('close', ctx.activity.enterRequest());
+    done();
+  });
   await app.register(cookie);
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   const pages = spa ? loadWebPages(config.webDir!) : null;

@@ -1,7 +1,7 @@
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
 import type { UploadReward } from '@contract/photos';
-import type { InFlight } from './lib/in-flight';
+import type { ServerActivity } from './lib/server-activity';
 import type { BlobStore } from './storage/blob-store';
 import type { Ledger } from './features/rewards/index';
 import type { SubscriptionReader } from './features/subscriptions/index';
@@ -12,7 +12,10 @@ export interface UploadedPhoto {
   contentHash: string;
 }
 
-/** Runs `work` once the request at hand has been answered. */
+/**
+ * Runs `work` once the request at hand has been answered and the server is quiet (no request in
+ * flight, the grace after the last upload's answer over; at most QUIET_MAX_WAIT_MS later).
+ */
 export type AfterAnswer = (work: () => void) => void;
 
 /** Run once after photos were deleted together (`POST /api/photos/delete`), with all their ids. */
@@ -55,10 +58,10 @@ export interface AppContext {
     (photo: { id: string; userId: string; thumbnail?: Buffer }, afterAnswer: AfterAnswer) => Promise<void>
   >;
   /**
-   * Upload requests being received and stored in this process: the analysis worker claims no
-   * new job while there are any (within a bound), so inference does not slow them down.
+   * Requests and uploads in flight in this process: background work (analysis claims, an
+   * upload's fingerprint) waits for a quiet moment (within a bound), so it does not slow them down.
    */
-  uploadsInFlight: InFlight;
+  activity: ServerActivity;
   /** Background work to stop on shutdown. */
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */

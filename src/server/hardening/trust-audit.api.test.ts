@@ -119,10 +119,10 @@ describe('trust: per-user limits on costly calls', () => {
     const streams = Array.from({ length: max! }, () => new PassThrough());
     const held = await Promise.all(streams.map((s, i) => upload(a.cookie, 100 + i, s)));
     // Until every held upload has reached its handler (no timer: the server says so).
-    for (let i = 0; i < 10_000 && t.app.ctx.uploadsInFlight.count < max!; i++) {
+    for (let i = 0; i < 10_000 && t.app.ctx.activity.uploads < max!; i++) {
       await new Promise((r) => setImmediate(r));
     }
-    expect(t.app.ctx.uploadsInFlight.count).toBe(max);
+    expect(t.app.ctx.activity.uploads).toBe(max);
 
     const refused = await (await upload(a.cookie, 200)).res;
     expect(refused.statusCode).toBe(429);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { SIMULATED_ADS } from '@domain/games/scoring';
-import { buildApp } from '../app';
+import { buildApp, type BuildOptions } from '../app';
 import { loadConfig, type Config } from '../config';
 import { openDatabase, type Database } from '../db/client';
 
@@ -118,11 +118,14 @@ export interface TestApp {
 }
 
 /** Boots the real app on a fresh database, its clock a TestClock. Call `close` in afterAll. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  build: Pick<BuildOptions, 'activity' | 'analysis'> = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = testConfig(overrides);
   const clock = testClock();
-  const app = await buildApp(config, { database, now: clock.now });
+  const app = await buildApp(config, { ...build, database, now: clock.now });
   clocks.set(app, clock);
   await app.ready();
   return {

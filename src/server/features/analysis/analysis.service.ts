@@ -14,6 +14,8 @@ export interface AnalysisServiceOptions {
   analyze?: PhotoAnalyzer;
   /** How long a claimed job is held before another worker may take it (crash tests shorten it). */
   lockMs?: number;
+  /** The longest the worker holds back for a busy server (ANALYSIS_MAX_YIELD_MS; tests lengthen it). */
+  maxYieldMs?: number;
   log?: (msg: string, err: unknown) => void;
 }
 
@@ -47,12 +49,14 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     // A batch per thread plus one more: the next photo is read and decoded while a batch is in inference.
     concurrency: opts.analyze ? undefined : ctx.config.visionThreads * (VISION_BATCH + 1),
     lockMs: opts.lockMs,
-    // Inference takes both cores: it waits for uploads under way here (their answer wakes it).
-    yieldWhile: () => ctx.uploadsInFlight.count > 0,
-    maxYieldMs: ANALYSIS_MAX_YIELD_MS,
+    // Inference takes both cores: it waits while requests are in flight here and for the grace
+    // after an upload's answer (the uploader's gallery refresh); turning quiet wakes it.
+    yieldWhile: () => !ctx.activity.quiet(),
+    maxYieldMs: opts.maxYieldMs ?? ANALYSIS_MAX_YIELD_MS,
     onSettled: coalescePerKey((userId) => albums.syncSmartAlbums(userId)),
     log: opts.log ?? (() => undefined),
   });
+  ctx.activity.onQuiet(() => worker.notify());
   // The worker first, so the photos in analysis finish and are recorded (not counted as failed
   // attempts because their threads went away), then the threads.
   ctx.onClose.push(async () => {

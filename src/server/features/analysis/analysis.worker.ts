@@ -19,9 +19,9 @@ export interface AnalysisWorkerOptions {
   lockMs?: number;
   pollMs?: number;
   /**
-   * True while work this process is doing must not share the cores with inference (uploads
-   * being received and stored): no job is claimed then, for at most `maxYieldMs` in a row, so
-   * a steady stream of uploads delays analysis but never starves it. Jobs already claimed finish.
+   * True while work this process is doing must not share the cores with inference (requests in
+   * flight, an uploader's gallery refresh): no job is claimed then, for at most `maxYieldMs` in a
+   * row, so steady traffic delays analysis but never starves it. Jobs already claimed finish.
    */
   yieldWhile?: () => boolean;
   maxYieldMs?: number;
@@ -39,7 +39,7 @@ export interface AnalysisWorker {
   drain(): Promise<void>;
 }
 
-/** How often a worker holding back for `yieldWhile` looks again (uploads also wake it when answered). */
+/** How often a worker holding back for `yieldWhile` looks again (the server turning quiet also wakes it). */
 const YIELD_RECHECK_MS = 250;
 
 export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {

@@ -16,6 +16,7 @@ import {
   type UploadResult,
 } from '@contract/photos';
 import type { AfterAnswer, AppContext } from '../../context';
+import type { ServerActivity } from '../../lib/server-activity';
 import { badRequest } from '../../http/errors';
 import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
@@ -71,24 +72,18 @@ function summary(results: UploadResult[]) {
 }
 
 /**
- * Work held until this request has been answered (or its client has gone): a response's 'close'
- * comes after its last byte was handed to the connection. Work deferred later runs at once.
+ * Work held until this request has been answered (or its client has gone: a response's 'close'
+ * comes after its last byte was handed to the connection), and then until the server is quiet
+ * (`activity`): the uploader's gallery refresh comes first. Work deferred later waits only for that.
  */
-function answeredLater(reply: FastifyReply, log: (err: unknown) => void): AfterAnswer {
+function answeredLater(reply: FastifyReply, activity: ServerActivity): AfterAnswer {
   let answered = false;
   const waiting: Array<() => void> = [];
-  const run = (work: () => void) => {
-    try {
-      work();
-    } catch (err) {
-      log(err);
-    }
-  };
   reply.raw.once('close', () => {
     answered = true;
-    for (const work of waiting.splice(0)) run(work);
+    for (const work of waiting.splice(0)) activity.whenQuiet(work);
   });
-  return (work) => (answered ? run(work) : void waiting.push(work));
+  return (work) => (answered ? activity.whenQuiet(work) : void waiting.push(work));
 }
 
 export async function photosRoutes(
@@ -223,13 +218,14 @@ export async function photosRoutes(
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
       if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
-      // Counted until answered (or the client goes away): analysis waits meanwhile.
-      reply.raw.once('close', ctx.uploadsInFlight.enter());
+      // Counted until answered (or the client goes away); its answer starts the grace for the
+      // gallery refresh that follows, while background work waits.
+      reply.raw.once('close', ctx.activity.enterUpload());
       // Asked while the first file arrives.
       const allowance = service.uploadAllowance(user.id);
       allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
-      const afterAnswer = answeredLater(reply, (err) => request.log.error({ err }, 'work after an upload failed'));
+      const afterAnswer = answeredLater(reply, ctx.activity);
       for await (const part of request.files()) {
         // Within the size limit; a file over it arrives truncated and is refused.
         const file = part.file;
