@@ -364,3 +364,68 @@ describe('first pages: answered at once', () => {
     await app.close();
   });
 });
+
+describe('first pages: made again after a write', () => {
+  it('prepare makes the kept pages of the user at the told version, compressed as before, so the next request is answered at once', async () => {
+    const db = fakeNotifications();
+    const versions = createLibraryVersions(db.source);
+    db.listening(true);
+    let version = 1;
+    let handled = 0;
+    const built: string[] = [];
+    const pages = createFirstPages({ versions, state: async () => ({ version, total: 1 }) });
+    const build = (kind: string) => async () => {
+      built.push(`${kind}@${version}`);
+      return { state: { version, total: 1 }, json: JSON.stringify({ kind, version, pad: 'x'.repeat(2000) }) };
+    };
+    const app = Fastify();
+    for (const kind of ['page', 'other']) {
+      app.get(
+        `/${kind}`,
+        {
+          onRequest: (request, reply, done) => {
+            pages.answerAtOnce(request, reply, 'user-1', kind);
+            done();
+          },
+        },
+        (request, reply) => {
+          handled += 1;
+          return pages.sendPage(request, reply, 'user-1', kind, build(kind));
+        },
+      );
+    }
+    await app.ready();
+    const get = (kind: string) => app.inject({ method: 'GET', url: `/${kind}`, headers: { 'accept-encoding': 'br' } });
+    db.tell('user-1:1:1');
+    expect((await get('page')).headers['content-encoding']).toBe('br');
+    expect((await get('other')).statusCode).toBe(200);
+    expect(handled).toBe(2);
+    expect(built).toEqual(['page@1', 'other@1']);
+
+    // Nothing newer told: nothing to make.
+    pages.prepare('user-1', build);
+    await settle();
+    expect(built).toHaveLength(2);
+
+    // A write (an upload) told: the kept pages this builder can make are made at once; another
+    // user's, or a kind it cannot make, are not.
+    version = 2;
+    db.tell('user-1:2:2');
+    pages.prepare('user-1', (kind) => (kind === 'page' ? build(kind) : null));
+    pages.prepare('user-2', build);
+    await settle();
+    // The compressed copy is made in zlib's threads: waited for, not raced.
+    await Promise.all(vi.mocked(compress).mock.results.map((r) => r.value as Promise<Buffer>));
+    expect(built).toEqual(['page@1', 'other@1', 'page@2']);
+    const answer = await get('page');
+    expect(handled).toBe(2); // answered at once, compressed already
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(answer.rawPayload).toString()).version).toBe(2);
+    // The page it could not make is made when asked for, as before.
+    const other = await get('other');
+    expect(handled).toBe(3);
+    expect(JSON.parse(brotliDecompressSync(other.rawPayload).toString()).version).toBe(2);
+    versions.close();
+    await app.close();
+  });
+});

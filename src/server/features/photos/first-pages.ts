@@ -336,6 +336,30 @@ export function createFirstPages(deps: {
       return serve(request, reply, userId, kind, async (state) => ({ state, json: await build(state) }));
     },
 
+    /**
+     * After a write this process made to the user's library (an upload): starts building again
+     * each of the user's pages that is kept and that `builderOf` can make, so the gallery's refresh,
+     * which asks for them next, finds the page made or being made. Only pages the user has been
+     * served are made; a build's failure is left to the request that asks for the page.
+     */
+    prepare(userId: string, builderOf: (kind: FirstPageKind) => BuildPage | null) {
+      const state = versions?.get(userId);
+      if (!state) return;
+      const prefix = `${userId}\n`;
+      for (const [key, entry] of entries) {
+        if (!key.startsWith(prefix) || entry.version >= state.version) continue;
+        const kind = key.slice(prefix.length);
+        const build = builderOf(kind);
+        if (!build) continue;
+        // Compressed as the old page was, for the encodings its clients asked for.
+        const encodings = Object.keys(entry.ready) as Encoding[];
+        buildFor(key, userId, kind, state, build).then(
+          (made) => encodings.forEach((encoding) => void encodedOf(made, encoding).catch(() => undefined)),
+          () => undefined,
+        );
+      }
+    },
+
     /** Forgets every page (tests, memory pressure); the next request makes them again. */
     clear() {
       entries.clear();

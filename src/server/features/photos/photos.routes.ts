@@ -123,6 +123,13 @@ export async function photosRoutes(
 
   await photosManageRoutes(app, ctx);
 
+  /** The build of one of the photos' own first pages (the plain list, `page:N`); null for another feature's. */
+  const builderOf = (userId: string, kind: string) => {
+    if (kind === kindOf(undefined)) return () => service.firstPageJson(userId, undefined);
+    const limit = kind.startsWith('page:') ? Number(kind.slice('page:'.length)) : NaN;
+    return Number.isInteger(limit) ? () => service.firstPageJson(userId, limit) : null;
+  };
+
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get(
     '/api/photos',
@@ -239,6 +246,8 @@ export async function photosRoutes(
         );
       }
       if (ingested.length === 0) await allowance;
+      // The gallery's refresh asks for the first page next: made again now, while the reward is written.
+      if (ingested.some((i) => i.result.ok)) firstPages.prepare(user.id, (kind) => builderOf(user.id, kind));
       // The gallery shows the new thumbnails next: they are served from memory, not read back.
       for (const { thumbnail } of ingested) {
         if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
