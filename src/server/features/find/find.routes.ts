@@ -4,7 +4,7 @@ import { duplicates, similarPhotos, timelinePage, timelineQuery } from '@contrac
 import { photoIdParams, type Photo } from '@contract/photos';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
-import type { FirstPages, ListedPhotoRow } from '../photos/index';
+import type { FirstPages, LibraryState, ListedPhotoRow } from '../photos/index';
 import { createFindRepository } from './find.repository';
 import { createFindService, type FindService } from './find.service';
 
@@ -40,6 +40,17 @@ export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: Fi
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
+  /** The timeline's first page of `limit`, at a library state read with it (its total). */
+  const timelineJson = async (userId: string, limit: number, state: LibraryState) =>
+    JSON.stringify(timelinePage.parse(await service.timeline(userId, { limit }, state.total)));
+  // The gallery's own first page: made again by the photos feature after an upload (prepare).
+  opts.firstPages.makes((userId, kind) => {
+    const limit = kind.startsWith('timeline:') ? Number(kind.slice('timeline:'.length)) : NaN;
+    return Number.isInteger(limit)
+      ? async (state) => ({ state, json: await timelineJson(userId, limit, state) })
+      : null;
+  });
+
   r.get(
     '/api/photos/timeline',
     { schema: { querystring: timelineQuery, response: { 200: timelinePage } } },
@@ -47,8 +58,8 @@ export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: Fi
       const userId = userOf(request).id;
       const { limit, cursor, q } = request.query;
       if (cursor || (q ?? '').trim() !== '') return service.timeline(userId, request.query);
-      return opts.firstPages.send(request, reply, userId, `timeline:${limit}`, async (state) =>
-        JSON.stringify(timelinePage.parse(await service.timeline(userId, { limit }, state.total))),
+      return opts.firstPages.send(request, reply, userId, `timeline:${limit}`, (state) =>
+        timelineJson(userId, limit, state),
       );
     },
   );

@@ -402,17 +402,19 @@ describe('first pages: made again after a write', () => {
     expect(handled).toBe(2);
     expect(built).toEqual(['page@1', 'other@1']);
 
+    // Only 'page' has a maker here: 'other' is made when asked for, as before.
+    pages.makes((_userId, kind) => (kind === 'page' ? build(kind) : null));
     // Nothing newer told: nothing to make.
-    pages.prepare('user-1', build);
+    pages.prepare('user-1');
     await settle();
     expect(built).toHaveLength(2);
 
-    // A write (an upload) told: the kept pages this builder can make are made at once; another
-    // user's, or a kind it cannot make, are not.
+    // A write (an upload) told: the kept pages a maker can build are made at once; another
+    // user's, or a kind no maker builds, are not.
     version = 2;
     db.tell('user-1:2:2');
-    pages.prepare('user-1', (kind) => (kind === 'page' ? build(kind) : null));
-    pages.prepare('user-2', build);
+    pages.prepare('user-1');
+    pages.prepare('user-2');
     await settle();
     // The compressed copy is made in zlib's threads: waited for, not raced.
     await Promise.all(vi.mocked(compress).mock.results.map((r) => r.value as Promise<Buffer>));

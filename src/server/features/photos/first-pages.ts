@@ -95,6 +95,8 @@ export function createFirstPages(deps: {
   /** Per user and page: the build in flight and the one queued behind it. */
   const builds = new Map<string, Flight>();
   let bytes = 0;
+  /** How each feature builds its own kinds of page (`makes`), for `prepare`. */
+  const makers: Array<(userId: string, kind: FirstPageKind) => BuildPage | null> = [];
   /** Per user: the version read in flight and the one queued behind it. */
   const reads = new Map<string, { current: Promise<LibraryState>; next: Promise<LibraryState> | null }>();
 
@@ -336,20 +338,26 @@ export function createFirstPages(deps: {
       return serve(request, reply, userId, kind, async (state) => ({ state, json: await build(state) }));
     },
 
+    /** Tells `prepare` how to build a feature's kinds of page: null for a kind that is not its own. */
+    makes(maker: (userId: string, kind: FirstPageKind) => BuildPage | null) {
+      makers.push(maker);
+    },
+
     /**
      * After a write this process made to the user's library (an upload): starts building again
-     * each of the user's pages that is kept and that `builderOf` can make, so the gallery's refresh,
-     * which asks for them next, finds the page made or being made. Only pages the user has been
-     * served are made; a build's failure is left to the request that asks for the page.
+     * each of the user's pages that is kept and that a maker (`makes`) can build, so the gallery's
+     * refresh, which asks for them next, finds the page made or being made. Only pages the user
+     * has been served are made; a build's failure is left to the request that asks for the page.
      */
-    prepare(userId: string, builderOf: (kind: FirstPageKind) => BuildPage | null) {
+    prepare(userId: string) {
       const state = versions?.get(userId);
       if (!state) return;
       const prefix = `${userId}\n`;
       for (const [key, entry] of entries) {
         if (!key.startsWith(prefix) || entry.version >= state.version) continue;
         const kind = key.slice(prefix.length);
-        const build = builderOf(kind);
+        let build: BuildPage | null = null;
+        for (const maker of makers) build ??= maker(userId, kind);
         if (!build) continue;
         // Compressed as the old page was, for the encodings its clients asked for.
         const encodings = Object.keys(entry.ready) as Encoding[];

@@ -5,6 +5,7 @@ export {
   listedColumns,
   lockOwner,
   usedBytes,
+  type LibraryState,
   type ListedPhotoRow,
   type PhotoRow,
   type PhotosRepository,

@@ -123,12 +123,12 @@ export async function photosRoutes(
 
   await photosManageRoutes(app, ctx);
 
-  /** The build of one of the photos' own first pages (the plain list, `page:N`); null for another feature's. */
-  const builderOf = (userId: string, kind: string) => {
+  // The photos' own first pages (the plain list, `page:N`), as the GET below builds them.
+  firstPages.makes((userId, kind) => {
     if (kind === kindOf(undefined)) return () => service.firstPageJson(userId, undefined);
     const limit = kind.startsWith('page:') ? Number(kind.slice('page:'.length)) : NaN;
     return Number.isInteger(limit) ? () => service.firstPageJson(userId, limit) : null;
-  };
+  });
 
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get(
@@ -247,7 +247,7 @@ export async function photosRoutes(
       }
       if (ingested.length === 0) await allowance;
       // The gallery's refresh asks for the first page next: made again now, while the reward is written.
-      if (ingested.some((i) => i.result.ok)) firstPages.prepare(user.id, (kind) => builderOf(user.id, kind));
+      if (ingested.some((i) => i.result.ok)) firstPages.prepare(user.id);
       // The gallery shows the new thumbnails next: they are served from memory, not read back.
       for (const { thumbnail } of ingested) {
         if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
