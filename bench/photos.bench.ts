@@ -273,8 +273,8 @@ export async function runIngest(
       met: b / a <= TARGET,
       note:
         `POST /api/photos alone ${ms(median(x.posts))} (ratio ${fmtRatio(median(x.posts) / a)}); the rest is the ` +
-        `listing and thumbnail GETs (the new photo's analysis and fingerprint start once the POST is answered; ` +
-        `inference at nice 10); CPU per upload: server around the POST ${per(x.cpu)}, sharp alone ` +
+        `listing and thumbnail GETs (the new photo's analysis and fingerprint wait for a quiet server: no request ` +
+        `in flight, 100 ms after the POST's answer; inference at nice 10); CPU per upload: server around the POST ${per(x.cpu)}, sharp alone ` +
         `${per(cpuAlone)}; load average ${load(loadAtStart)} at start, ${load(os.loadavg())} at end`,
     };
   });

@@ -246,13 +246,15 @@ export async function photosRoutes(
         );
       }
       if (ingested.length === 0) await allowance;
-      // The gallery's refresh asks for the first page next: made again now, while the reward is written.
-      if (ingested.some((i) => i.result.ok)) firstPages.prepare(user.id);
       // The gallery shows the new thumbnails next: they are served from memory, not read back.
       for (const { thumbnail } of ingested) {
         if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
       }
       const reward = await service.afterBatch(user.id, ingested);
+      // The gallery's refresh asks for the first page next: its build starts as the answer leaves,
+      // and the listing joins it. Started before the reward, its statement and JSON lengthened the
+      // reward's round trips (median 23 against 16 ms in a trace).
+      if (ingested.some((i) => i.result.ok)) firstPages.prepare(user.id);
       const results: UploadResult[] = ingested.map((i) => i.result);
       const { firstError, ...counts } = summary(results);
       if (counts.uploaded > 0) return reply.status(201).send({ ...counts, results, reward });
