@@ -112,7 +112,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Every request counts until its response is done (or its client has gone): background work
   // waits for a quiet server (lib/server-activity.ts).
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.raw.once('close', ctx.activity.enterRequest());
+    ctx.activity.trackRequest(reply.raw);
     done();
   });
   await app.register(cookie);

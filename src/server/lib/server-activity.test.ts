@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EventEmitter } from 'node:events';
 import { createServerActivity } from './server-activity';
 
 beforeEach(() => {
@@ -97,6 +98,24 @@ describe('server activity', () => {
     expect(wokenAgain).toBe(0);
     vi.advanceTimersByTime(1);
     expect(wokenAgain).toBe(1);
+  });
+
+  it('counts a tracked response until it closes, each with the one shared listener', () => {
+    const activity = createServerActivity({ now: () => Date.now() });
+    const a = new EventEmitter();
+    const b = new EventEmitter();
+    activity.trackRequest(a);
+    activity.trackRequest(b);
+    expect(activity.requests).toBe(2);
+    expect(a.listeners('close')[0]).toBe(b.listeners('close')[0]);
+    let ran = 0;
+    activity.whenQuiet(() => (ran += 1));
+    a.emit('close');
+    expect(activity.requests).toBe(1);
+    expect(ran).toBe(0);
+    b.emit('close');
+    expect(activity.requests).toBe(0);
+    expect(ran).toBe(1);
   });
 
   it('counts a request out once however often it is told, and close runs the waiting work', () => {

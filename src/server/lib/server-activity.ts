@@ -12,6 +12,12 @@ export interface ServerActivity {
   readonly uploads: number;
   /** Counts a request in; the function answered counts it out (once, however often it is called). */
   enterRequest(): () => void;
+  /**
+   * Counts a request in until `response` emits `close` (once, when it is done or its client has
+   * gone). The one listener is shared by every request: this runs on every answer, the cached
+   * first page's included, so it makes no closure per request (`once` would wrap it in one).
+   */
+  trackRequest(response: { on(event: 'close', listener: () => void): unknown }): void;
   /** Counts an upload in (its request is counted by `enterRequest` as well); counting it out starts the grace. */
   enterUpload(): () => void;
   /** No request in flight and the grace after the last upload's answer over. */
@@ -56,6 +62,12 @@ export function createServerActivity(
     } catch (err) {
       log(err);
     }
+  };
+
+  /** Shared by every tracked response; 'close' is emitted once per response. */
+  const leaveTracked = () => {
+    requests -= 1;
+    settle();
   };
 
   const isQuiet = () => requests === 0 && uploads === 0 && now() >= graceEnds;
@@ -109,6 +121,10 @@ export function createServerActivity(
       return uploads;
     },
     enterRequest: () => enter(false),
+    trackRequest(response) {
+      requests += 1;
+      response.on('close', leaveTracked);
+    },
     enterUpload: () => enter(true),
     quiet() {
       const q = isQuiet();

@@ -30,6 +30,7 @@ function holding(real: ServerActivity = createServerActivity()) {
       return real.uploads;
     },
     enterRequest: () => real.enterRequest(),
+    trackRequest: (response) => real.trackRequest(response),
     enterUpload: () => real.enterUpload(),
     quiet: () => real.quiet(),
     quietIn: () => real.quietIn(),
