@@ -1,4 +1,7 @@
-import { featureRow, groupMatrix } from './cross-validation';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { featureRow, groupCacheWriter, groupMatrix, loadFeatureCache, writeFeatureCache } from './cross-validation';
 
 describe('a feature cache row', () => {
   it('puts the groups end to end, in their order', () => {
@@ -26,5 +29,76 @@ describe("a candidate's input matrix", () => {
       [6, 4, 5],
     ]);
     expect(Array.from(weights)).toEqual([3, 1, 1]);
+  });
+});
+
+describe('a feature cache on disk', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'eyevu-feature-cache-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads back the rows and the index it was written with', async () => {
+    const rows = [featureRow([{ v: [1, 2] }, { v: [3] }]), featureRow([{ v: [-4.5, 0] }, { v: [1e-7] }])];
+    const index = {
+      features: [
+        { name: 'a', dims: 2 },
+        { name: 'b', dims: 1 },
+      ],
+      width: 3,
+      entries: [{ row: 0 }, { row: 1 }],
+    };
+    await writeFeatureCache(dir, rows, 3, index);
+    const { index: read, all } = await loadFeatureCache<typeof index>(dir);
+    expect(read).toEqual(index);
+    expect(Array.from(all)).toEqual([...rows[0]!, ...rows[1]!]);
+  });
+
+  it('collects photos group by group and writes the index a feature script reads back', async () => {
+    const cache = groupCacheWriter();
+    const photo = (n: number) => ({ file: `photo${n}.jpg`, category: 'animals' as const, set: 'tune' as const });
+    cache.add(photo(0), [
+      { name: 'a', v: [1, 2] },
+      { name: 'b', v: Float32Array.from([3]) },
+    ]);
+    cache.add(photo(1), [
+      { name: 'a', v: [4, 5] },
+      { name: 'b', v: [6] },
+    ]);
+    const written = await cache.write(dir, { run: 12.5 });
+    const { index, all } = await loadFeatureCache<typeof written>(dir);
+    expect(index).toEqual({
+      features: [
+        { name: 'a', dims: 2 },
+        { name: 'b', dims: 1 },
+      ],
+      width: 3,
+      entries: [
+        { ...photo(0), row: 0 },
+        { ...photo(1), row: 1 },
+      ],
+      cpuMs: { run: 12.5 },
+    });
+    expect(index).toEqual(written);
+    expect(Array.from(all)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('refuses a photo whose groups differ from the first and writes nothing', async () => {
+    const cache = groupCacheWriter();
+    cache.add({ file: 'a.jpg', category: 'people', set: 'tune' }, [{ name: 'a', v: [1, 2] }]);
+    expect(() => cache.add({ file: 'b.jpg', category: 'people', set: 'tune' }, [{ name: 'a', v: [1] }])).toThrow(
+      'b.jpg: feature groups',
+    );
+    await expect(groupCacheWriter().write(dir, 0)).rejects.toThrow('no photos');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('refuses a row of another width and writes nothing', async () => {
+    const rows = [Float32Array.from([1, 2, 3]), Float32Array.from([4, 5])];
+    await expect(writeFeatureCache(dir, rows, 3, {})).rejects.toThrow('row 1 has 2 values, expected 3');
+    expect(await readdir(dir)).toEqual([]);
   });
 });
