@@ -19,6 +19,9 @@
  *
  * Run after vision-features.ts (VISION_VIEWS=orig,flip for the mirrored candidates):
  *   npx tsx scripts/classifier-candidates.ts [featureDir]
+ * CANDIDATES=<text> runs only the candidates whose name holds it; VISION_WRONG_COSTS=2,1.5,1 also
+ * scores each candidate with the threshold chosen at each of those costs of a wrong answer (the
+ * utility right - cost x wrong; VISION_WRONG_COST, one value, sets the cost of every other line).
  */
 import { PHOTO_CATEGORIES, type PhotoCategory } from '../src/domain/photo-categories';
 import { categoryIndex, predictProbe, trainProbe, type TrainingRow } from '../src/server/features/analysis/index';
@@ -34,6 +37,7 @@ import {
   scorer,
   secondsSince,
   tuningPart,
+  wrongCostFrom,
 } from './lib/cross-validation';
 
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
@@ -138,17 +142,27 @@ const report = (name: string, probs: number[][], perCategory = false): void => {
     const per = nested(probs, choosePerCategory);
     console.log(`${'  threshold per category'.padEnd(48)}                nested: ${nestedFigures(per)}`);
   }
+  for (const cost of costs) {
+    const at = scorer(tune, cost);
+    const figures = at.nested(probs, at.chooseThreshold);
+    console.log(
+      `${`  threshold at wrong answer cost ${cost}`.padEnd(48)}                nested: ${nestedFigures(figures)}`,
+    );
+  }
 };
-for (const c of candidates) {
+const costs = (process.env.VISION_WRONG_COSTS?.split(',') ?? []).map(wrongCostFrom);
+const only = process.env.CANDIDATES;
+for (const c of candidates.filter((x) => !only || x.name.includes(only))) {
   const probs = outOfFold(c);
   oof.set(c.name, probs);
   report(c.name, probs, c === base);
 }
 // Two probes averaged: a candidate only if each alone is close to the best.
 const mean = (a: number[][], b: number[][]): number[][] => a.map((p, i) => p.map((v, k) => (v + b[i][k]) / 2));
-report('average: mixed8+mixed9 and mixed8+9+10', mean(oof.get(base.name)!, oof.get('mixed8+9+10 l2 0.3')!));
-if (hasFlip)
-  report(
-    'average: shipped and mirrored-rows probe',
-    mean(oof.get(base.name)!, oof.get('mixed8+mixed9 + mirrored training rows')!),
-  );
+const average = (name: string, a: string, b: string): void => {
+  const pa = oof.get(a);
+  const pb = oof.get(b);
+  if (pa && pb) report(name, mean(pa, pb));
+};
+average('average: mixed8+mixed9 and mixed8+9+10', base.name, 'mixed8+9+10 l2 0.3');
+average('average: shipped and mirrored-rows probe', base.name, 'mixed8+mixed9 + mirrored training rows');

@@ -1,7 +1,17 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { featureRow, groupCacheWriter, groupMatrix, loadFeatureCache, writeFeatureCache } from './cross-validation';
+import type { PhotoCategory } from '../../src/domain/photo-categories';
+import {
+  featureRow,
+  groupCacheWriter,
+  groupMatrix,
+  loadFeatureCache,
+  scorer,
+  writeFeatureCache,
+  wrongCostFrom,
+  type LabelledEntry,
+} from './cross-validation';
 
 describe('a feature cache row', () => {
   it('puts the groups end to end, in their order', () => {
@@ -100,5 +110,44 @@ describe('a feature cache on disk', () => {
     const rows = [Float32Array.from([1, 2, 3]), Float32Array.from([4, 5])];
     await expect(writeFeatureCache(dir, rows, 3, {})).rejects.toThrow('row 1 has 2 values, expected 3');
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('the cost of a wrong answer', () => {
+  // 95 sure and right, then 5 unsure (p 0.5) of which 3 are right: abstaining on the unsure five
+  // loses 3 right answers and 2 wrong ones.
+  const photo = (i: number, category: PhotoCategory): LabelledEntry => ({
+    file: `assets/reference-photos/${category}/photo${i}.jpg`,
+    category,
+    set: 'tune',
+    detections: { objects: [], faces: [] },
+  });
+  const sure = [0.02, 0.9, 0.02, 0.02, 0.02, 0.02];
+  const unsure = [0.1, 0.5, 0.1, 0.1, 0.1, 0.1];
+  const tune = [
+    ...Array.from({ length: 95 }, (_, i) => photo(i, 'animals')),
+    ...[0, 1, 2].map((i) => photo(95 + i, 'animals')),
+    ...[0, 1].map((i) => photo(98 + i, 'food_drink')),
+  ];
+  const probs = tune.map((_, i) => (i < 95 ? sure : unsure));
+  const all = tune.map((_, i) => i);
+
+  it('abstains on the unsure photos at a cost of 2 and answers them at a cost of 1', () => {
+    const at2 = scorer(tune, 2);
+    const t2 = at2.chooseThreshold(probs, all);
+    expect(t2).toBeGreaterThan(0.5);
+    expect(at2.score(probs, all, t2)).toEqual({ right: 95, given: 95, wrong: 0, n: 100 });
+    const at1 = scorer(tune, 1);
+    const t1 = at1.chooseThreshold(probs, all);
+    expect(t1).toBe(0);
+    expect(at1.score(probs, all, t1)).toEqual({ right: 98, given: 100, wrong: 2, n: 100 });
+  });
+
+  it('is 2 unless set, and refuses what is not a number >= 0', () => {
+    expect(wrongCostFrom(undefined)).toBe(2);
+    expect(wrongCostFrom('')).toBe(2);
+    expect(wrongCostFrom('1.5')).toBe(1.5);
+    expect(() => wrongCostFrom('cheap')).toThrow("VISION_WRONG_COST must be a number >= 0, got 'cheap'");
+    expect(() => wrongCostFrom('-1')).toThrow('VISION_WRONG_COST must be a number >= 0');
   });
 });

@@ -226,6 +226,20 @@ export interface Tally {
   n: number;
 }
 
+/**
+ * What a wrong category costs against a right one when the abstain threshold is chosen (utility
+ * right - WRONG_COST x wrong; 'uncategorized' costs nothing). 2 since round 1: a wrong category costs
+ * a user's trust. VISION_WRONG_COST sets another for a run (acc10 measured 1 and 1.5).
+ */
+export const WRONG_COST = wrongCostFrom(process.env.VISION_WRONG_COST);
+export function wrongCostFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return 2;
+  const cost = Number(value);
+  // Below 0 a wrong answer would pay: abstaining would never be chosen for the right reason.
+  if (!Number.isFinite(cost) || cost < 0) throw new Error(`VISION_WRONG_COST must be a number >= 0, got '${value}'`);
+  return cost;
+}
+
 /** Thresholds the nested search tries after 0 (no abstaining). */
 export const THRESHOLD_GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.02);
 
@@ -233,7 +247,7 @@ export const THRESHOLD_GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.0
  * Scoring of out-of-fold probabilities of the tuning photos (`tune[i]` is photo i) by the
  * engine's decision, with the threshold chosen as build-reference-embeddings.ts chooses it.
  */
-export function scorer(tune: readonly LabelledEntry[]) {
+export function scorer(tune: readonly LabelledEntry[], wrongCost = WRONG_COST) {
   const all = tune.map((_, i) => i);
   const score = (probs: number[][], idx: readonly number[], t: Threshold): Tally => {
     let right = 0;
@@ -245,8 +259,8 @@ export function scorer(tune: readonly LabelledEntry[]) {
     }
     return { right, given, wrong: given - right, n: idx.length };
   };
-  /** right - 2 x wrong (a wrong category costs a user's trust, 'uncategorized' nothing), within MAX_ABSTAIN. */
-  const utility = (s: Tally): number => (1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - 2 * s.wrong);
+  /** right - wrongCost x wrong (a wrong category costs a user's trust, 'uncategorized' nothing), within MAX_ABSTAIN. */
+  const utility = (s: Tally): number => (1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - wrongCost * s.wrong);
   /** The best single threshold on these photos: 0 unless a grid value is strictly better. */
   const chooseThreshold = (probs: number[][], idx: readonly number[]): number => {
     let best = 0;
