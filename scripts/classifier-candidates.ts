@@ -15,7 +15,8 @@
  *     (test-time augmentation: twice the embedding's CPU per photo);
  *   - an average of two probes on different blocks;
  *   - the probe's training (steps, class balancing);
- *   - one abstain threshold against one per category.
+ *   - one abstain threshold against one per category;
+ *   - the probe averaged with a k-nearest-neighbour vote (acc10).
  *
  * Run after vision-features.ts (VISION_VIEWS=orig,flip for the mirrored candidates):
  *   npx tsx scripts/classifier-candidates.ts [featureDir]
@@ -39,6 +40,7 @@ import {
   tuningPart,
   wrongCostFrom,
 } from './lib/cross-validation';
+import { neighbourModel } from './lib/neighbours';
 
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
 
@@ -57,6 +59,8 @@ interface Candidate {
   unitBlocks?: boolean;
   flipTrain?: boolean;
   flipPredict?: boolean;
+  /** The probe's probabilities averaged with a k-nearest-neighbour vote (scripts/lib/neighbours.ts). */
+  knn?: { k: number; weight: number };
 }
 
 function outOfFold(c: Candidate): number[][] {
@@ -81,10 +85,22 @@ function outOfFold(c: Candidate): number[][] {
       learningRate: 0.01,
       balanced: c.balanced ?? true,
     });
+    const knn = c.knn
+      ? neighbourModel(
+          tune.flatMap((e, i) => (fold(e.file) === f ? [] : [{ x: X[i], y: categoryIndex(e.category) }])),
+          PHOTO_CATEGORIES.length,
+        )
+      : undefined;
     tune.forEach((e, i) => {
       if (fold(e.file) !== f) return;
       const p = predictProbe(model, X[i]);
-      probs[i] = c.flipPredict ? p.map((v, k) => (v + predictProbe(model, F[i])[k]) / 2) : p;
+      const probe = c.flipPredict ? p.map((v, k) => (v + predictProbe(model, F[i])[k]) / 2) : p;
+      if (!knn || !c.knn) probs[i] = probe;
+      else {
+        const { k, weight } = c.knn;
+        const votes = knn.vote(X[i], k);
+        probs[i] = probe.map((v, j) => (1 - weight) * v + weight * votes[j]!);
+      }
     });
   }
   return probs;
@@ -130,6 +146,9 @@ const candidates: Candidate[] = [
         { ...base, name: 'mixed8+mixed9 mirrored rows + averaged', flipTrain: true, flipPredict: true },
       ]
     : []),
+  { ...base, name: 'shipped + 10-neighbour vote, weight 0.5', knn: { k: 10, weight: 0.5 } },
+  { ...base, name: 'shipped + 5-neighbour vote, weight 0.5', knn: { k: 5, weight: 0.5 } },
+  { ...base, name: 'shipped + 10-neighbour vote, weight 0.3', knn: { k: 10, weight: 0.3 } },
 ];
 const t0 = performance.now();
 const oof = new Map<string, number[][]>();
