@@ -11,7 +11,7 @@
  *      the hand-written rules of analyzePhoto on the probe's answer, or not at all;
  *   3. the abstain threshold: the one that maximises right - 2 x wrong over the out-of-fold
  *      answers (a wrong category costs a user's trust; 'uncategorized' costs nothing), while
- *      leaving at most 8 % of photos uncategorized;
+ *      leaving at most 8 % of photos uncategorized (VISION_WRONG_COST sets another cost than 2);
  *   4. when the detectors join in through rules: the probe confidence above which they are skipped
  *      (photos that do not lean towards people), the lowest at which the out-of-fold answers are
  *      as often right as with the detectors run on every photo. Detectors cost about as much CPU
@@ -36,6 +36,7 @@ import {
 import {
   FOLDS,
   MAX_ABSTAIN,
+  WRONG_COST,
   blockVector,
   foldOf as fold,
   loadBlockCache,
@@ -186,7 +187,7 @@ const outcome = (t: number) => {
 for (const t of candidates) {
   const o = outcome(t);
   if (1 - o.givenN / tune.length > MAX_ABSTAIN) break;
-  const u = o.right - 2 * o.wrong;
+  const u = o.right - WRONG_COST * o.wrong;
   if (u > bestUtility) {
     bestUtility = u;
     minConfidence = t;
@@ -199,7 +200,7 @@ const cv = {
   precision: o.givenN ? o.right / o.givenN : 0,
 };
 console.log(
-  `step 3: stage 2 = ${stage2}, threshold ${minConfidence.toFixed(3)}: right ${(cv.accuracy * 100).toFixed(1)} % of all, ` +
+  `step 3: stage 2 = ${stage2}, wrong answer cost ${WRONG_COST}, threshold ${minConfidence.toFixed(3)}: right ${(cv.accuracy * 100).toFixed(1)} % of all, ` +
     `${(cv.abstained * 100).toFixed(1)} % uncategorized, precision ${(cv.precision * 100).toFixed(1)} %`,
 );
 
@@ -261,6 +262,7 @@ const out = {
     probeAccuracy: round(best.acc),
     stackAccuracy: round(stackAcc),
     rulesAccuracy: round(rulesAcc),
+    wrongCost: WRONG_COST,
     ...cv,
   },
   detectorRules: stage2 === 'rules',

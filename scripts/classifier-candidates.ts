@@ -15,10 +15,14 @@
  *     (test-time augmentation: twice the embedding's CPU per photo);
  *   - an average of two probes on different blocks;
  *   - the probe's training (steps, class balancing);
- *   - one abstain threshold against one per category.
+ *   - one abstain threshold against one per category;
+ *   - the probe averaged with a k-nearest-neighbour vote (acc10).
  *
  * Run after vision-features.ts (VISION_VIEWS=orig,flip for the mirrored candidates):
  *   npx tsx scripts/classifier-candidates.ts [featureDir]
+ * CANDIDATES=<text> runs only the candidates whose name holds it; VISION_WRONG_COSTS=2,1.5,1 also
+ * scores each candidate with the threshold chosen at each of those costs of a wrong answer (the
+ * utility right - cost x wrong; VISION_WRONG_COST, one value, sets the cost of every other line).
  */
 import { PHOTO_CATEGORIES, type PhotoCategory } from '../src/domain/photo-categories';
 import { categoryIndex, predictProbe, trainProbe, type TrainingRow } from '../src/server/features/analysis/index';
@@ -34,7 +38,9 @@ import {
   scorer,
   secondsSince,
   tuningPart,
+  wrongCostFrom,
 } from './lib/cross-validation';
+import { neighbourModel } from './lib/neighbours';
 
 const featureDir = process.argv[2] ?? '/tmp/eyevu-vision-features';
 
@@ -53,6 +59,8 @@ interface Candidate {
   unitBlocks?: boolean;
   flipTrain?: boolean;
   flipPredict?: boolean;
+  /** The probe's probabilities averaged with a k-nearest-neighbour vote (scripts/lib/neighbours.ts). */
+  knn?: { k: number; weight: number };
 }
 
 function outOfFold(c: Candidate): number[][] {
@@ -77,10 +85,22 @@ function outOfFold(c: Candidate): number[][] {
       learningRate: 0.01,
       balanced: c.balanced ?? true,
     });
+    const knn = c.knn
+      ? neighbourModel(
+          tune.flatMap((e, i) => (fold(e.file) === f ? [] : [{ x: X[i], y: categoryIndex(e.category) }])),
+          PHOTO_CATEGORIES.length,
+        )
+      : undefined;
     tune.forEach((e, i) => {
       if (fold(e.file) !== f) return;
       const p = predictProbe(model, X[i]);
-      probs[i] = c.flipPredict ? p.map((v, k) => (v + predictProbe(model, F[i])[k]) / 2) : p;
+      const probe = c.flipPredict ? p.map((v, k) => (v + predictProbe(model, F[i])[k]) / 2) : p;
+      if (!knn || !c.knn) probs[i] = probe;
+      else {
+        const { k, weight } = c.knn;
+        const votes = knn.vote(X[i], k);
+        probs[i] = probe.map((v, j) => (1 - weight) * v + weight * votes[j]!);
+      }
     });
   }
   return probs;
@@ -126,6 +146,9 @@ const candidates: Candidate[] = [
         { ...base, name: 'mixed8+mixed9 mirrored rows + averaged', flipTrain: true, flipPredict: true },
       ]
     : []),
+  { ...base, name: 'shipped + 10-neighbour vote, weight 0.5', knn: { k: 10, weight: 0.5 } },
+  { ...base, name: 'shipped + 5-neighbour vote, weight 0.5', knn: { k: 5, weight: 0.5 } },
+  { ...base, name: 'shipped + 10-neighbour vote, weight 0.3', knn: { k: 10, weight: 0.3 } },
 ];
 const t0 = performance.now();
 const oof = new Map<string, number[][]>();
@@ -138,17 +161,27 @@ const report = (name: string, probs: number[][], perCategory = false): void => {
     const per = nested(probs, choosePerCategory);
     console.log(`${'  threshold per category'.padEnd(48)}                nested: ${nestedFigures(per)}`);
   }
+  for (const cost of costs) {
+    const at = scorer(tune, cost);
+    const figures = at.nested(probs, at.chooseThreshold);
+    console.log(
+      `${`  threshold at wrong answer cost ${cost}`.padEnd(48)}                nested: ${nestedFigures(figures)}`,
+    );
+  }
 };
-for (const c of candidates) {
+const costs = (process.env.VISION_WRONG_COSTS?.split(',') ?? []).map(wrongCostFrom);
+const only = process.env.CANDIDATES;
+for (const c of candidates.filter((x) => !only || x.name.includes(only))) {
   const probs = outOfFold(c);
   oof.set(c.name, probs);
   report(c.name, probs, c === base);
 }
 // Two probes averaged: a candidate only if each alone is close to the best.
 const mean = (a: number[][], b: number[][]): number[][] => a.map((p, i) => p.map((v, k) => (v + b[i][k]) / 2));
-report('average: mixed8+mixed9 and mixed8+9+10', mean(oof.get(base.name)!, oof.get('mixed8+9+10 l2 0.3')!));
-if (hasFlip)
-  report(
-    'average: shipped and mirrored-rows probe',
-    mean(oof.get(base.name)!, oof.get('mixed8+mixed9 + mirrored training rows')!),
-  );
+const average = (name: string, a: string, b: string): void => {
+  const pa = oof.get(a);
+  const pb = oof.get(b);
+  if (pa && pb) report(name, mean(pa, pb));
+};
+average('average: mixed8+mixed9 and mixed8+9+10', base.name, 'mixed8+9+10 l2 0.3');
+average('average: shipped and mirrored-rows probe', base.name, 'mixed8+mixed9 + mirrored training rows');

@@ -12,7 +12,7 @@
  * Only the tuning part and the demo library are embedded unless VISION_PARTS names `test` too.
  * Run: nice -n 5 npx tsx scripts/vision-features-coco.ts [outDir=/tmp/eyevu-vision-coco]
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InferenceSession } from 'onnxruntime-node';
 import { projectRoot } from '../src/server/lib/paths.js';
@@ -21,9 +21,8 @@ import { loadOnnxRuntime } from '../src/server/features/analysis/vision/embedder
 import { readGraphModel } from '../src/server/features/analysis/vision/centernet';
 import { graphToOnnx } from '../src/server/features/analysis/vision/graph-onnx';
 import { channelMeans, loadCocoBackbone } from './lib/coco-backbone';
-import { featureRow } from './lib/cross-validation';
+import { cpuMs as cpu, groupCacheWriter, median, type GroupCacheIndex } from './lib/cross-validation';
 import { packageDir, tf } from '../src/server/features/analysis/vision/runtime';
-import type { PhotoCategory } from '../src/domain/photo-categories';
 import { labelled } from './vision-features';
 
 const INPUT = 'tower_0/images';
@@ -33,19 +32,8 @@ const EXTERN1 = 'tower_0/extern1/hard_swish/mul_1';
 const HEAD = 'tower_0/CenternetHead/mul';
 const HEAT = 'tower_0/keypoints';
 
-export interface CocoEntry {
-  file: string;
-  category: PhotoCategory;
-  set: 'tune' | 'test' | 'demo';
-  row: number;
-}
-export interface CocoIndex {
-  features: { name: string; dims: number }[];
-  width: number;
-  entries: CocoEntry[];
-  /** Median CPU per photo of each run, ms. */
-  cpuMs: Record<string, number>;
-}
+/** cpuMs: `bb224` (the backbone at 224 px) and `cn512` (the whole detector at 512 px). */
+export type CocoIndex = GroupCacheIndex<Record<string, number>>;
 
 /** Channels-last map [1, h, w, c] -> per-channel mean (as the engine computes it) or max. */
 function reduce(data: Float32Array, dims: readonly number[], how: 'mean' | 'max'): Float32Array {
@@ -61,8 +49,6 @@ function reduce(data: Float32Array, dims: readonly number[], how: 'mean' | 'max'
   }
   return out;
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main(): Promise<void> {
   const outDir = process.argv[2] ?? '/tmp/eyevu-vision-coco';
@@ -89,14 +75,8 @@ async function main(): Promise<void> {
     }),
     options,
   );
-  const cpu = (): number => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
   const photos = (await labelled()).filter((p) => parts.includes(p.set));
-  const rows: Float32Array[] = [];
-  const entries: CocoEntry[] = [];
-  let features: CocoIndex['features'] | undefined;
+  const cache = groupCacheWriter();
   const spent: Record<string, number[]> = { bb224: [], cn512: [] };
   const t0 = performance.now();
   for (const [i, p] of photos.entries()) {
@@ -122,22 +102,14 @@ async function main(): Promise<void> {
     groups.push({ name: 'cn512/extern1', v: reduce(b.output0!.data as Float32Array, b.output0!.dims, 'mean') });
     groups.push({ name: 'cn512/head', v: reduce(b.output1!.data as Float32Array, b.output1!.dims, 'mean') });
     groups.push({ name: 'cn512/heatmax', v: reduce(b.output2!.data as Float32Array, b.output2!.dims, 'max') });
-    features ??= groups.map((g) => ({ name: g.name, dims: g.v.length }));
-    rows.push(featureRow(groups));
-    entries.push({ ...p, row: entries.length });
+    cache.add(p, groups);
     if (i % 50 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  if (!features) throw new Error('no photos');
-  const width = features.reduce((s, f) => s + f.dims, 0);
-  const all = new Float32Array(rows.length * width);
-  rows.forEach((r, i) => all.set(r, i * width));
-  await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   // The first runs plan memory and pick kernels: the median is the steady cost.
   const cpuMs = { bb224: median(spent.bb224!), cn512: median(spent.cn512!) };
-  const index: CocoIndex = { features, width, entries, cpuMs };
-  await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
+  const index: CocoIndex = await cache.write(outDir, cpuMs);
   console.log(
-    `${entries.length} photos, ${width} values each -> ${outDir}; CPU per photo (median): ` +
+    `${index.entries.length} photos, ${index.width} values each -> ${outDir}; CPU per photo (median): ` +
       `backbone at 224 px ${cpuMs.bb224.toFixed(1)} ms, whole detector at 512 px ${cpuMs.cn512.toFixed(1)} ms`,
   );
 }

