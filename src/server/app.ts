@@ -10,6 +10,7 @@ import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
 import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
+import { registerJsonBodyParser } from './http/json-body';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
 import {
@@ -76,6 +77,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   // Process-wide; filter threads set it again after loading sharp (filters/filter-thread.ts).
   sharp.concurrency(config.imageThreads);
+  registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
