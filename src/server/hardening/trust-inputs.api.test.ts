@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import { NUL_IN_JSON_MESSAGE, jsonHasNul } from '../http/json-body';
 import { MAX_FILES_PER_REQUEST, TOO_MANY_PARTS_MESSAGE } from '../features/photos/photos.routes';
-import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { buildApp, IDLE_CONNECTION_MS, REQUEST_TIMEOUT_MS } from '../app';
+import { createTestApp, createTestDatabase, signUp, testConfig, type TestApp } from '../test/harness';
 import { jpeg, multipart } from './support';
 
 /**
@@ -179,5 +181,37 @@ describe('trust: an upload past its parser limits', () => {
     expect(res.statusCode).toBe(413);
     expect(res.json().message).toBe(TOO_MANY_PARTS_MESSAGE);
     expect(await count(sql`select count(*)::int n from photos where user_id = ${userId}`)).toBe(photosBefore);
+  });
+});
+
+describe('trust: a body declared and never sent', () => {
+  it('the server bounds silent connections and slow requests (Fastify bounds neither by default)', () => {
+    expect(t.app.server.timeout).toBe(IDLE_CONNECTION_MS);
+    expect(t.app.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+  });
+
+  it('a sign-in whose body stops arriving is dropped once its connection has been silent that long', async () => {
+    const database = await createTestDatabase();
+    const config = testConfig();
+    const app = await buildApp(config, { database, idleConnectionMs: 200 });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as net.AddressInfo;
+      const socket = net.connect(port, '127.0.0.1');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      // 10 of the 1,000 bytes declared, then nothing: without a bound the connection stays open.
+      socket.write(
+        `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          'Content-Length: 1000\r\n\r\n{"email":"',
+      );
+      await closed;
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      await app.close();
+      await database.destroy();
+      config.cleanup();
+    }
   });
 });
