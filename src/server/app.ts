@@ -10,6 +10,7 @@ import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
 import { registerCompression } from './http/compression';
 import { registerErrorHandler, registerNotFound } from './http/errors';
+import { registerJsonBodyParser } from './http/json-body';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders } from './http/security-headers';
 import {
@@ -52,7 +53,22 @@ export interface BuildOptions {
   now?: () => Date;
   /** Tests watch or hold the work that waits for a quiet server. */
   activity?: ServerActivity;
+  /** Tests shorten IDLE_CONNECTION_MS to see a silent connection dropped. */
+  idleConnectionMs?: number;
 }
+
+/**
+ * A connection silent this long (no byte either way) is closed. Fastify's default, none, let a
+ * client that declared a body (a Content-Length, a multipart upload) and never sent it hold its
+ * connection for ever, on any route, signed in or not. A real upload sends bytes all the time,
+ * and no handler works near this long before it answers (it would lose its client too).
+ */
+export const IDLE_CONNECTION_MS = 60_000;
+/**
+ * The longest one request may take to arrive, however it trickles: 20 photos at the upload size
+ * limit over a slow mobile link. Fastify's default, none, bounded nothing.
+ */
+export const REQUEST_TIMEOUT_MS = 30 * 60_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,9 +89,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
           },
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
+    connectionTimeout: opts.idleConnectionMs ?? IDLE_CONNECTION_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
   });
   // Process-wide; filter threads set it again after loading sharp (filters/filter-thread.ts).
   sharp.concurrency(config.imageThreads);
+  registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.

@@ -1,7 +1,10 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { API_CACHE_CONTROL } from '../http/security-headers';
+import { SESSION_COOKIE } from '../http/session';
+import { hashToken } from '../lib/tokens';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
 
 /**
@@ -50,5 +53,21 @@ describe('trust: the auth gate and an escaped path', () => {
     const summary = await app.inject({ url: '/%61pi/photos/summary', headers: { cookie } });
     expect(summary.statusCode).toBe(200);
     expect(summary.json()).toEqual((await app.inject({ url: '/api/photos/summary', headers: { cookie } })).json());
+  });
+
+  it('the auth routes read the session from the database under every spelling, never from the cache', async () => {
+    const { cookie } = await signUp(app);
+    const id = hashToken(cookie.slice(`${SESSION_COOKIE}=`.length));
+    // Cached by an ordinary request; then the session ends where the cache cannot hear it (another
+    // process whose logout event was lost, or a row removed by hand).
+    expect((await app.inject({ url: '/api/photos/summary', headers: { cookie } })).statusCode).toBe(200);
+    await database.db.execute(sql`delete from sessions where id = ${id}`);
+    for (const url of ['/api/auth/user', '/%61pi/auth/user', '/api/%61uth/user', '/api/auth/%75ser']) {
+      // Still cached here, so only the route's own rule sends this request to the database.
+      expect(app.sessionCache.get(id), url).toBeDefined();
+      const res = await app.inject({ url, headers: { cookie } });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.json().message, url).toBe('Please sign in to continue.');
+    }
   });
 });

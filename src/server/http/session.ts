@@ -77,6 +77,11 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
   reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
 }
 
+/** A request whose matched route is one of /api/auth/* (whatever the spelling of its path). */
+function isAuthRoute(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith('/api/auth/') ?? false;
+}
+
 /**
  * Resolves the session cookie on API requests only; static files need no database round trip.
  * A found session is reused for SESSION_CACHE_MS (session-cache.ts), so most requests skip the query;
@@ -114,7 +119,9 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
     if (!token) return done();
     const id = hashToken(token);
     // /api/auth/* (the client's "who am I" at app load, login, logout) always asks the database.
-    const cached = request.url.startsWith('/api/auth/') ? undefined : cache.get(id)?.user;
+    // Decided by the route matched, as the gate is: the router decodes escapes, so '/%61pi/auth/user'
+    // runs that route too and must not be answered from the cache.
+    const cached = isAuthRoute(request) ? undefined : cache.get(id)?.user;
     if (cached) {
       signIn(request, reply, cached);
       return done();

@@ -45,6 +45,7 @@ export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext, { st
 
   // The signature covers the exact bytes Stripe sent, so this route alone keeps the body raw.
   await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 512 * 1024 }, (_req, body, done) =>
       done(null, body),
     );

@@ -126,7 +126,10 @@ async function readExif(
     const exif: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(data)) {
       if (v instanceof Date) exif[k] = Number.isNaN(v.getTime()) ? null : v.toISOString();
-      else if (typeof v === 'string' || typeof v === 'number') exif[k] = typeof v === 'string' ? v.slice(0, 200) : v;
+      // An EXIF text ends at its first NUL (what follows is padding or junk), and jsonb refuses
+      // one: a photo whose camera wrote 'Ca\0non' failed its insert with a 500.
+      else if (typeof v === 'string') exif[k] = v.split('\0', 1)[0]!.slice(0, 200);
+      else if (typeof v === 'number') exif[k] = v;
     }
     return { takenAt, exif: Object.keys(exif).length ? exif : null };
   } catch {

@@ -57,6 +57,21 @@ const sendJson = (reply: FastifyReply, json: string) => reply.type('application/
 
 /** At most this many files in one upload request; the client sends larger selections in several. */
 export const MAX_FILES_PER_REQUEST = 20;
+const MAX_FIELDS_PER_REQUEST = 10;
+export const TOO_MANY_PARTS_MESSAGE =
+  `At most ${MAX_FILES_PER_REQUEST} photos can be sent in one upload: the rest of this one was not read. ` +
+  'Send the other photos in another upload.';
+/** The result standing for what an upload sent past its parser limits. */
+const tooManyParts: UploadResult = {
+  ok: false,
+  fileName: `Photos after the ${MAX_FILES_PER_REQUEST}th`,
+  status: 413,
+  message: TOO_MANY_PARTS_MESSAGE,
+};
+/** The multipart parser's limits (files, fields, parts), raised while a request's parts are read. */
+const UPLOAD_LIMIT_CODES: ReadonlySet<unknown> = new Set(['FST_FILES_LIMIT', 'FST_FIELDS_LIMIT', 'FST_PARTS_LIMIT']);
+const isUploadLimit = (err: unknown) =>
+  err instanceof Error && UPLOAD_LIMIT_CODES.has((err as { code?: unknown }).code);
 const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
 
 function summary(results: UploadResult[]) {
@@ -67,6 +82,8 @@ function summary(results: UploadResult[]) {
   if (results.length === 0) message = 'No files were sent.';
   else if (failed === 0) message = uploaded === 1 ? 'Photo uploaded successfully!' : `${uploaded} photos uploaded!`;
   else if (uploaded === 0) message = firstError && !firstError.ok ? firstError.message : 'Upload failed.';
+  else if (results.at(-1) === tooManyParts)
+    message = `${uploaded === 1 ? '1 photo' : `${uploaded} photos`} uploaded. ${TOO_MANY_PARTS_MESSAGE}`;
   else message = `${uploaded} of ${results.length} photos uploaded.`;
   return { message, uploaded, failed, firstError };
 }
@@ -215,9 +232,9 @@ export async function photosRoutes(
       limits: {
         fileSize: ctx.config.maxUploadBytes,
         files: MAX_FILES_PER_REQUEST,
-        fields: 10,
+        fields: MAX_FIELDS_PER_REQUEST,
         fieldSize: 1024,
-        parts: MAX_FILES_PER_REQUEST + 10,
+        parts: MAX_FILES_PER_REQUEST + MAX_FIELDS_PER_REQUEST,
       },
     });
     const r = scope.withTypeProvider<ZodTypeProvider>();
@@ -233,17 +250,25 @@ export async function photosRoutes(
       allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
       const afterAnswer = answeredLater(reply, ctx.activity);
-      for await (const part of request.files()) {
-        // Within the size limit; a file over it arrives truncated and is refused.
-        const file = part.file;
-        ingested.push(
-          await service.ingestOne(
-            user.id,
-            { fileName: part.filename, stream: file, truncated: () => file.truncated },
-            allowance,
-            afterAnswer,
-          ),
-        );
+      try {
+        for await (const part of request.files()) {
+          // Within the size limit; a file over it arrives truncated and is refused.
+          const file = part.file;
+          ingested.push(
+            await service.ingestOne(
+              user.id,
+              { fileName: part.filename, stream: file, truncated: () => file.truncated },
+              allowance,
+              afterAnswer,
+            ),
+          );
+        }
+      } catch (err) {
+        // Past a parser limit the files before it are stored already (each in its own
+        // transaction): they are answered, rewarded and announced as any other; the rest is
+        // refused in their results. A bare 413 said nothing had been uploaded.
+        if (!isUploadLimit(err)) throw err;
+        ingested.push({ result: tooManyParts, contentHash: null });
       }
       if (ingested.length === 0) await allowance;
       // The gallery shows the new thumbnails next: they are served from memory, not read back.

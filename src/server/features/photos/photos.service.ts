@@ -152,9 +152,16 @@ export function decodeCursor(s: string): PhotoCursor {
   throw badRequest('cursor: not a cursor returned by this endpoint');
 }
 
-/** A display name from an upload's file name: no folders, no extension, at most 200 characters. */
+// eslint-disable-next-line no-control-regex -- control characters are what is removed
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A display name from an upload's file name: no folders, no extension, no control characters (the
+ * client chooses the name, and PostgreSQL refuses a NUL in text: the insert failed with a 500), at
+ * most 200 characters.
+ */
 export function photoNameFrom(fileName: string | undefined): string {
-  const base = (fileName ?? '').split(/[\\/]/).pop() ?? '';
+  const base = (fileName ?? '').replace(CONTROL_CHARACTERS, '').split(/[\\/]/).pop() ?? '';
   const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim();
   return (stem || 'Photo').slice(0, 200);
 }
