@@ -1,12 +1,20 @@
 import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions-values';
 import { useMutation } from '@tanstack/react-query';
-import { useCallback, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
 import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
+import { PhotoViewer } from '../gallery';
 import { UpgradeModal, useSubscription } from '../subscription';
 import { useAppStatus, useSetAppActive } from '../rewards';
-import { AdOverlay } from './ad-overlay';
 import { startAdBreak } from './record-ad-break';
+
+// The overlay (its mini games, the photo viewer it opens with, Radix Dialog) is fetched when a
+// break is asked for, alongside the server's answer, never with the dashboard's first load.
+const loadOverlay = () => {
+  void PhotoViewer.preload();
+  return import('./ad-overlay');
+};
+const AdOverlay = lazy(() => loadOverlay().then((m) => ({ default: m.AdOverlay })));
 
 interface RunningAd {
   app: string;
@@ -45,6 +53,7 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
       }
       if (ad || starting) return;
       if (!status?.isActive) setActive(true);
+      void loadOverlay();
       requestAdBreak(app);
     },
     [subscribed, ad, starting, status?.isActive, setActive, requestAdBreak],
@@ -53,13 +62,15 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
   const element = (
     <>
       {ad && (
-        <AdOverlay
-          key={ad.adBreakId}
-          app={ad.app}
-          duration={ad.duration}
-          adBreakId={ad.adBreakId}
-          onClose={() => setAd(null)}
-        />
+        <Suspense fallback={null}>
+          <AdOverlay
+            key={ad.adBreakId}
+            app={ad.app}
+            duration={ad.duration}
+            adBreakId={ad.adBreakId}
+            onClose={() => setAd(null)}
+          />
+        </Suspense>
       )}
       <UpgradeModal open={upgradeOpen} onOpenChange={setUpgradeOpen} note={PREMIUM_REQUIRED_MESSAGE} />
     </>
