@@ -73,6 +73,11 @@ export default defineConfig({
     sourcemap: false,
     manifest: true,
     cssCodeSplit: false,
+    // The small modules the first-load screens (dashboard, gallery, pricing) share with the entry
+    // and each other, in one chunk: split automatically they came as 6-10 files of 0.1-9 KB per first
+    // load (each a request on a phone's link and a module to fetch, compile and link), and fewer
+    // files measured better than the same code in more (bench/README.md, `lh7`). Radix, zod and the
+    // screens' own code stay out: only these packages and these small app modules are captured.
     rolldownOptions: {
       output: {
         codeSplitting: {
