@@ -1,9 +1,36 @@
 import { lazy, Suspense, useState, type ComponentType, type ReactNode } from 'react';
 
-export interface LazyWhenOpen<P extends { open: boolean }> {
+/** A lazily loaded component that can be loaded ahead of its first render. */
+export interface Preloadable<P> {
   (props: P): ReactNode;
   /** Starts loading the code (once); resolves when it is there. */
   preload(): Promise<void>;
+}
+
+/**
+ * `React.lazy` that renders without suspending once its code is there (preloaded): React would
+ * otherwise suspend for a turn on the first render even for a loaded module, and a revealed
+ * Suspense boundary waits on a timer. A failed download throws to the nearest error boundary.
+ */
+export function lazyPreloadable<P extends object>(load: () => Promise<ComponentType<P>>): Preloadable<P> {
+  let loaded: { default: ComponentType<P> } | undefined;
+  let loading: Promise<{ default: ComponentType<P> }> | undefined;
+  const start = () => (loading ??= load().then((component) => (loaded = { default: component })));
+  // Loaded code is handed to React synchronously, so it renders in that same render.
+  const Lazy = lazy(
+    () =>
+      (loaded
+        ? { then: (resolve: (m: { default: ComponentType<P> }) => void) => resolve(loaded!) }
+        : start()) as Promise<{ default: ComponentType<P> }>,
+  );
+  function Component(props: P) {
+    return (
+      <Suspense fallback={null}>
+        <Lazy {...(props as P & React.JSX.IntrinsicAttributes)} />
+      </Suspense>
+    );
+  }
+  return Object.assign(Component, { preload: () => start().then(() => undefined) });
 }
 
 /**
@@ -13,30 +40,13 @@ export interface LazyWhenOpen<P extends { open: boolean }> {
  * opening it renders nothing (closed, the dialog renders nothing either); after it, the dialog stays
  * mounted, so closing runs as always (focus returns to the opener).
  */
-export function lazyWhenOpen<P extends { open: boolean }>(load: () => Promise<ComponentType<P>>): LazyWhenOpen<P> {
-  let loaded: { default: ComponentType<P> } | undefined;
-  let loading: Promise<{ default: ComponentType<P> }> | undefined;
-  // A failed download throws to the nearest error boundary, as a lazy screen's does.
-  const start = () => (loading ??= load().then((component) => (loaded = { default: component })));
-  // Code already loaded (preloaded) is handed to React synchronously, so the first opening renders
-  // the dialog in that same render instead of suspending for a turn.
-  const Lazy = lazy(
-    () =>
-      (loaded
-        ? { then: (resolve: (m: { default: ComponentType<P> }) => void) => resolve(loaded!) }
-        : start()) as Promise<{ default: ComponentType<P> }>,
-  );
-
+export function lazyWhenOpen<P extends { open: boolean }>(load: () => Promise<ComponentType<P>>): Preloadable<P> {
+  const Dialog = lazyPreloadable(load);
   function WhenOpened(props: P) {
     const [opened, setOpened] = useState(props.open);
     // Adjusting state while rendering: the first `open` mounts the dialog in this same render.
     if (props.open && !opened) setOpened(true);
-    if (!opened) return null;
-    return (
-      <Suspense fallback={null}>
-        <Lazy {...(props as P & React.JSX.IntrinsicAttributes)} />
-      </Suspense>
-    );
+    return opened ? <Dialog {...props} /> : null;
   }
-  return Object.assign(WhenOpened, { preload: () => start().then(() => undefined) });
+  return Object.assign(WhenOpened, { preload: Dialog.preload });
 }
