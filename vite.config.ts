@@ -67,7 +67,31 @@ export default defineConfig({
   // One stylesheet for the whole app (Tailwind), never a lazy screen's dependency: the server puts
   // it inside the page (web-pages.ts), and as a chunk's dependency Vite would link and download it
   // again when that screen loads (it looks only for a <link> to it).
-  build: { outDir: 'dist/web', emptyOutDir: true, sourcemap: false, manifest: true, cssCodeSplit: false },
+  build: {
+    outDir: 'dist/web',
+    emptyOutDir: true,
+    sourcemap: false,
+    manifest: true,
+    cssCodeSplit: false,
+    // The small modules the first-load screens (dashboard, gallery, pricing) share with the entry
+    // and each other, in one chunk: split automatically they came as 6-10 files of 0.1-9 KB per first
+    // load (each a request on a phone's link and a module to fetch, compile and link), and fewer
+    // files measured better than the same code in more (bench/README.md, `lh7`). Radix, zod and the
+    // screens' own code stay out: only these packages and these small app modules are captured.
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            {
+              name: 'common',
+              minShareCount: 2,
+              test: /node_modules[\\/](lucide-react|clsx|tailwind-merge|wouter|@tanstack[\\/](react-query|query-core))[\\/]|src[\\/]web[\\/](components[\\/]ui[\\/](card|page-header|progress-bar|button|spinner)|lib[\\/](cn|photo-category|api|toast)|features[\\/][^\\/]+[\\/][^\\/]*-query)\.tsx?$/,
+            },
+          ],
+        },
+      },
+    },
+  },
   // `npm run dev` (scripts/dev.mjs): the API runs on PORT (default 5000) on loopback; 127.0.0.1 rather than
   // 'localhost', which Node may resolve to ::1 where the API is not listening. changeOrigin stays false (the
   // string shorthand turns it on): the API refuses a POST whose Origin is not its Host, so the browser's

@@ -2,6 +2,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { getQueryFn } from '../../lib/api';
+import { PhotoViewer } from '../gallery';
 import { AdOverlay } from './ad-overlay';
 
 const T0 = new Date('2025-03-01T10:00:00Z').getTime();
@@ -39,6 +40,8 @@ async function advance(ms: number) {
   await act(async () => vi.advanceTimersByTime(0));
 }
 
+// The viewer's chunk, which the ad break fetches alongside the overlay's.
+beforeAll(() => PhotoViewer.preload());
 beforeEach(() => vi.useFakeTimers({ now: T0 }));
 afterEach(() => {
   vi.useRealTimers();

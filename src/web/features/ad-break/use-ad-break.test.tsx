@@ -2,6 +2,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { getQueryFn } from '../../lib/api';
+import { PhotoViewer } from '../gallery';
+import { UpgradeModal } from '../subscription';
 import { useAdBreak } from './use-ad-break';
 
 const T0 = new Date('2025-03-01T10:00:00Z').getTime();
@@ -71,6 +73,8 @@ async function advance(ms: number) {
   await act(async () => vi.advanceTimersByTime(0));
 }
 
+// The chunks a break and the upgrade prompt load at their first use, here before the fake clock.
+beforeAll(() => Promise.all([import('./ad-overlay'), PhotoViewer.preload(), UpgradeModal.preload()]));
 beforeEach(() => vi.useFakeTimers({ now: T0 }));
 afterEach(() => {
   vi.useRealTimers();

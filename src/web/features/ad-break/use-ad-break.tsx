@@ -1,12 +1,18 @@
 import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions-values';
 import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
+import { lazyPreloadable } from '../../lib/lazy-when-open';
 import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
+import { PhotoViewer } from '../gallery';
 import { UpgradeModal, useSubscription } from '../subscription';
 import { useAppStatus, useSetAppActive } from '../rewards';
-import { AdOverlay } from './ad-overlay';
 import { startAdBreak } from './record-ad-break';
+
+// The overlay (its mini games, the photo viewer it opens with, Radix Dialog) is fetched when a
+// break is asked for, alongside the server's answer, never with the dashboard's first load. The
+// break is shown once both are there, so the overlay renders at once, without a suspended turn.
+const AdOverlay = lazyPreloadable(() => import('./ad-overlay').then((m) => m.AdOverlay));
 
 interface RunningAd {
   app: string;
@@ -29,7 +35,8 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
   const [ad, setAd] = useState<RunningAd | null>(null);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const begin = useMutation({
-    mutationFn: (app: string) => startAdBreak(app),
+    mutationFn: async (app: string) =>
+      (await Promise.all([startAdBreak(app), AdOverlay.preload(), PhotoViewer.preload()]))[0],
     onSuccess: (started) =>
       setAd((current) => current ?? { app: started.app, duration: started.durationSeconds, adBreakId: started.id }),
     onError: (err) =>

@@ -4,7 +4,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { errorMessage } from '../../lib/api';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
-import { PhotoViewer } from './photo-viewer';
+import { PhotoViewer } from './lazy-dialogs';
 import { duplicatesQueryOptions } from './photos-query';
 
 const noop = () => undefined;

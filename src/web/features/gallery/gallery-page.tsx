@@ -9,7 +9,7 @@ import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { favoritePagesQueryOptions } from './manage-photos';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
-import { PhotoViewer } from './photo-viewer';
+import { PhotoViewer } from './lazy-dialogs';
 import { DuplicatesView } from './duplicates-view';
 import { photoSummaryQueryOptions, timelinePagesQueryOptions } from './photos-query';
 import { SearchField } from './search-field';

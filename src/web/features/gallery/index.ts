@@ -1,5 +1,5 @@
 export { PhotoImage } from './photo-image';
-export { PhotoViewer } from './photo-viewer';
+export { PhotoViewer } from './lazy-dialogs';
 export { photoSummaryQueryOptions, photosQueryOptions } from './photos-query';
 
 /** The gallery screen in its own chunk; the router wraps it in `lazy`. */

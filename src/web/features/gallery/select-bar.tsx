@@ -2,7 +2,7 @@ import { Trash2, X } from 'lucide-react';
 import { useState } from 'react';
 import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
-import { ConfirmDeleteDialog } from './confirm-delete-dialog';
+import { ConfirmDeleteDialog } from './lazy-dialogs';
 import { useDeletePhotos } from './manage-photos';
 
 /**

@@ -2,7 +2,7 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Toaster } from '../../components/ui/toaster';
 import { dismissAllToasts, toast } from '../../lib/toast';
-import { OnboardingModal } from './onboarding-modal';
+import { OnboardingModal, preloadSetupGuide } from './onboarding-modal';
 import { resetOnboardingState } from './onboarding-store';
 
 const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
@@ -15,6 +15,7 @@ const shown = () =>
     screen.queryByTestId('notification-toast')?.textContent,
   ].filter(Boolean);
 
+beforeAll(() => preloadSetupGuide());
 beforeEach(() => {
   vi.useFakeTimers();
   localStorage.clear();

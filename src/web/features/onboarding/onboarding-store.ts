@@ -72,15 +72,18 @@ export function resetOnboarding() {
 
 /**
  * First load: when the user has neither completed nor seen the guide, mark it seen at once and
- * open it after 1 s. Returns a cancel function (for unmount).
+ * open it after 1 s; `prepare` runs only then (the guide's code is loaded for this opening) and
+ * returns its own cancel. Returns a cancel function (for unmount).
  */
-export function scheduleFirstRunOnboarding(): () => void {
+export function scheduleFirstRunOnboarding(prepare?: () => () => void): () => void {
   if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) return () => {};
   write(ONBOARDING_SEEN_KEY, true);
   holdToastsWhile(true);
+  const cancelPrepare = prepare?.();
   const id = setTimeout(() => openOnboarding(0), ONBOARDING_DELAY_MS);
   return () => {
     clearTimeout(id);
+    cancelPrepare?.();
     holdToastsWhile(state.open);
   };
 }
