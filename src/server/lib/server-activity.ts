@@ -18,7 +18,7 @@ export interface ServerActivity {
    * first page's included, so it makes no closure per request (`once` would wrap it in one).
    */
   trackRequest(response: { on(event: 'close', listener: () => void): unknown }): void;
-  /** Counts an upload in (its request is counted by `enterRequest` as well); counting it out starts the grace. */
+  /** Counts an upload in (its request is counted by `trackRequest` as well); counting it out starts the grace. */
   enterUpload(): () => void;
   /** No request in flight and the grace after the last upload's answer over. */
   quiet(): boolean;
