@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'node:events';
-import { createServerActivity } from './server-activity';
+import { createServerActivity, type ServerActivity } from './server-activity';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -9,10 +9,17 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A request counted in as the app counts it (its response tracked); the function answered closes it. */
+function request(activity: ServerActivity) {
+  const response = new EventEmitter();
+  activity.trackRequest(response);
+  return () => void response.emit('close');
+}
+
 /** An activity on the faked clock, and an upload request that has just been answered. */
 function afterUpload(graceMs = 100, maxWaitMs = 5000) {
   const activity = createServerActivity({ graceMs, maxWaitMs, now: () => Date.now() });
-  const leaveRequest = activity.enterRequest();
+  const leaveRequest = request(activity);
   const leaveUpload = activity.enterUpload();
   const answer = () => {
     leaveUpload();
@@ -32,7 +39,7 @@ describe('server activity', () => {
     answer();
     expect(activity.quiet()).toBe(false); // the grace has begun
     vi.advanceTimersByTime(40);
-    const leaveListing = activity.enterRequest(); // the client's listing, 40 ms after the answer
+    const leaveListing = request(activity); // the client's listing, 40 ms after the answer
     vi.advanceTimersByTime(80);
     expect(ranAt).toEqual([]); // the grace is over, but the listing is still being served
     leaveListing();
@@ -53,7 +60,7 @@ describe('server activity', () => {
 
   it('runs work after at most maxWaitMs however busy the server stays', () => {
     const activity = createServerActivity({ graceMs: 100, maxWaitMs: 5000, now: () => Date.now() });
-    activity.enterRequest(); // never answered
+    request(activity); // never answered
     let ran = 0;
     activity.whenQuiet(() => (ran += 1));
     vi.advanceTimersByTime(4999);
@@ -69,7 +76,7 @@ describe('server activity', () => {
     let ran = 0;
     activity.whenQuiet(() => (ran += 1));
     expect(ran).toBe(1);
-    activity.enterRequest()();
+    request(activity)();
     vi.advanceTimersByTime(10_000);
     expect(ran).toBe(1);
   });
@@ -81,7 +88,7 @@ describe('server activity', () => {
     answer();
     vi.advanceTimersByTime(200);
     expect(woken).toBe(0); // nobody asked
-    const leave = activity.enterRequest();
+    const leave = request(activity);
     expect(activity.quiet()).toBe(false);
     expect(activity.quietIn()).toBe(Infinity);
     leave();
@@ -118,13 +125,13 @@ describe('server activity', () => {
     expect(ran).toBe(1);
   });
 
-  it('counts a request out once however often it is told, and close runs the waiting work', () => {
-    const activity = createServerActivity({ now: () => Date.now() });
-    const a = activity.enterRequest();
-    const b = activity.enterRequest();
+  it('counts an upload out once however often it is told, and close runs the waiting work', () => {
+    const activity = createServerActivity({ graceMs: 0, now: () => Date.now() });
+    const a = activity.enterUpload();
+    const b = activity.enterUpload();
     a();
     a();
-    expect(activity.requests).toBe(1);
+    expect(activity.uploads).toBe(1);
     let ran = 0;
     activity.whenQuiet(() => (ran += 1));
     activity.close();

@@ -10,15 +10,16 @@ export interface ServerActivity {
   readonly requests: number;
   /** Upload requests in flight. */
   readonly uploads: number;
-  /** Counts a request in; the function answered counts it out (once, however often it is called). */
-  enterRequest(): () => void;
   /**
    * Counts a request in until `response` emits `close` (once, when it is done or its client has
    * gone). The one listener is shared by every request: this runs on every answer, the cached
    * first page's included, so it makes no closure per request (`once` would wrap it in one).
    */
   trackRequest(response: { on(event: 'close', listener: () => void): unknown }): void;
-  /** Counts an upload in (its request is counted by `trackRequest` as well); counting it out starts the grace. */
+  /**
+   * Counts an upload in (its request is counted by `trackRequest` as well); the function answered
+   * counts it out (once, however often it is called) and starts the grace.
+   */
   enterUpload(): () => void;
   /** No request in flight and the grace after the last upload's answer over. */
   quiet(): boolean;
@@ -96,19 +97,14 @@ export function createServerActivity(
     }
   }
 
-  function enter(upload: boolean) {
-    if (upload) uploads += 1;
-    else requests += 1;
+  function enterUpload() {
+    uploads += 1;
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      if (upload) {
-        uploads -= 1;
-        graceEnds = Math.max(graceEnds, now() + graceMs);
-      } else {
-        requests -= 1;
-      }
+      uploads -= 1;
+      graceEnds = Math.max(graceEnds, now() + graceMs);
       settle();
     };
   }
@@ -120,12 +116,11 @@ export function createServerActivity(
     get uploads() {
       return uploads;
     },
-    enterRequest: () => enter(false),
     trackRequest(response) {
       requests += 1;
       response.on('close', leaveTracked);
     },
-    enterUpload: () => enter(true),
+    enterUpload,
     quiet() {
       const q = isQuiet();
       if (!q) {

@@ -29,7 +29,6 @@ function holding(real: ServerActivity = createServerActivity()) {
     get uploads() {
       return real.uploads;
     },
-    enterRequest: () => real.enterRequest(),
     trackRequest: (response) => real.trackRequest(response),
     enterUpload: () => real.enterUpload(),
     quiet: () => real.quiet(),

@@ -4,6 +4,7 @@
  */
 
 import { extensionFor } from '@domain/image-types';
+import { withoutControlCharacters } from '../../lib/control-characters';
 
 const MAX_NAME = 180;
 
@@ -14,8 +15,9 @@ const MAX_NAME = 180;
  */
 export function safeFileName(raw: string | null | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  let name = base.replace(/[\u0000-\u001f\u007f-\u009f"'`<>:|?*;\u2028\u2029]/g, '').trim();
+  let name = withoutControlCharacters(base)
+    .replace(/["'`<>:|?*;\u2028\u2029]/g, '')
+    .trim();
   name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
   if (name.length > MAX_NAME) {
     const dot = name.lastIndexOf('.');

@@ -13,6 +13,7 @@ import {
 import type { Config } from '../../config';
 import type { AfterAnswer, AppContext } from '../../context';
 import { AppError, badRequest, notFound } from '../../http/errors';
+import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
@@ -152,16 +153,16 @@ export function decodeCursor(s: string): PhotoCursor {
   throw badRequest('cursor: not a cursor returned by this endpoint');
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are what is removed
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
 /**
  * A display name from an upload's file name: no folders, no extension, no control characters (the
  * client chooses the name, and PostgreSQL refuses a NUL in text: the insert failed with a 500), at
  * most 200 characters.
  */
 export function photoNameFrom(fileName: string | undefined): string {
-  const base = (fileName ?? '').replace(CONTROL_CHARACTERS, '').split(/[\\/]/).pop() ?? '';
+  const base =
+    withoutControlCharacters(fileName ?? '')
+      .split(/[\\/]/)
+      .pop() ?? '';
   const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim();
   return (stem || 'Photo').slice(0, 200);
 }
