@@ -2,6 +2,7 @@
 // PostgreSQL with apt-get when they are missing and we are root; otherwise stops and names what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 import { findPgBin, startCluster, stopCluster } from './pg-cluster.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -52,12 +53,32 @@ function run(label, cmd, args, env = {}) {
   return r.status === 0;
 }
 
+/** What failed, for the end of the output: CI shows its tail, far below each runner's own summary. */
+const failures = [];
+const firstLines = (text, n = 6) =>
+  stripVTControlCharacters(String(text ?? ''))
+    .split('\n')
+    .slice(0, n)
+    .join('\n    ');
+
 function countVitest(file) {
   if (!existsSync(file)) return;
   const j = JSON.parse(readFileSync(file, 'utf8'));
   totals.passed += j.numPassedTests ?? 0;
   totals.failed += j.numFailedTests ?? 0;
   totals.skipped += (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
+  for (const f of j.testResults ?? []) {
+    const name = String(f.name).replace(process.cwd() + '/', '');
+    // A file whose hook or import failed: its tests count as skipped, and only this message says why.
+    // A describe block's failed hook leaves no message here (vitest prints it in its summary above).
+    if (f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'))
+      failures.push(
+        `${name}\n    ${f.message ? firstLines(f.message) : 'a hook failed: its tests were skipped (the reason is in the vitest summary above)'}`,
+      );
+    for (const a of f.assertionResults ?? []) {
+      if (a.status === 'failed') failures.push(`${name} > ${a.fullName}\n    ${firstLines(a.failureMessages?.[0])}`);
+    }
+  }
 }
 
 function countPlaywright(file) {
@@ -103,6 +124,7 @@ if (run('build', 'npm', ['run', 'build'])) {
 }
 
 cleanup();
+if (failures.length) console.log(`\n=== what failed (vitest) ===\n${failures.slice(0, 20).join('\n')}`);
 console.log(`\nFailed steps: ${failedSteps.length ? failedSteps.join(', ') : 'none'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSteps.length || totals.failed ? 1 : 0);
