@@ -65,6 +65,26 @@ export function startPostmaster(c, maxConnections = 200) {
   ]);
 }
 
+/**
+ * The first start of a cluster made by initCluster. Its port was free when initCluster picked it,
+ * seconds before (initdb ran in between), so another process may hold it now: then the start fails
+ * with "Address already in use", and it is tried again on a new port (c.port and c.url change).
+ */
+export async function startPostmasterOnFreePort(c, maxConnections = 200, attempts = 3) {
+  for (let i = 1; ; i++) {
+    try {
+      startPostmaster(c, maxConnections);
+      return;
+    } catch (err) {
+      const log = path.join(c.dir, 'server.log');
+      const taken = existsSync(log) && /Address already in use|could not bind/i.test(readFileSync(log, 'utf8'));
+      if (!taken || i >= attempts) throw err;
+      c.port = await freePort();
+      c.url = `postgres://postgres@127.0.0.1:${c.port}/postgres`;
+    }
+  }
+}
+
 /** The running postmaster's process id, or null. */
 export function postmasterPid(dataDir) {
   const f = path.join(dataDir, 'postmaster.pid');
@@ -73,7 +93,7 @@ export function postmasterPid(dataDir) {
 
 export async function startCluster() {
   const c = await initCluster();
-  startPostmaster(c);
+  await startPostmasterOnFreePort(c);
   return { url: c.url, dir: c.dir, pid: postmasterPid(c.data) };
 }
 

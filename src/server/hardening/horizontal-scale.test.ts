@@ -43,8 +43,9 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       .digest('hex');
   try {
     // The first start migrates the empty database; the second then starts beside it.
-    a = await startServer(env(1));
-    b = await startServer(env(2));
+    // Two processes compiling and migrating at once on a loaded 2-core machine: more than the default minute.
+    a = await startServer(env(1), 120_000);
+    b = await startServer(env(2), 120_000);
     const onA = client(() => a!.url);
     const onB = client(() => b!.url);
     const reg = await onA.req('POST', '/api/auth/register', {
@@ -53,7 +54,7 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       email: 'scale@example.com',
       password: 'secret123',
     });
-    if (reg.status !== 201) throw new Error(`register ${reg.status}`);
+    if (reg.status !== 201) throw new Error(`register ${reg.status}: ${await reg.text()}`);
     onB.setCookie(onA.cookie);
     const sessionOnB = (await onB.req('GET', '/api/auth/user')).status;
     await onA.req('POST', '/api/subscription', { plan: 'yearly' });
@@ -67,7 +68,7 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       form.append('photos', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), `scale-${i}.jpg`);
       const [up, other] = i % 2 ? [onA, onB] : [onB, onA];
       const res = await up.req('POST', '/api/photos', form);
-      if (res.status !== 201) throw new Error(`upload ${i}: ${res.status}`);
+      if (res.status !== 201) throw new Error(`upload ${i}: ${res.status} ${await res.text()}`);
       const photo = ((await res.json()) as { results: Array<{ photo: { url: string } }> }).results[0]!.photo;
       const back = await other.req('GET', photo.url);
       served.push(back.status === 200 && sha(await back.arrayBuffer()) === sha(bytes));
@@ -106,7 +107,7 @@ export async function runTwoProcesses(opts: { uploads: number }) {
     // A second session, signed in on A and used on B (cached there), then signed out on A.
     const second = client(() => a!.url);
     const login = await second.req('POST', '/api/auth/login', { email: 'scale@example.com', password: 'secret123' });
-    if (login.status !== 200) throw new Error(`login ${login.status}`);
+    if (login.status !== 200) throw new Error(`login ${login.status}: ${await login.text()}`);
     const onBSecond = client(() => b!.url);
     onBSecond.setCookie(second.cookie);
     const beforeLogout = (await onBSecond.req('GET', '/api/photos/summary')).status;
@@ -145,6 +146,11 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       guesses,
       perIpEmail,
     };
+  } catch (err) {
+    // A failure here skips every test of the file: say what each process wrote.
+    const said = (p: ServerProcess | undefined, n: number) =>
+      `\n--- process ${n}:\n${p ? p.output() : '(not started)'}`;
+    throw new Error(`${err instanceof Error ? err.message : String(err)}${said(a, 1)}${said(b, 2)}`, { cause: err });
   } finally {
     await a?.kill('SIGKILL');
     await b?.kill('SIGKILL');
@@ -157,7 +163,7 @@ export async function runTwoProcesses(opts: { uploads: number }) {
 let result: Awaited<ReturnType<typeof runTwoProcesses>>;
 beforeAll(async () => {
   result = await runTwoProcesses({ uploads: 12 });
-}, 180_000);
+}, 300_000);
 afterAll(() => undefined);
 
 describe('two server processes sharing only PostgreSQL and an S3-compatible object store', () => {

@@ -1,5 +1,10 @@
 import { rmSync } from 'node:fs';
-import { initCluster, postmasterPid, startPostmaster } from '../../../../scripts/pg-cluster.mjs';
+import {
+  initCluster,
+  postmasterPid,
+  startPostmaster,
+  startPostmasterOnFreePort,
+} from '../../../../scripts/pg-cluster.mjs';
 
 /**
  * A throwaway PostgreSQL cluster of this test's own (built with scripts/pg-cluster.mjs), which the
@@ -38,7 +43,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     const until = Date.now() + 20_000;
     while (alive(p) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   };
-  start();
+  await startPostmasterOnFreePort(c, 100);
   return {
     url: c.url,
     dir: c.dir,
