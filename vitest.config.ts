@@ -24,9 +24,10 @@ export default defineConfig({
     setupFiles: ['./src/test-setup.ts'],
     // One migrated database per run (a PGlite dump, a PostgreSQL template) that test databases start from.
     globalSetup: ['./src/server/test/database-templates.ts'],
-    // PGlite takes seconds to boot and password hashing is deliberately slow.
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // PGlite takes seconds to boot and password hashing is deliberately slow. The bounds catch hangs,
+    // not slowness: a shared 2-core CI machine has run a minute-long setup into a 60 s bound.
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
     pool: 'forks',
     maxWorkers: 2,
   },

@@ -178,7 +178,7 @@ describe('WEB_CONCURRENCY', () => {
     expect(code).toBe(1);
     expect(main.output()).toContain('WEB_CONCURRENCY=2 needs DATABASE_URL');
     expect(main.output()).toContain('embedded PGlite database runs inside one process');
-  }, 60_000);
+  }, 120_000);
 
   // A cluster needs a PostgreSQL server: on the PostgreSQL run of the API tests (npm test has both).
   if (testDbKind === 'postgres') {

@@ -17,5 +17,5 @@ describe('crash safety (SIGKILL during uploads and analysis)', () => {
     expect(f.orphansLeft).toBe(0);
     expect(f.tempLeft).toBe(0);
     expect(f.missingBlobs).toBe(0);
-  }, 180_000);
+  }, 600_000);
 });

@@ -43,9 +43,8 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       .digest('hex');
   try {
     // The first start migrates the empty database; the second then starts beside it.
-    // Two processes compiling and migrating at once on a loaded 2-core machine: more than the default minute.
-    a = await startServer(env(1), 120_000);
-    b = await startServer(env(2), 120_000);
+    a = await startServer(env(1));
+    b = await startServer(env(2));
     const onA = client(() => a!.url);
     const onB = client(() => b!.url);
     const reg = await onA.req('POST', '/api/auth/register', {
@@ -163,7 +162,7 @@ export async function runTwoProcesses(opts: { uploads: number }) {
 let result: Awaited<ReturnType<typeof runTwoProcesses>>;
 beforeAll(async () => {
   result = await runTwoProcesses({ uploads: 12 });
-}, 300_000);
+}, 600_000);
 afterAll(() => undefined);
 
 describe('two server processes sharing only PostgreSQL and an S3-compatible object store', () => {

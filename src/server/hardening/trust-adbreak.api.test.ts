@@ -80,7 +80,7 @@ describe('ad-break attacks', () => {
     expect(got).toEqual({ points: rulePoints('YouTube'), activities: 1 });
     const stats = (await t.app.inject({ url: '/api/stats', headers: { cookie } })).json();
     expect(stats).toMatchObject({ adsSkipped: 1, timeSaved: 30 });
-  }, 60_000);
+  }, 120_000);
 
   it('posting before the ad has run its duration is refused', async () => {
     const { cookie, user } = await signUp(t.app);

@@ -33,4 +33,4 @@ it('a test cluster whose port was taken after it was picked starts on another on
   const { rows } = await client.query<{ one: number }>('select 1 as one');
   await client.end();
   expect(rows).toEqual([{ one: 1 }]);
-}, 60_000);
+}, 180_000);

@@ -13,7 +13,9 @@ export interface ServerProcess {
 /** Starts src/server/hardening/proc/test-server.ts with tsx on a free port; resolves when it listens. */
 export function startServer(
   env: Record<string, string | undefined>,
-  timeoutMs = 60_000,
+  // tsx compiles the server and PGlite migrates at each start: well under a minute alone, several
+  // on a loaded 2-core machine (another test file's processes share the cores).
+  timeoutMs = 180_000,
   /** Extra node flags, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   nodeArgs: string[] = [],
 ): Promise<ServerProcess> {

@@ -64,7 +64,7 @@ describe('vision thread pool (real models in worker threads)', () => {
     },
   );
 
-  it('rejects (never hangs) when a thread cannot load its models, and says why', { timeout: 60_000 }, async () => {
+  it('rejects (never hangs) when a thread cannot load its models, and says why', { timeout: 180_000 }, async () => {
     const pool = createVisionPool({ threads: 1, referencePath: path.join(projectRoot, 'no-such-reference.json') });
     try {
       const image = await readFile(photos[0]!);
@@ -78,7 +78,7 @@ describe('vision thread pool (real models in worker threads)', () => {
 
   it(
     'a thread that dies fails only its photo, with a reason, and the next photo is tried on a fresh thread (no hang)',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       // 16 MB of heap cannot even hold the models: each thread dies while loading.
       const pool = createVisionPool({ threads: 1, resourceLimits: { maxOldGenerationSizeMb: 16 } });
