@@ -18,7 +18,7 @@ beforeAll(async () => {
   app = await buildApp(config);
   await app.ready();
   database = app.ctx.database;
-}, 120_000);
+});
 afterAll(async () => {
   // The last test closes the app itself; close() again is a no-op.
   await app?.close();

@@ -31,7 +31,7 @@ beforeAll(async () => {
   a = await seedUser(t.app, 1);
   b = await seedUser(t.app, 2);
   routes = t.app.routeTable;
-}, 120_000);
+});
 afterAll(async () => {
   await t?.close();
   await stripe?.close();

@@ -19,7 +19,7 @@ beforeAll(async () => {
   cleanup = config.cleanup;
   app = await buildApp(config);
   await app.ready();
-}, 120_000);
+});
 afterAll(async () => {
   await app?.close().catch(() => undefined);
   await cluster?.destroy();

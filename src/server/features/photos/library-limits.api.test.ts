@@ -28,7 +28,7 @@ const users: Array<{ cookie: string }> = [];
 beforeAll(async () => {
   t = await createTestApp({ rateLimits: small });
   for (let i = 0; i < 2; i++) users.push(await signUp(t.app));
-}, 120_000);
+});
 afterAll(() => t?.close());
 
 const get = (cookie: string, url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
