@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REWARD_POINTS } from '@domain/rewards';
+import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
+import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { blobConsistency, jpeg } from './support';
+
+/**
+ * Round three of the attacker's audit. Each test failed before its fix.
+ */
+let t: TestApp;
+let cookie: string;
+let userId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  ({
+    cookie,
+    user: { id: userId },
+  } = await signUp(t.app));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const count = async (query: ReturnType<typeof sql>) =>
+  ((await t.database.db.execute(query)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n;
+const ownPhotos = () => count(sql`select count(*)::int n from photos where user_id = ${userId}`);
+const rewardedUploads = () =>
+  count(sql`select count(*)::int n from points_ledger where user_id = ${userId} and source = 'upload' and points > 0`);
+
+const BOUNDARY = 'eyevuRound3';
+const filePart = (name: string) =>
+  Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
+  );
+const postUpload = (payload: Buffer, contentType = `multipart/form-data; boundary=${BOUNDARY}`) =>
+  t.app.inject({ method: 'POST', url: '/api/photos', headers: { cookie, 'content-type': contentType }, payload });
+
+describe('trust: an upload body that is not well-formed multipart', () => {
+  it('no boundary in its Content-Type: 400 with the message, nothing stored (was a 500)', async () => {
+    const before = await ownPhotos();
+    const res = await postUpload(Buffer.from('photo bytes'), 'multipart/form-data');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe(MALFORMED_UPLOAD_MESSAGE);
+    expect(await ownPhotos()).toBe(before);
+  });
+
+  it('a body that ends inside its only file: 400 with the message, nothing stored or staged (was a 500)', async () => {
+    const before = await ownPhotos();
+    const res = await postUpload(Buffer.concat([filePart('cut.jpg'), await jpeg(9101, 120)]));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ uploaded: 0, message: MALFORMED_UPLOAD_MESSAGE });
+    expect(await ownPhotos()).toBe(before);
+    const blobs = await blobConsistency(t.database.db, t.config.blobDir);
+    expect(blobs).toMatchObject({ missing: [], orphans: [], temp: [] });
+  });
+
+  it('a whole photo, then a body that ends inside the next: the first is stored, answered and rewarded (was a 500 over a stored photo)', async () => {
+    const before = await ownPhotos();
+    const rewardedBefore = await rewardedUploads();
+    const whole = await jpeg(9102, 120);
+    const res = await postUpload(
+      Buffer.concat([
+        filePart('whole.jpg'),
+        whole,
+        Buffer.from('\r\n'),
+        filePart('cut.jpg'),
+        (await jpeg(9103, 120)).subarray(0, 300),
+      ]),
+    );
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body.uploaded).toBe(1);
+    expect(body.results).toHaveLength(2);
+    expect(body.results[0]).toMatchObject({ ok: true, fileName: 'whole.jpg' });
+    expect(body.results[1]).toMatchObject({ ok: false, status: 400, message: MALFORMED_UPLOAD_MESSAGE });
+    expect(body.message).toContain(MALFORMED_UPLOAD_MESSAGE);
+    expect(body.reward.rewardedPhotos).toBe(1);
+    // An achievement may come with the first upload.
+    expect(body.reward.points).toBeGreaterThanOrEqual(REWARD_POINTS.upload);
+    expect(await ownPhotos()).toBe(before + 1);
+    expect(await rewardedUploads()).toBe(rewardedBefore + 1);
+  });
+});
