@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
+import { createAnalysisRepository } from '../features/analysis/analysis.repository';
 import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
 import { blobConsistency, jpeg } from './support';
@@ -80,5 +81,34 @@ describe('trust: an upload body that is not well-formed multipart', () => {
     expect(body.reward.points).toBeGreaterThanOrEqual(REWARD_POINTS.upload);
     expect(await ownPhotos()).toBe(before + 1);
     expect(await rewardedUploads()).toBe(rewardedBefore + 1);
+  });
+});
+
+describe('trust: one library cannot hold the analysis queue', () => {
+  it("a user who queued a large library first does not keep another user's photos waiting behind it all", async () => {
+    const queue = createAnalysisRepository(t.database.db);
+    const analyzeAll = (as: string) =>
+      t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie: as } });
+    // Only the jobs made here (the uploads above queued theirs).
+    await t.database.db.execute(sql`delete from jobs`);
+    // The flooder's library (the demo photos) is queued first...
+    const flooder = await signUp(t.app);
+    const flood = await analyzeAll(flooder.cookie);
+    expect(flood.statusCode).toBe(200);
+    const flooded = await count(sql`select count(*)::int n from jobs where user_id = ${flooder.user.id}`);
+    expect(flooded).toBeGreaterThanOrEqual(8);
+    // ...then two other users ask for theirs.
+    const others = [await signUp(t.app), await signUp(t.app)];
+    for (const o of others) expect((await analyzeAll(o.cookie)).statusCode).toBe(200);
+
+    const claimed = await queue.claim(3, 60_000);
+    expect(new Set(claimed.map((j) => j.userId))).toEqual(new Set([flooder.user.id, ...others.map((o) => o.user.id)]));
+    // Within a user, oldest first, as before.
+    const next = await queue.claim(3, 60_000);
+    for (const job of next) {
+      const earlier = claimed.find((c) => c.userId === job.userId)!;
+      expect(job.id).toBeGreaterThan(earlier.id);
+    }
+    await t.database.db.execute(sql`delete from jobs`);
   });
 });
