@@ -111,4 +111,18 @@ describe('trust: one library cannot hold the analysis queue', () => {
     }
     await t.database.db.execute(sql`delete from jobs`);
   });
+
+  it('claims racing each other in turns never take one job twice', async () => {
+    const queue = createAnalysisRepository(t.database.db);
+    const users = [await signUp(t.app), await signUp(t.app), await signUp(t.app)];
+    for (const u of users)
+      await t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie: u.cookie } });
+    const waiting = await count(sql`select count(*)::int n from jobs where status = 'queued'`);
+    const claims = await Promise.all(Array.from({ length: 6 }, () => queue.claim(4, 60_000)));
+    const ids = claims.flat().map((j) => j.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeLessThanOrEqual(waiting);
+    expect(await count(sql`select count(*)::int n from jobs where status = 'running'`)).toBe(ids.length);
+    await t.database.db.execute(sql`delete from jobs`);
+  });
 });
