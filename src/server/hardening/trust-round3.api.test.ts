@@ -4,7 +4,7 @@ import { REWARD_POINTS } from '@domain/rewards';
 import { createAnalysisRepository } from '../features/analysis/analysis.repository';
 import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
-import { blobConsistency, jpeg } from './support';
+import { blobConsistency, jpeg, multipart } from './support';
 
 /**
  * Round three of the attacker's audit. Each test failed before its fix.
@@ -124,5 +124,66 @@ describe('trust: one library cannot hold the analysis queue', () => {
     expect(ids.length).toBeLessThanOrEqual(waiting);
     expect(await count(sql`select count(*)::int n from jobs where status = 'running'`)).toBe(ids.length);
     await t.database.db.execute(sql`delete from jobs`);
+  });
+});
+
+describe('trust: a storage error while photos are deleted', () => {
+  /** The blob store's delete fails after its first file (a disk or bucket error), until restored. */
+  function failingDeletes() {
+    const blobs = t.app.ctx.blobs;
+    const real = blobs.delete.bind(blobs);
+    let calls = 0;
+    blobs.delete = async (key: string) => {
+      calls += 1;
+      if (calls > 1) throw Object.assign(new Error('simulated storage failure'), { code: 'EIO' });
+      await real(key);
+    };
+    return () => {
+      blobs.delete = real;
+    };
+  }
+  const uploadOne = async (seed: number) => {
+    const m = multipart([{ name: `gone-${seed}.jpg`, bytes: await jpeg(seed, 90) }]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos',
+      headers: { cookie, ...m.headers },
+      payload: m.payload,
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json().results[0].photo.id as string;
+  };
+
+  it('one photo: it is deleted, and no photo is left pointing at a file that is gone', async () => {
+    const id = await uploadOne(9201);
+    const restore = failingDeletes();
+    try {
+      const res = await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      restore();
+    }
+    expect(await count(sql`select count(*)::int n from photos where id = ${id}`)).toBe(0);
+    // The files it could not remove are unreferenced: the orphan sweep removes them later.
+    expect((await blobConsistency(t.database.db, t.config.blobDir)).missing).toEqual([]);
+  });
+
+  it('many photos: all are deleted, and no photo is left pointing at a file that is gone', async () => {
+    const ids = [await uploadOne(9202), await uploadOne(9203)];
+    const restore = failingDeletes();
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/photos/delete',
+        headers: { cookie },
+        payload: { ids },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().deleted).toBe(2);
+    } finally {
+      restore();
+    }
+    expect(await count(sql`select count(*)::int n from photos where id in (${ids[0]}, ${ids[1]})`)).toBe(0);
+    expect((await blobConsistency(t.database.db, t.config.blobDir)).missing).toEqual([]);
   });
 });
