@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import { createAnalysisRepository } from '../features/analysis/analysis.repository';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
-import { blobConsistency, jpeg, multipart } from './support';
+import { blobConsistency, jpeg, multipart, stripeConfig } from './support';
 
 /**
  * Round three of the attacker's audit. Each test failed before its fix.
@@ -185,5 +186,46 @@ describe('trust: a storage error while photos are deleted', () => {
     }
     expect(await count(sql`select count(*)::int n from photos where id in (${ids[0]}, ${ids[1]})`)).toBe(0);
     expect((await blobConsistency(t.database.db, t.config.blobDir)).missing).toEqual([]);
+  });
+});
+
+describe("trust: the payment provider's request budget", () => {
+  let stripe: StripeDouble;
+  let paid: TestApp;
+  beforeAll(async () => {
+    stripe = await startStripeDouble();
+    paid = await createTestApp(stripeConfig(stripe.api));
+  });
+  afterAll(async () => {
+    await paid?.close();
+    await stripe?.close();
+  });
+
+  it('a loop over the invoice list is refused with 429 past its limit, before it reaches Stripe', async () => {
+    // Stripe limits requests per merchant account: one account's loop spent everyone's budget
+    // (checkouts and cancels then failed with 'Payment provider error').
+    const account = await signUp(paid.app);
+    const checkout = await paid.app.inject({
+      method: 'POST',
+      url: '/api/create-subscription',
+      headers: { cookie: account.cookie },
+      payload: { tier: 'premium', billingCycle: 'monthly' },
+    });
+    expect(checkout.statusCode).toBe(200);
+    const listed = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
+    let refused: Awaited<ReturnType<typeof paid.app.inject>> | undefined;
+    let answered = 0;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const res = await paid.app.inject({ url: '/api/billing/invoices', headers: { cookie: account.cookie } });
+      if (res.statusCode === 429) refused = res;
+      else {
+        expect(res.statusCode).toBe(200);
+        answered += 1;
+      }
+    }
+    expect(refused?.statusCode).toBe(429);
+    expect(refused?.headers['retry-after']).toBeDefined();
+    expect(answered).toBeGreaterThanOrEqual(20);
+    expect(listed()).toBe(answered);
   });
 });
