@@ -73,6 +73,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/create-subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
+  // Each answer is a request to Stripe, whose limit is per merchant account: a loop by one account
+  // spent every user's budget (their checkouts and cancels failed). The billing page asks once per visit.
+  'GET /api/billing/invoices': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   // The library's own reads. A first page and its repeats come from memory and are not counted.
   // Every page after it (a cursor) is built for its request (about 8 ms of the server's CPU), so it is
   // counted, with room for scrolling to the end of 100,000 photos (500 pages) and back in a

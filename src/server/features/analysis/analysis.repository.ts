@@ -3,6 +3,8 @@ import type { Db } from '../../db/client';
 import { jobs, photos } from '../../db/schema';
 
 export const ANALYZE_JOB = 'analyze-photo';
+/** A claim looks at this many times its limit of waiting jobs, in turn order, before skipping locked ones. */
+const CLAIM_SLACK = 8;
 
 export interface ClaimedJob {
   id: number;
@@ -51,18 +53,36 @@ export function createAnalysisRepository(db: Db) {
         on conflict do nothing`);
     },
 
+    /**
+     * Takes up to `limit` waiting jobs, in turns: every user's oldest waiting job before anyone's
+     * second. In the order they were queued, one user's Analyze Photos over a large library kept
+     * every other user's new photos waiting behind all of it (hours of the vision threads).
+     */
     async claim(limit: number, lockMs: number): Promise<ClaimedJob[]> {
       if (limit <= 0) return [];
       const res = await db.execute(sql`
         update ${jobs} set status = 'running', attempts = attempts + 1,
           locked_until = now() + (${lockMs} * interval '1 millisecond'), updated_at = now()
         where id in (
-          select id from ${jobs}
-          where kind = ${ANALYZE_JOB} and photo_id is not null
-            and ((status = 'queued' and run_after <= now()) or (status = 'running' and locked_until < now()))
-          order by id
+          with waiting as (
+            select id, turn from (
+              select id, row_number() over (partition by user_id order by id) as turn
+              from ${jobs}
+              where kind = ${ANALYZE_JOB} and photo_id is not null
+                and ((status = 'queued' and run_after <= now()) or (status = 'running' and locked_until < now()))
+            ) ranked
+            order by turn, id
+            -- Room for the jobs other workers hold locked at this moment (skipped below).
+            limit ${limit * CLAIM_SLACK}
+          )
+          select j.id from ${jobs} j join waiting on waiting.id = j.id
+          -- Again on the row locked: a job another worker claimed and committed since this
+          -- statement began is read afresh here, and skipped.
+          where j.kind = ${ANALYZE_JOB} and j.photo_id is not null
+            and ((j.status = 'queued' and j.run_after <= now()) or (j.status = 'running' and j.locked_until < now()))
+          order by waiting.turn, j.id
           limit ${limit}
-          for update skip locked)
+          for update of j skip locked)
         returning id, user_id, photo_id, attempts`);
       return rowsOf<{ id: number | string; user_id: string; photo_id: string; attempts: number }>(res).map((r) => ({
         id: Number(r.id),

@@ -6,7 +6,7 @@ import type { BlobStore } from '../../storage/blob-store';
 import { downloadFileName } from './download-name';
 import type { PhotosManageRepository } from './photos-manage.repository';
 import type { PhotosRepository } from './photos.repository';
-import { keysetPage } from './photos.service';
+import { keysetPage, removeOrLeaveToSweep } from './photos.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_FOUND = 'Photo not found.';
@@ -59,7 +59,7 @@ export function createPhotosManageService(deps: {
       const ids = [...new Set(rawIds)];
       const bad = ids.find((id) => !UUID.test(id));
       if (bad !== undefined) throw badRequest(`ids: "${bad.slice(0, 64)}" is not a photo id; nothing was deleted.`);
-      const rows = await repo.deleteMany(userId, ids, (key) => blobs.delete(key));
+      const rows = await repo.deleteMany(userId, ids, removeOrLeaveToSweep(blobs, deps.log));
       if (rows === 'missing') throw notFound(`${NOT_FOUND} Nothing was deleted.`);
       for (const hook of deps.onPhotosDeleted()) {
         await hook(userId, ids).catch((err) => deps.log('onPhotosDeleted hook failed', err));

@@ -1,5 +1,6 @@
-import multipart from '@fastify/multipart';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   PHOTO_PAGE_MAX,
@@ -72,18 +73,38 @@ const tooManyParts: UploadResult = {
 const UPLOAD_LIMIT_CODES: ReadonlySet<unknown> = new Set(['FST_FILES_LIMIT', 'FST_FIELDS_LIMIT', 'FST_PARTS_LIMIT']);
 const isUploadLimit = (err: unknown) =>
   err instanceof Error && UPLOAD_LIMIT_CODES.has((err as { code?: unknown }).code);
+export const MALFORMED_UPLOAD_MESSAGE =
+  'The upload could not be read: it is not complete, well-formed multipart/form-data ' +
+  '(it may have been cut off). Send the photos that are missing again.';
+/** The result standing for what the parser could not read of a malformed or cut-off upload. */
+const malformedParts: UploadResult = {
+  ok: false,
+  fileName: 'The rest of the upload',
+  status: 400,
+  message: MALFORMED_UPLOAD_MESSAGE,
+};
+/** The results that stand for parts the parser stopped reading (answered after the files stored before them). */
+const PARTS_REFUSALS: ReadonlySet<UploadResult> = new Set([tooManyParts, malformedParts]);
 const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
+
+/** An error the multipart parser raised, as opposed to one of the upload's own work. */
+class PartsRefused extends Error {
+  constructor(readonly cause: unknown) {
+    super('multipart parser error');
+  }
+}
 
 function summary(results: UploadResult[]) {
   const uploaded = results.filter((r) => r.ok).length;
   const failed = results.length - uploaded;
   const firstError = results.find((r) => !r.ok);
+  const last = results.at(-1);
   let message: string;
   if (results.length === 0) message = 'No files were sent.';
   else if (failed === 0) message = uploaded === 1 ? 'Photo uploaded successfully!' : `${uploaded} photos uploaded!`;
   else if (uploaded === 0) message = firstError && !firstError.ok ? firstError.message : 'Upload failed.';
-  else if (results.at(-1) === tooManyParts)
-    message = `${uploaded === 1 ? '1 photo' : `${uploaded} photos`} uploaded. ${TOO_MANY_PARTS_MESSAGE}`;
+  else if (last && !last.ok && PARTS_REFUSALS.has(last))
+    message = `${uploaded === 1 ? '1 photo' : `${uploaded} photos`} uploaded. ${last.message}`;
   else message = `${uploaded} of ${results.length} photos uploaded.`;
   return { message, uploaded, failed, firstError };
 }
@@ -250,25 +271,43 @@ export async function photosRoutes(
       allowance.catch(() => undefined); // awaited by each file
       const ingested: Ingested[] = [];
       const afterAnswer = answeredLater(reply, ctx.activity);
+      // Errors the parser raised (the iterator's, or the one it destroyed a file stream with) are
+      // the request's fault: busboy's own ('Boundary not found', 'Unexpected end of multipart
+      // data') carry no status, and were answered as a 500.
+      const parts = request.files();
+      let file: Readable | undefined;
       try {
-        for await (const part of request.files()) {
+        for (;;) {
+          let next: IteratorResult<MultipartFile>;
+          try {
+            next = await parts.next();
+          } catch (err) {
+            throw new PartsRefused(err);
+          }
+          if (next.done) break;
+          const part = next.value;
           // Within the size limit; a file over it arrives truncated and is refused.
-          const file = part.file;
+          const stream = part.file;
+          file = stream;
           ingested.push(
             await service.ingestOne(
               user.id,
-              { fileName: part.filename, stream: file, truncated: () => file.truncated },
+              { fileName: part.filename, stream, truncated: () => stream.truncated },
               allowance,
               afterAnswer,
             ),
           );
         }
-      } catch (err) {
-        // Past a parser limit the files before it are stored already (each in its own
-        // transaction): they are answered, rewarded and announced as any other; the rest is
-        // refused in their results. A bare 413 said nothing had been uploaded.
-        if (!isUploadLimit(err)) throw err;
-        ingested.push({ result: tooManyParts, contentHash: null });
+      } catch (caught) {
+        const err = caught instanceof PartsRefused ? caught.cause : caught;
+        const fromParser = caught instanceof PartsRefused || (file !== undefined && file.errored === err);
+        // Past a parser limit, or where a cut-off body stops, the files before it are stored
+        // already (each in its own transaction): they are answered, rewarded and announced as
+        // any other; the rest is refused in their results. A bare 413 or 500 said nothing had
+        // been uploaded.
+        if (isUploadLimit(err)) ingested.push({ result: tooManyParts, contentHash: null });
+        else if (fromParser) ingested.push({ result: malformedParts, contentHash: null });
+        else throw err;
       }
       if (ingested.length === 0) await allowance;
       // The gallery shows the new thumbnails next: they are served from memory, not read back.

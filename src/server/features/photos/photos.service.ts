@@ -225,6 +225,17 @@ function pageJsonOf({ state, items, next }: ShownPageRows): string {
   return photoPageJson({ items: items.map(toPhoto), nextCursor: next ? encodeCursor(next) : null, total: state.total });
 }
 
+/**
+ * How a delete removes the files no row references any more (inside its transaction, holding
+ * their locks): a file the store fails to remove is logged and left to the orphan sweep. Thrown,
+ * the error rolled the delete back over the files already removed: photos pointing at files that
+ * were gone, answered as a 500.
+ */
+export function removeOrLeaveToSweep(blobs: BlobStore, log: (msg: string, err?: unknown) => void) {
+  return (key: string) =>
+    blobs.delete(key).catch((err: unknown) => log(`blob ${key} could not be removed; left to the orphan sweep`, err));
+}
+
 export function createPhotosService(deps: {
   repo: PhotosRepository;
   blobs: BlobStore;
@@ -365,7 +376,7 @@ export function createPhotosService(deps: {
 
     async remove(userId: string, id: string) {
       if (!UUID.test(id)) throw notFound('Photo not found.');
-      const removed = await repo.deletePhoto(userId, id, (key) => blobs.delete(key));
+      const removed = await repo.deletePhoto(userId, id, removeOrLeaveToSweep(blobs, deps.log));
       if (!removed) throw notFound('Photo not found.');
       for (const hook of hooks.onPhotoDeleted ?? []) {
         await hook({ id, userId }).catch((err) => deps.log('onPhotoDeleted hook failed', err));

@@ -1,0 +1,231 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REWARD_POINTS } from '@domain/rewards';
+import { createAnalysisRepository } from '../features/analysis/analysis.repository';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
+import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
+import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { blobConsistency, jpeg, multipart, stripeConfig } from './support';
+
+/**
+ * Round three of the attacker's audit. Each test failed before its fix.
+ */
+let t: TestApp;
+let cookie: string;
+let userId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  ({
+    cookie,
+    user: { id: userId },
+  } = await signUp(t.app));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const count = async (query: ReturnType<typeof sql>) =>
+  ((await t.database.db.execute(query)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n;
+const ownPhotos = () => count(sql`select count(*)::int n from photos where user_id = ${userId}`);
+const rewardedUploads = () =>
+  count(sql`select count(*)::int n from points_ledger where user_id = ${userId} and source = 'upload' and points > 0`);
+
+const BOUNDARY = 'eyevuRound3';
+const filePart = (name: string) =>
+  Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="photos"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
+  );
+const postUpload = (payload: Buffer, contentType = `multipart/form-data; boundary=${BOUNDARY}`) =>
+  t.app.inject({ method: 'POST', url: '/api/photos', headers: { cookie, 'content-type': contentType }, payload });
+
+describe('trust: an upload body that is not well-formed multipart', () => {
+  it('no boundary in its Content-Type: 400 with the message, nothing stored (was a 500)', async () => {
+    const before = await ownPhotos();
+    const res = await postUpload(Buffer.from('photo bytes'), 'multipart/form-data');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe(MALFORMED_UPLOAD_MESSAGE);
+    expect(await ownPhotos()).toBe(before);
+  });
+
+  it('a body that ends inside its only file: 400 with the message, nothing stored or staged (was a 500)', async () => {
+    const before = await ownPhotos();
+    const res = await postUpload(Buffer.concat([filePart('cut.jpg'), await jpeg(9101, 120)]));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ uploaded: 0, message: MALFORMED_UPLOAD_MESSAGE });
+    expect(await ownPhotos()).toBe(before);
+    const blobs = await blobConsistency(t.database.db, t.config.blobDir);
+    expect(blobs).toMatchObject({ missing: [], orphans: [], temp: [] });
+  });
+
+  it('a whole photo, then a body that ends inside the next: the first is stored, answered and rewarded (was a 500 over a stored photo)', async () => {
+    const before = await ownPhotos();
+    const rewardedBefore = await rewardedUploads();
+    const whole = await jpeg(9102, 120);
+    const res = await postUpload(
+      Buffer.concat([
+        filePart('whole.jpg'),
+        whole,
+        Buffer.from('\r\n'),
+        filePart('cut.jpg'),
+        (await jpeg(9103, 120)).subarray(0, 300),
+      ]),
+    );
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body.uploaded).toBe(1);
+    expect(body.results).toHaveLength(2);
+    expect(body.results[0]).toMatchObject({ ok: true, fileName: 'whole.jpg' });
+    expect(body.results[1]).toMatchObject({ ok: false, status: 400, message: MALFORMED_UPLOAD_MESSAGE });
+    expect(body.message).toContain(MALFORMED_UPLOAD_MESSAGE);
+    expect(body.reward.rewardedPhotos).toBe(1);
+    // An achievement may come with the first upload.
+    expect(body.reward.points).toBeGreaterThanOrEqual(REWARD_POINTS.upload);
+    expect(await ownPhotos()).toBe(before + 1);
+    expect(await rewardedUploads()).toBe(rewardedBefore + 1);
+  });
+});
+
+describe('trust: one library cannot hold the analysis queue', () => {
+  it("a user who queued a large library first does not keep another user's photos waiting behind it all", async () => {
+    const queue = createAnalysisRepository(t.database.db);
+    const analyzeAll = (as: string) =>
+      t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie: as } });
+    // Only the jobs made here (the uploads above queued theirs).
+    await t.database.db.execute(sql`delete from jobs`);
+    // The flooder's library (the demo photos) is queued first...
+    const flooder = await signUp(t.app);
+    const flood = await analyzeAll(flooder.cookie);
+    expect(flood.statusCode).toBe(200);
+    const flooded = await count(sql`select count(*)::int n from jobs where user_id = ${flooder.user.id}`);
+    expect(flooded).toBeGreaterThanOrEqual(8);
+    // ...then two other users ask for theirs.
+    const others = [await signUp(t.app), await signUp(t.app)];
+    for (const o of others) expect((await analyzeAll(o.cookie)).statusCode).toBe(200);
+
+    const claimed = await queue.claim(3, 60_000);
+    expect(new Set(claimed.map((j) => j.userId))).toEqual(new Set([flooder.user.id, ...others.map((o) => o.user.id)]));
+    // Within a user, oldest first, as before.
+    const next = await queue.claim(3, 60_000);
+    for (const job of next) {
+      const earlier = claimed.find((c) => c.userId === job.userId)!;
+      expect(job.id).toBeGreaterThan(earlier.id);
+    }
+    await t.database.db.execute(sql`delete from jobs`);
+  });
+
+  it('claims racing each other in turns never take one job twice', async () => {
+    const queue = createAnalysisRepository(t.database.db);
+    const users = [await signUp(t.app), await signUp(t.app), await signUp(t.app)];
+    for (const u of users)
+      await t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie: u.cookie } });
+    const waiting = await count(sql`select count(*)::int n from jobs where status = 'queued'`);
+    const claims = await Promise.all(Array.from({ length: 6 }, () => queue.claim(4, 60_000)));
+    const ids = claims.flat().map((j) => j.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeLessThanOrEqual(waiting);
+    expect(await count(sql`select count(*)::int n from jobs where status = 'running'`)).toBe(ids.length);
+    await t.database.db.execute(sql`delete from jobs`);
+  });
+});
+
+describe('trust: a storage error while photos are deleted', () => {
+  /** The blob store's delete fails after its first file (a disk or bucket error), until restored. */
+  function failingDeletes() {
+    const blobs = t.app.ctx.blobs;
+    const real = blobs.delete.bind(blobs);
+    let calls = 0;
+    blobs.delete = async (key: string) => {
+      calls += 1;
+      if (calls > 1) throw Object.assign(new Error('simulated storage failure'), { code: 'EIO' });
+      await real(key);
+    };
+    return () => {
+      blobs.delete = real;
+    };
+  }
+  const uploadOne = async (seed: number) => {
+    const m = multipart([{ name: `gone-${seed}.jpg`, bytes: await jpeg(seed, 90) }]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos',
+      headers: { cookie, ...m.headers },
+      payload: m.payload,
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json().results[0].photo.id as string;
+  };
+
+  it('one photo: it is deleted, and no photo is left pointing at a file that is gone', async () => {
+    const id = await uploadOne(9201);
+    const restore = failingDeletes();
+    try {
+      const res = await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      restore();
+    }
+    expect(await count(sql`select count(*)::int n from photos where id = ${id}`)).toBe(0);
+    // The files it could not remove are unreferenced: the orphan sweep removes them later.
+    expect((await blobConsistency(t.database.db, t.config.blobDir)).missing).toEqual([]);
+  });
+
+  it('many photos: all are deleted, and no photo is left pointing at a file that is gone', async () => {
+    const ids = [await uploadOne(9202), await uploadOne(9203)];
+    const restore = failingDeletes();
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/photos/delete',
+        headers: { cookie },
+        payload: { ids },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().deleted).toBe(2);
+    } finally {
+      restore();
+    }
+    expect(await count(sql`select count(*)::int n from photos where id in (${ids[0]}, ${ids[1]})`)).toBe(0);
+    expect((await blobConsistency(t.database.db, t.config.blobDir)).missing).toEqual([]);
+  });
+});
+
+describe("trust: the payment provider's request budget", () => {
+  let stripe: StripeDouble;
+  let paid: TestApp;
+  beforeAll(async () => {
+    stripe = await startStripeDouble();
+    paid = await createTestApp(stripeConfig(stripe.api));
+  });
+  afterAll(async () => {
+    await paid?.close();
+    await stripe?.close();
+  });
+
+  it('a loop over the invoice list is refused with 429 past its limit, before it reaches Stripe', async () => {
+    // Stripe limits requests per merchant account: one account's loop spent everyone's budget
+    // (checkouts and cancels then failed with 'Payment provider error').
+    const account = await signUp(paid.app);
+    const checkout = await paid.app.inject({
+      method: 'POST',
+      url: '/api/create-subscription',
+      headers: { cookie: account.cookie },
+      payload: { tier: 'premium', billingCycle: 'monthly' },
+    });
+    expect(checkout.statusCode).toBe(200);
+    const listed = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
+    let refused: Awaited<ReturnType<typeof paid.app.inject>> | undefined;
+    let answered = 0;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const res = await paid.app.inject({ url: '/api/billing/invoices', headers: { cookie: account.cookie } });
+      if (res.statusCode === 429) refused = res;
+      else {
+        expect(res.statusCode).toBe(200);
+        answered += 1;
+      }
+    }
+    expect(refused?.statusCode).toBe(429);
+    expect(refused?.headers['retry-after']).toBeDefined();
+    expect(answered).toBeGreaterThanOrEqual(20);
+    expect(listed()).toBe(answered);
+  });
+});
