@@ -406,6 +406,7 @@ describe('limits', () => {
       'POST /api/subscription/upgrade',
       'POST /api/subscription/cancel',
       'POST /api/create-subscription',
+      'GET /api/billing/invoices',
     ]) {
       expect(DEFAULT_RATE_LIMITS[route]?.length, route).toBeGreaterThan(0);
     }
