@@ -227,5 +227,14 @@ for (const [name, open] of Object.entries(subjects)) {
       expect(await s.localTempFiles()).toEqual([]);
       expect(await s.store.removeStaleTempFiles(new Date(Date.now() + HOUR))).toBe(0);
     });
+
+    it('stageStream: uploads that fail at their first bytes leave no temp file either', async () => {
+      // The failure reaches the stager while its temp file is still being opened.
+      const bytes = randomBytes(1_000);
+      for (let i = 0; i < 20; i++) {
+        await expect(s.store.stageStream(chunksOf(bytes, 500, 0))).rejects.toThrow('client went away');
+      }
+      expect(await s.localTempFiles()).toEqual([]);
+    });
   });
 }

@@ -95,6 +95,7 @@ export async function hashIntoTempFile(
   let size = 0;
   let allHashed!: () => void;
   const hashed = new Promise<void>((resolve) => (allHashed = resolve));
+  const out = createWriteStream(tmp, { highWaterMark: STAGE_WRITE_BUFFER_BYTES });
   const written = pipeline(
     source,
     async function* (chunks: AsyncIterable<Uint8Array>) {
@@ -105,9 +106,12 @@ export async function hashIntoTempFile(
       }
       allHashed();
     },
-    createWriteStream(tmp, { highWaterMark: STAGE_WRITE_BUFFER_BYTES }),
+    out,
   ).catch(async (err: unknown) => {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') madeDirs.delete(dir);
+    // A source failing at once fails the pipeline while the file is still being opened: the open
+    // then creates it after a removal made now. Removed once the destroyed stream has closed.
+    if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
     await rm(tmp, { force: true });
     throw err;
   });
