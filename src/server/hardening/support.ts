@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { Db } from '../db/client';
-import { playAdBreak, signUp } from '../test/harness';
+import { createTestApp, playAdBreak, signUp, type TestApp } from '../test/harness';
 
 export { rng, type Rng } from './proc/rng';
 
@@ -223,6 +223,21 @@ export async function blobConsistency(db: Db, blobDir: string) {
     orphans: [...onDisk].filter((k) => !referenced.has(k)),
     temp,
   };
+}
+
+/** A fresh app and one signed-up user: what an audit file's tests share. */
+export async function appWithOneUser(): Promise<{ t: TestApp; cookie: string; userId: string }> {
+  const t = await createTestApp();
+  const {
+    cookie,
+    user: { id: userId },
+  } = await signUp(t.app);
+  return { t, cookie, userId };
+}
+
+/** The `n` of a `select count(*)::int n ...` query. */
+export async function countOf(db: Db, query: SQL): Promise<number> {
+  return Number((rowsOf(await db.execute(query)) as Array<{ n: number }>)[0]!.n);
 }
 
 /** Where the long suite collects its figures; `scripts/hardening.mjs` prints them as a table. */

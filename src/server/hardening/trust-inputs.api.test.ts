@@ -1,12 +1,12 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import { NUL_IN_JSON_MESSAGE, jsonHasNul } from '../http/json-body';
 import { MAX_FILES_PER_REQUEST, TOO_MANY_PARTS_MESSAGE } from '../features/photos/photos.routes';
 import { buildApp, IDLE_CONNECTION_MS, REQUEST_TIMEOUT_MS } from '../app';
-import { createTestApp, createTestDatabase, signUp, testConfig, type TestApp } from '../test/harness';
-import { jpeg, multipart } from './support';
+import { createTestDatabase, testConfig, type TestApp } from '../test/harness';
+import { appWithOneUser, countOf, jpeg, multipart } from './support';
 
 /**
  * Round two of the attacker's audit: text no column can hold, and an upload past its parser
@@ -15,19 +15,10 @@ import { jpeg, multipart } from './support';
 let t: TestApp;
 let cookie: string;
 let userId: string;
-beforeAll(async () => {
-  t = await createTestApp();
-  ({
-    cookie,
-    user: { id: userId },
-  } = await signUp(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+beforeAll(async () => ({ t, cookie, userId } = await appWithOneUser()));
+afterAll(() => t?.close());
 
-const count = async (query: ReturnType<typeof sql>) =>
-  ((await t.database.db.execute(query)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n;
+const count = (query: SQL) => countOf(t.database.db, query);
 const post = (url: string, payload: object, headers: Record<string, string> = { cookie }) =>
   t.app.inject({ method: 'POST', url, headers, payload });
 const upload = (m: ReturnType<typeof multipart>) =>

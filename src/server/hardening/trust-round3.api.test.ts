@@ -1,11 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import { createAnalysisRepository } from '../features/analysis/analysis.repository';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
-import { blobConsistency, jpeg, multipart, stripeConfig } from './support';
+import { appWithOneUser, blobConsistency, countOf, jpeg, multipart, stripeConfig } from './support';
 
 /**
  * Round three of the attacker's audit. Each test failed before its fix.
@@ -13,19 +13,10 @@ import { blobConsistency, jpeg, multipart, stripeConfig } from './support';
 let t: TestApp;
 let cookie: string;
 let userId: string;
-beforeAll(async () => {
-  t = await createTestApp();
-  ({
-    cookie,
-    user: { id: userId },
-  } = await signUp(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+beforeAll(async () => ({ t, cookie, userId } = await appWithOneUser()));
+afterAll(() => t?.close());
 
-const count = async (query: ReturnType<typeof sql>) =>
-  ((await t.database.db.execute(query)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n;
+const count = (query: SQL) => countOf(t.database.db, query);
 const ownPhotos = () => count(sql`select count(*)::int n from photos where user_id = ${userId}`);
 const rewardedUploads = () =>
   count(sql`select count(*)::int n from points_ledger where user_id = ${userId} and source = 'upload' and points > 0`);
