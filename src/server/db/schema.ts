@@ -294,6 +294,10 @@ export const jobs = pgTable(
     uniqueIndex('jobs_pending_photo_uq')
       .on(t.kind, t.photoId)
       .where(sql`status in ('queued', 'running')`),
+    // The claim's walk over users with pending jobs (migration 0007, written by hand).
+    index('jobs_pending_user_idx')
+      .on(t.userId, t.id)
+      .where(sql`status in ('queued', 'running')`),
   ],
 );
 

@@ -5,6 +5,12 @@ import { jobs, photos } from '../../db/schema';
 export const ANALYZE_JOB = 'analyze-photo';
 /** A claim looks at this many times its limit of waiting jobs, in turn order, before skipping locked ones. */
 const CLAIM_SLACK = 8;
+/** Queuing this many jobs at once renews the table's planner statistics. */
+const ANALYZE_AFTER_JOBS = 1000;
+/** A job that may be claimed now: waiting and due, or running past its lock (its worker died). */
+const RUNNABLE = sql.raw(
+  "case j.status when 'queued' then j.run_after <= now() when 'running' then j.locked_until < now() else false end",
+);
 
 export interface ClaimedJob {
   id: number;
@@ -40,7 +46,11 @@ export function createAnalysisRepository(db: Db) {
         order by p.uploaded_at, p.id
         on conflict do nothing
         returning id`);
-      return rowsOf(res).length;
+      const added = rowsOf(res).length;
+      // The queue's statistics, made now: the embedded database has no autovacuum, and PostgreSQL's
+      // comes a minute later; until then the claim was planned for the queue before this library.
+      if (added >= ANALYZE_AFTER_JOBS) await db.execute(sql`analyze ${jobs}`);
+      return added;
     },
 
     /** A freshly uploaded photo; demo-library photos are left for Analyze Photos. */
@@ -64,23 +74,44 @@ export function createAnalysisRepository(db: Db) {
         update ${jobs} set status = 'running', attempts = attempts + 1,
           locked_until = now() + (${lockMs} * interval '1 millisecond'), updated_at = now()
         where id in (
-          with waiting as (
-            select id, turn from (
-              select id, row_number() over (partition by user_id order by id) as turn
-              from ${jobs}
-              where kind = ${ANALYZE_JOB} and photo_id is not null
-                and ((status = 'queued' and run_after <= now()) or (status = 'running' and locked_until < now()))
-            ) ranked
-            order by turn, id
+          -- Users with pending jobs, one index probe each (a loose scan of jobs_pending_user_idx):
+          -- ranking every waiting job instead cost a claim time linear in the queue.
+          with recursive pending_users(user_id) as (
+            (select user_id from ${jobs} where status in ('queued', 'running') order by user_id limit 1)
+            union all
+            select (select j.user_id from ${jobs} j
+                    where j.status in ('queued', 'running') and j.user_id > u.user_id
+                    order by j.user_id limit 1)
+            from pending_users u where u.user_id is not null
+          ),
+          waiting as (
+            select turns.id, turns.turn from pending_users u
+            cross join lateral (
+              select id, row_number() over (order by id) as turn from (
+                select j.id from ${jobs} j
+                where j.user_id = u.user_id and j.status in ('queued', 'running')
+                  -- A case, as below: with statistics older than a large Analyze Photos, a plain
+                  -- kind test was planned through jobs_pending_photo_uq, all of it for each user.
+                  and case when j.kind = ${ANALYZE_JOB} and j.photo_id is not null then ${RUNNABLE} else false end
+                order by j.id
+                limit ${limit * CLAIM_SLACK}
+              ) own
+            ) turns
+            where u.user_id is not null
+            order by turns.turn, turns.id
             -- Room for the jobs other workers hold locked at this moment (skipped below).
             limit ${limit * CLAIM_SLACK}
           )
-          select j.id from ${jobs} j join waiting on waiting.id = j.id
-          -- Again on the row locked: a job another worker claimed and committed since this
-          -- statement began is read afresh here, and skipped.
-          where j.kind = ${ANALYZE_JOB} and j.photo_id is not null
-            and ((j.status = 'queued' and j.run_after <= now()) or (j.status = 'running' and j.locked_until < now()))
-          order by waiting.turn, j.id
+          -- By primary key: the embedded database has no autovacuum to keep statistics, and with
+          -- none a join here was planned as a scan of every pending job.
+          select j.id from ${jobs} j
+          where j.id = any(array(select id from waiting))
+            -- Again on the row locked: a job another worker claimed and committed since this
+            -- statement began is read afresh here, and skipped (a job's kind and photo never change).
+            -- Written as a case so that no partial index's predicate follows from it, which would
+            -- let the planner read the whole index instead of these few rows.
+            and ${RUNNABLE}
+          order by (select w.turn from waiting w where w.id = j.id), j.id
           limit ${limit}
           for update of j skip locked)
         returning id, user_id, photo_id, attempts`);
