@@ -2,12 +2,10 @@ import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { keepFirstPaint } from './app/first-paint';
-import { coalesceQueryNotifications } from './lib/frame-notify';
 import './styles.css';
 
 const container = document.getElementById('root')!;
 keepFirstPaint(container);
-coalesceQueryNotifications();
 // As a transition the first render yields to the browser every few milliseconds instead of holding
 // the main thread for the whole tree; the served first paint stays on screen until it commits.
 startTransition(() => {
