@@ -106,6 +106,7 @@ async function audit(port: number, s: Session, pathname: string) {
     score,
     tbtCpu: thread?.tbtCpu,
     mainCpu: thread?.allCpu,
+    prePaintCpu: thread?.prePaintCpu,
     jsGzip: sum(js, (i) => gzipSizeOf(i.url)),
     jsTransfer: sum(js, (i) => i.transferSize ?? 0),
     jsFiles: js.length,
@@ -150,6 +151,8 @@ export async function runLighthouse(server: RunningServer): Promise<Row[]> {
             .map((x) => (x.tbtCpu === undefined ? '?' : Math.round(x.tbtCpu)))
             .join(' / ')} ms; main-thread CPU ${runs
             .map((x) => (x.mainCpu === undefined ? '?' : Math.round(x.mainCpu)))
+            .join(' / ')} ms; of it before the first paint ${runs
+            .map((x) => (x.prePaintCpu === undefined ? '?' : Math.round(x.prePaintCpu)))
             .join(' / ')} ms): ${r.metrics}`,
         });
         rows.push({

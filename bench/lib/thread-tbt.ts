@@ -34,6 +34,12 @@ export interface ThreadTbt {
   /** the page's main thread, all tasks of the trace: wall and thread time, ms */
   allWall: number;
   allCpu: number;
+  /**
+   * the main thread's tasks before the observed first contentful paint (the document's commit, its
+   * parse with the inline stylesheet and scripts, the first style, layout and paint): thread time, ms.
+   * Lantern counts these in its TBT (its FCP comes from a smaller graph), the formula above does not.
+   */
+  prePaintCpu: number;
 }
 
 const SLOWDOWN = 4;
@@ -46,7 +52,7 @@ export function threadTbt(events: readonly TraceEvent[], fcpTs: number): ThreadT
     .filter((e) => e.name === 'firstContentfulPaint')
     .sort((a, b) => Math.abs(a.ts - fcpTs) - Math.abs(b.ts - fcpTs))[0];
   if (!fcp) return undefined;
-  const out: ThreadTbt = { tbtCpu: 0, tbtWall: 0, longWall: 0, longCpu: 0, allWall: 0, allCpu: 0 };
+  const out: ThreadTbt = { tbtCpu: 0, tbtWall: 0, longWall: 0, longCpu: 0, allWall: 0, allCpu: 0, prePaintCpu: 0 };
   const tasks = events
     .filter((e) => e.name === 'RunTask' && e.ph === 'X' && e.pid === fcp.pid && e.tid === fcp.tid)
     .sort((a, b) => a.ts - b.ts);
@@ -59,7 +65,10 @@ export function threadTbt(events: readonly TraceEvent[], fcpTs: number): ThreadT
     const cpu = (e.tdur ?? e.dur ?? 0) / 1000;
     out.allWall += wall;
     out.allCpu += cpu;
-    if (e.ts < fcpTs) continue;
+    if (e.ts < fcpTs) {
+      out.prePaintCpu += cpu;
+      continue;
+    }
     out.tbtWall += Math.max(0, SLOWDOWN * wall - BLOCKING_MS);
     out.tbtCpu += Math.max(0, SLOWDOWN * cpu - BLOCKING_MS);
     if (SLOWDOWN * wall > BLOCKING_MS) {
