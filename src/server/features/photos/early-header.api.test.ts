@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
 import { EARLY_HEADER_BYTES, readJpegHeaderEarly } from './image-pipeline';
 import { createPhotosRepository } from './photos.repository';
@@ -45,10 +45,10 @@ describe('an upload read while it arrives: the header of a JPEG from its first b
   function recorded() {
     const events: string[] = [];
     const original = sharp.prototype.metadata;
-    vi.spyOn(sharp.prototype, 'metadata').mockImplementation(function (this: sharp.Sharp, ...args) {
+    vi.spyOn(sharp.prototype, 'metadata').mockImplementation(function (this: Sharp, ...args) {
       const input = (this as unknown as { options: { input: { buffer?: Buffer } } }).options.input;
       events.push(`header of ${input.buffer?.length ?? '?'} bytes`);
-      return (original as (...a: unknown[]) => ReturnType<sharp.Sharp['metadata']>).apply(this, args);
+      return (original as (...a: unknown[]) => ReturnType<Sharp['metadata']>).apply(this, args);
     });
     return events;
   }
