@@ -205,58 +205,21 @@ export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: nu
   }
 }
 
-type ExifInfo = Awaited<ReturnType<typeof readExif>>;
-
-/** An image's header as `makeDerivatives` reads it: sharp's metadata and the EXIF fields. */
-export interface ImageHeader {
-  meta: Metadata;
-  exif: Promise<ExifInfo>;
-}
-
-/**
- * Bytes of a JPEG upload's start from which its header is read while the rest still arrives. A
- * JPEG's header (every marker up to the first scan: size, orientation, EXIF, ICC) comes before its
- * pixels; camera files often carry a 64 KB EXIF block with a thumbnail in it, hence this much.
- */
-export const EARLY_HEADER_BYTES = 128 * 1024;
-
-/**
- * The header of a JPEG read from its first bytes (`prefix`, at least EARLY_HEADER_BYTES or the
- * whole file), or null when they do not hold all of it (or it is not a JPEG): `makeDerivatives`
- * then reads it from the whole file. A JPEG's header ends where its first scan starts, and the
- * header read stops there, so when it succeeds on the prefix it read what it would have read from
- * the whole file. Never rejects.
- */
-export async function readJpegHeaderEarly(prefix: Buffer): Promise<ImageHeader | null> {
-  if (sniffImageType(prefix) !== 'image/jpeg') return null;
-  try {
-    const meta = await sharp(prefix, { limitInputPixels: false }).metadata();
-    return { meta, exif: readExif(prefix, meta.exif) };
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Checks and decodes an upload once and makes everything the gallery needs: the EXIF-rotated
  * ~1440 px WebP preview, the ~400 px WebP thumbnail (made from the preview's pixels, not a second
  * decode), a thumbhash, dimensions and the taken-at time. Throws ImageRejected for anything that
- * is not a readable image within the pixel limit. `header`: the header read from these bytes'
- * start while they arrived (`readJpegHeaderEarly`); the whole file's is read when it is null.
+ * is not a readable image within the pixel limit.
  */
-export async function makeDerivatives(
-  bytes: Buffer,
-  opts: { maxPixels?: number; header?: Promise<ImageHeader | null> } = {},
-): Promise<Derivatives> {
+export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number } = {}): Promise<Derivatives> {
   const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
   const mime = sniffImageType(bytes);
   if (!mime) throw new ImageRejected(415, UNSUPPORTED);
 
   const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
-  const early = (await opts.header) ?? null;
   let meta: Metadata;
   try {
-    meta = early ? early.meta : await sharp(bytes, { limitInputPixels: false }).metadata();
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
     throw new ImageRejected(422, readableError(err));
   }
@@ -283,7 +246,7 @@ export async function makeDerivatives(
           .raw()
           .toBuffer({ resolveWithObject: true });
       }),
-      early ? early.exif : readExif(bytes, meta.exif),
+      readExif(bytes, meta.exif),
     ]);
     const raw = { width: previewRaw.info.width, height: previewRaw.info.height, channels: 3 as const };
     const fromRaw = () => sharp(previewRaw.data, { raw });
