@@ -135,14 +135,21 @@ describe('trust: one library cannot hold the analysis queue', () => {
         .statusCode,
     ).toBe(200);
 
-    // This transaction's own counts of the rows read from `jobs`, by sequential and index scans.
+    // Rows read from `jobs`, as this transaction counts them: the view also holds earlier
+    // transactions' counts until they are flushed, so the claim's are the difference.
     const { claimed, rowsRead } = await t.database.db.transaction(async (tx) => {
+      const jobsRead = async () =>
+        Number(
+          (
+            (await tx.execute(sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
+              from pg_stat_xact_user_tables where relname = 'jobs'`)) as unknown as {
+              rows: Array<{ n: number | string }>;
+            }
+          ).rows[0]?.n ?? 0,
+        );
+      const before = await jobsRead();
       const claimed = await createAnalysisRepository(tx as unknown as Db).claim(4, 60_000);
-      const [read] = (
-        (await tx.execute(sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
-          from pg_stat_xact_user_tables where relname = 'jobs'`)) as unknown as { rows: Array<{ n: number | string }> }
-      ).rows;
-      return { claimed, rowsRead: Number(read!.n) };
+      return { claimed, rowsRead: (await jobsRead()) - before };
     });
     expect(new Set(claimed.map((j) => j.userId))).toEqual(new Set([flooder.user.id, other.user.id]));
     expect(rowsRead).toBeLessThan(300);
@@ -150,6 +157,38 @@ describe('trust: one library cannot hold the analysis queue', () => {
     await t.database.db.execute(sql`delete from photos where user_id = ${flooder.user.id}`);
     await t.database.db.execute(sql`delete from jobs`);
   });
+  it("a user's jobs that are locked or not yet due do not hold back the ones behind them", async () => {
+    const owner = await signUp(t.app);
+    await t.database.db.execute(sql`delete from jobs`);
+    await t.database.db.execute(sql`
+      with made as (
+        insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
+        select ${owner.user.id}, 'p' || n, 'image/jpeg', 1, 1, 1, 'o' || n, 'v' || n, 't' || n
+        from generate_series(1, 80) n
+        returning id, user_id)
+      insert into jobs (kind, user_id, photo_id) select ${ANALYZE_JOB}, user_id, id from made order by id`);
+    // The oldest 40 (more than a claim reads per user): half held by a live worker, half on backoff.
+    await t.database.db.execute(sql`
+      with oldest as (select id, row_number() over (order by id) k from jobs where user_id = ${owner.user.id} order by id limit 40)
+      update jobs j set
+        status = case when o.k <= 20 then 'running' else 'queued' end,
+        locked_until = case when o.k <= 20 then now() + interval '1 hour' end,
+        run_after = case when o.k <= 20 then j.run_after else now() + interval '1 hour' end
+      from oldest o where o.id = j.id`);
+    const held = new Set(
+      (
+        (await t.database.db.execute(
+          sql`select id from jobs where user_id = ${owner.user.id} order by id limit 40`,
+        )) as unknown as { rows: Array<{ id: number | string }> }
+      ).rows.map((r) => Number(r.id)),
+    );
+    const claimed = await createAnalysisRepository(t.database.db).claim(4, 60_000);
+    expect(claimed).toHaveLength(4);
+    for (const job of claimed) expect(held.has(job.id)).toBe(false);
+    await t.database.db.execute(sql`delete from photos where user_id = ${owner.user.id}`);
+    await t.database.db.execute(sql`delete from jobs`);
+  });
+
   it("queuing a large library renews the queue's planner statistics at once", async () => {
     // The embedded database has no autovacuum: without this the claim kept being planned for the
     // queue as it was before the library, reading all of it (bench/claim.bench.ts).

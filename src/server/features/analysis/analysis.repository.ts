@@ -3,11 +3,17 @@ import type { Db } from '../../db/client';
 import { jobs, photos } from '../../db/schema';
 
 export const ANALYZE_JOB = 'analyze-photo';
-/** A claim looks at this many times its limit of waiting jobs, in turn order, before skipping locked ones. */
+/**
+ * A claim reads this many times its limit of runnable jobs per user, and keeps as many in turn
+ * order: room for the jobs other workers hold locked at that moment (skipped).
+ */
 const CLAIM_SLACK = 8;
 /** Queuing this many jobs at once renews the table's planner statistics. */
 const ANALYZE_AFTER_JOBS = 1000;
-/** A job that may be claimed now: waiting and due, or running past its lock (its worker died). */
+/**
+ * A job that may be claimed now: waiting and due, or running past its lock (its worker died).
+ * Raw SQL over the alias `j`, which every statement using it gives `jobs`.
+ */
 const RUNNABLE = sql.raw(
   "case j.status when 'queued' then j.run_after <= now() when 'running' then j.locked_until < now() else false end",
 );
