@@ -77,6 +77,18 @@ describe('trust: an upload body that is not well-formed multipart', () => {
   });
 });
 
+/** `n` photo rows of a user, without files (the queue reads rows only); delete them after. */
+const photoRows = (userId: string, n: number, withJobs = false) =>
+  t.database.db.execute(sql`
+    with made as (
+      insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
+      select ${userId}, 'p' || n, 'image/jpeg', 1, 1, 1, 'o' || n, 'v' || n, 't' || n
+      from generate_series(1, ${n}) n
+      returning id, user_id)
+    insert into jobs (kind, user_id, photo_id)
+    select ${ANALYZE_JOB}, user_id, id from made where ${withJobs} order by id`);
+const photoRowsWithJobs = (userId: string, n: number) => photoRows(userId, n, true);
+
 describe('trust: one library cannot hold the analysis queue', () => {
   it("a user who queued a large library first does not keep another user's photos waiting behind it all", async () => {
     const queue = createAnalysisRepository(t.database.db);
@@ -123,13 +135,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
     // Photos over a large library held the embedded database's only thread on every claim.
     const flooder = await signUp(t.app);
     const other = await signUp(t.app);
-    await t.database.db.execute(sql`
-      with made as (
-        insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
-        select ${flooder.user.id}, 'p' || n, 'image/jpeg', 1, 1, 1, 'o' || n, 'v' || n, 't' || n
-        from generate_series(1, 3000) n
-        returning id, user_id)
-      insert into jobs (kind, user_id, photo_id) select ${ANALYZE_JOB}, user_id, id from made`);
+    await photoRowsWithJobs(flooder.user.id, 3000);
     expect(
       (await t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie: other.cookie } }))
         .statusCode,
@@ -160,13 +166,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
   it("a user's jobs that are locked or not yet due do not hold back the ones behind them", async () => {
     const owner = await signUp(t.app);
     await t.database.db.execute(sql`delete from jobs`);
-    await t.database.db.execute(sql`
-      with made as (
-        insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
-        select ${owner.user.id}, 'p' || n, 'image/jpeg', 1, 1, 1, 'o' || n, 'v' || n, 't' || n
-        from generate_series(1, 80) n
-        returning id, user_id)
-      insert into jobs (kind, user_id, photo_id) select ${ANALYZE_JOB}, user_id, id from made order by id`);
+    await photoRowsWithJobs(owner.user.id, 80);
     // The oldest 40 (more than a claim reads per user): half held by a live worker, half on backoff.
     await t.database.db.execute(sql`
       with oldest as (select id, row_number() over (order by id) k from jobs where user_id = ${owner.user.id} order by id limit 40)
@@ -202,10 +202,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
       );
     const owner = await signUp(t.app);
     await t.database.db.execute(sql`delete from jobs`);
-    await t.database.db.execute(sql`
-      insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
-      select ${owner.user.id}, 'p' || n, 'image/jpeg', 1, 1, 1, 'o' || n, 'v' || n, 't' || n
-      from generate_series(1, 1200) n`);
+    await photoRows(owner.user.id, 1200);
     const queued = await createAnalysisRepository(t.database.db).enqueueUnanalysed(owner.user.id);
     expect(queued).toBeGreaterThanOrEqual(1200);
     expect(await statsRows()).toBeGreaterThanOrEqual(1200);
