@@ -130,6 +130,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
     expect(await count(sql`select count(*)::int n from jobs where status = 'running'`)).toBe(ids.length);
     await t.database.db.execute(sql`delete from jobs`);
   });
+
   it("a claim reads a few of each user's jobs, however long one user's queue is", async () => {
     // Ranking every waiting job made each claim's cost grow with the queue: one account's Analyze
     // Photos over a large library held the embedded database's only thread on every claim.
@@ -144,14 +145,11 @@ describe('trust: one library cannot hold the analysis queue', () => {
     // Rows read from `jobs`, as this transaction counts them: the view also holds earlier
     // transactions' counts until they are flushed, so the claim's are the difference.
     const { claimed, rowsRead } = await t.database.db.transaction(async (tx) => {
-      const jobsRead = async () =>
-        Number(
-          (
-            (await tx.execute(sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
-              from pg_stat_xact_user_tables where relname = 'jobs'`)) as unknown as {
-              rows: Array<{ n: number | string }>;
-            }
-          ).rows[0]?.n ?? 0,
+      const jobsRead = () =>
+        countOf(
+          tx as unknown as Db,
+          sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
+            from pg_stat_xact_user_tables where relname = 'jobs'`,
         );
       const before = await jobsRead();
       const claimed = await createAnalysisRepository(tx as unknown as Db).claim(4, 60_000);
@@ -163,6 +161,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
     await t.database.db.execute(sql`delete from photos where user_id = ${flooder.user.id}`);
     await t.database.db.execute(sql`delete from jobs`);
   });
+
   it("a user's jobs that are locked or not yet due do not hold back the ones behind them", async () => {
     const owner = await signUp(t.app);
     await t.database.db.execute(sql`delete from jobs`);
@@ -192,14 +191,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
   it("queuing a large library renews the queue's planner statistics at once", async () => {
     // The embedded database has no autovacuum: without this the claim kept being planned for the
     // queue as it was before the library, reading all of it (bench/claim.bench.ts).
-    const statsRows = async () =>
-      Number(
-        (
-          (await t.database.db.execute(
-            sql`select reltuples n from pg_class where relname = 'jobs' and relkind = 'r'`,
-          )) as unknown as { rows: Array<{ n: number }> }
-        ).rows[0]!.n,
-      );
+    const statsRows = () => count(sql`select reltuples n from pg_class where relname = 'jobs' and relkind = 'r'`);
     const owner = await signUp(t.app);
     await t.database.db.execute(sql`delete from jobs`);
     await photoRows(owner.user.id, 1200);

@@ -96,7 +96,7 @@ export function createAnalysisRepository(db: Db) {
               select id, row_number() over (order by id) as turn from (
                 select j.id from ${jobs} j
                 where j.user_id = u.user_id and j.status in ('queued', 'running')
-                  -- A case, as below: with statistics older than a large Analyze Photos, a plain
+                  -- A case, like the re-check below: with statistics older than a large Analyze Photos, a plain
                   -- kind test was planned through jobs_pending_photo_uq, all of it for each user.
                   and case when j.kind = ${ANALYZE_JOB} and j.photo_id is not null then ${RUNNABLE} else false end
                 order by j.id
