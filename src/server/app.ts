@@ -69,6 +69,14 @@ export const IDLE_CONNECTION_MS = 60_000;
  * limit over a slow mobile link. Fastify's default, none, bounded nothing.
  */
 export const REQUEST_TIMEOUT_MS = 30 * 60_000;
+/**
+ * How long a kept-alive connection may wait idle for its next request; the server announces it
+ * (`Keep-Alive: timeout=30`), and clients that read the hint (undici, the AWS SDK's agents) close
+ * their side first. It must be well below IDLE_CONNECTION_MS: Fastify's default (72 s) announced
+ * more than the 60 s after which the socket is destroyed, so such a client sent its next request
+ * on a connection that was being closed and got no answer ("other side closed").
+ */
+export const KEEP_ALIVE_MS = 30_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +98,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     connectionTimeout: opts.idleConnectionMs ?? IDLE_CONNECTION_MS,
+    keepAliveTimeout: Math.min(KEEP_ALIVE_MS, (opts.idleConnectionMs ?? IDLE_CONNECTION_MS) / 2),
     requestTimeout: REQUEST_TIMEOUT_MS,
   });
   // Process-wide; filter threads set it again after loading sharp (filters/filter-thread.ts).

@@ -146,9 +146,16 @@ export async function runTwoProcesses(opts: { uploads: number }) {
       perIpEmail,
     };
   } catch (err) {
-    // A failure here skips every test of the file: say what each process wrote.
-    const said = (p: ServerProcess | undefined, n: number) =>
-      `\n--- process ${n}:\n${p ? p.output() : '(not started)'}`;
+    // A failure here skips every test of the file: say what each process wrote, its errors first
+    // (CI shows only the start of this message).
+    const said = (p: ServerProcess | undefined, n: number) => {
+      if (!p) return `\n--- process ${n}: (not started)`;
+      const errors = p
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line));
+      return `\n--- process ${n} errors:\n${errors.join('\n') || '(none)'}\n--- process ${n}:\n${p.output()}`;
+    };
     throw new Error(`${err instanceof Error ? err.message : String(err)}${said(a, 1)}${said(b, 2)}`, { cause: err });
   } finally {
     await a?.kill('SIGKILL');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import { NUL_IN_JSON_MESSAGE, jsonHasNul } from '../http/json-body';
 import { MAX_FILES_PER_REQUEST, TOO_MANY_PARTS_MESSAGE } from '../features/photos/photos.routes';
-import { buildApp, IDLE_CONNECTION_MS, REQUEST_TIMEOUT_MS } from '../app';
+import { buildApp, IDLE_CONNECTION_MS, KEEP_ALIVE_MS, REQUEST_TIMEOUT_MS } from '../app';
 import { createTestDatabase, testConfig, type TestApp } from '../test/harness';
 import { appWithOneUser, countOf, jpeg, multipart } from './support';
 
@@ -179,6 +179,27 @@ describe('trust: a body declared and never sent', () => {
   it('the server bounds silent connections and slow requests (Fastify bounds neither by default)', () => {
     expect(t.app.server.timeout).toBe(IDLE_CONNECTION_MS);
     expect(t.app.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+  });
+
+  it('an idle kept-alive connection is announced, and closed, well before the silent-connection limit', async () => {
+    const database = await createTestDatabase();
+    const config = testConfig();
+    const app = await buildApp(config, { database });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as net.AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.arrayBuffer();
+      // A client trusting a hint longer than the limit reuses a socket the server is destroying.
+      const hinted = Number(/timeout=(\d+)/.exec(res.headers.get('keep-alive') ?? '')?.[1]) * 1000;
+      expect(hinted).toBe(KEEP_ALIVE_MS);
+      expect(app.server.keepAliveTimeout).toBe(KEEP_ALIVE_MS);
+      expect(hinted).toBeLessThanOrEqual(IDLE_CONNECTION_MS / 2);
+    } finally {
+      await app.close();
+      await database.destroy();
+      config.cleanup();
+    }
   });
 
   it('a sign-in whose body stops arriving is dropped once its connection has been silent that long', async () => {

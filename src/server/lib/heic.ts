@@ -34,11 +34,25 @@ export class HeicDecodeError extends Error {
   }
 }
 
+/**
+ * The decoder thread itself failed (it would not start, or kept stopping): the server's fault, not
+ * the photo's, so it must not be answered as an unreadable image.
+ */
+export class HeicThreadError extends Error {}
+
+/**
+ * How many threads may stop under one photo before it fails. A start can fail for reasons that
+ * pass (a worker's boot losing a race for memory or for the loader on a loaded machine), so each
+ * new thread waits a little longer than the last.
+ */
+export const HEIC_THREAD_ATTEMPTS = 3;
+const RESTART_DELAY_MS = 100;
+
 interface Job {
   bytes: Uint8Array;
   maxPixels: number;
-  /** Already sent to a thread that stopped under it. */
-  retried: boolean;
+  /** Threads that have stopped under it so far. */
+  stops: number;
   resolve: (p: HeicPixels) => void;
   reject: (e: Error) => void;
 }
@@ -52,6 +66,8 @@ let current: Pending | undefined;
 const waiting: Job[] = [];
 let nextId = 1;
 let decoded = 0;
+/** Set while a photo waits out the pause before its next thread. */
+let restartTimer: NodeJS.Timeout | undefined;
 
 /** How the HEIC thread is doing, for tests and health output. */
 export const heicThreadStats = () => ({ running: current ? 1 : 0, queued: waiting.length, decoded });
@@ -71,12 +87,24 @@ function startThread(): Worker {
     if (thread !== w) return;
     thread = undefined;
     // A thread that stops under a photo (one that failed to start, or the WASM heap out of
-    // memory) gets the photo once more in a fresh thread; a second stop fails only that photo.
+    // memory) gives the photo to a fresh thread, after a pause; the last allowed stop fails only
+    // that photo.
     const cur = current;
     current = undefined;
-    if (cur && !cur.retried) waiting.unshift({ ...cur, retried: true });
-    else cur?.reject(new Error(`HEIC thread stopped: ${why}`));
-    next();
+    if (!cur) return next();
+    const stops = cur.stops + 1;
+    if (stops >= HEIC_THREAD_ATTEMPTS) {
+      cur.reject(new HeicThreadError(`HEIC thread stopped ${stops} times: ${why}`));
+      return next();
+    }
+    waiting.unshift({ ...cur, stops });
+    restartTimer = setTimeout(
+      () => {
+        restartTimer = undefined;
+        next();
+      },
+      RESTART_DELAY_MS * 2 ** (stops - 1),
+    );
   };
   w.on('error', (err: Error) => stopped(err.message));
   w.on('exit', (code) => stopped(`exit code ${code}`));
@@ -84,7 +112,7 @@ function startThread(): Worker {
 }
 
 function next() {
-  if (current) return;
+  if (current || restartTimer) return;
   const job = waiting.shift();
   if (!job) {
     // An idle thread never keeps the process alive.
@@ -101,7 +129,7 @@ function next() {
 
 function inThread(bytes: Uint8Array, maxPixels: number): Promise<HeicPixels> {
   return new Promise((resolve, reject) => {
-    waiting.push({ bytes, maxPixels, retried: false, resolve, reject });
+    waiting.push({ bytes, maxPixels, stops: 0, resolve, reject });
     next();
   });
 }
@@ -129,8 +157,10 @@ export const heicThreadWorker = () => thread;
 export async function closeHeicThread() {
   const w = thread;
   thread = undefined;
-  for (const job of waiting.splice(0)) job.reject(new Error('HEIC decoder is closed'));
-  current?.reject(new Error('HEIC decoder is closed'));
+  clearTimeout(restartTimer);
+  restartTimer = undefined;
+  for (const job of waiting.splice(0)) job.reject(new HeicThreadError('HEIC decoder is closed'));
+  current?.reject(new HeicThreadError('HEIC decoder is closed'));
   current = undefined;
   if (w) await w.terminate();
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDroppingProxy, type DroppingProxy } from '../test/dropping-proxy';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
 import { isBlobKey, LocalBlobStore, sha256Hex, type BlobStore } from './blob-store';
 import { S3BlobStore } from './s3-blob-store';
@@ -238,3 +239,44 @@ for (const [name, open] of Object.entries(subjects)) {
     });
   });
 }
+
+describe('S3BlobStore: a connection closed under a streamed upload', () => {
+  let server: TestObjectStore;
+  let proxy: DroppingProxy;
+  let store: S3BlobStore;
+  let localStagingDir: string;
+  beforeAll(async () => {
+    server = await startTestObjectStore();
+    proxy = await startDroppingProxy(server.settings.endpoint!);
+    localStagingDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-s3-staging-'));
+    store = new S3BlobStore({ ...server.settings, endpoint: proxy.url }, { localStagingDir });
+  });
+  afterAll(async () => {
+    store.close();
+    await proxy.close();
+    await server.stop();
+    rmSync(localStagingDir, { recursive: true, force: true });
+  });
+
+  it('sends the upload again from its temp file (the SDK cannot replay a stream), and it commits whole', async () => {
+    const bytes = randomBytes(300_000);
+    // The staging PUT's connection is closed once it has started, as a server closing an idle
+    // kept-alive connection does when the request lands on it.
+    proxy.drop((req) => req.method === 'PUT' && req.url!.includes('/staging/'), 2);
+    const staged = await store.stageStream(chunksOf(bytes, 65_536));
+    expect(await staged.commit()).toBe(sha256Hex(bytes));
+    expect(proxy.dropped).toBe(2);
+    expect((await store.read(staged.key)).equals(bytes)).toBe(true);
+    expect(await filesUnder(localStagingDir, () => true)).toEqual([]);
+  });
+
+  it('gives up after three tries, and the failed upload leaves no temp file', async () => {
+    const bytes = randomBytes(50_000);
+    proxy.drop((req) => req.method === 'PUT' && req.url!.includes('/staging/'), 3);
+    const staged = await store.stageStream(chunksOf(bytes, 65_536));
+    await expect(staged.commit()).rejects.toThrow();
+    expect(proxy.dropped).toBe(3);
+    expect(await store.has(staged.key)).toBe(false);
+    expect(await filesUnder(localStagingDir, () => true)).toEqual([]);
+  });
+});

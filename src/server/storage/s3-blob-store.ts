@@ -15,6 +15,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   hashIntoTempFile,
   isBlobKey,
@@ -57,6 +58,16 @@ function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   if (e?.name === 'NoSuchBucket') return false;
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/** Tries of one streamed PutObject (see `sendFile`), and the pause before the next, growing. */
+const STREAM_PUT_ATTEMPTS = 3;
+const STREAM_PUT_RETRY_MS = 100;
+
+/** The server answered and refused the request (4xx other than a timeout or throttling). */
+function isRefusal(err: unknown): boolean {
+  const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /**
@@ -189,22 +200,34 @@ export class S3BlobStore implements BlobStore {
   async stageStream(source: AsyncIterable<Uint8Array>): Promise<StreamStagedBlob> {
     const { tmp, key, size, written } = await hashIntoTempFile(source, this.localStagingDir);
     const staging = this.stagingKey(key);
-    const sent = written
-      .then(() =>
-        this.client.send(
+    const sent = written.then(() => this.sendFile(staging, tmp, size)).finally(() => rm(tmp, { force: true }));
+    sent.catch(() => undefined); // reported by commit; discard does not need it
+    return { ...this.staged(key, staging, sent), size };
+  }
+
+  /**
+   * A streaming PutObject from a local file. The SDK cannot replay a stream, so it never retries
+   * one: a connection the server closed as it was reused (an idle keep-alive, a restart) failed the
+   * upload. Each attempt here reads the file afresh; a refusal of the request itself (4xx) is final.
+   */
+  private async sendFile(objectKey: string, file: string, size: number) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(
           new PutObjectCommand({
             Bucket: this.bucket,
-            Key: staging,
-            Body: createReadStream(tmp),
+            Key: objectKey,
+            Body: createReadStream(file),
             ContentLength: size,
             ContentType: 'application/octet-stream',
           }),
-        ),
-      )
-      .then(() => undefined)
-      .finally(() => rm(tmp, { force: true }));
-    sent.catch(() => undefined); // reported by commit; discard does not need it
-    return { ...this.staged(key, staging, sent), size };
+        );
+        return;
+      } catch (err) {
+        if (attempt >= STREAM_PUT_ATTEMPTS || isRefusal(err)) throw err;
+        await delay(STREAM_PUT_RETRY_MS * attempt);
+      }
+    }
   }
 
   private stagingKey(key: string) {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { decodeHeic, HeicDecodeError } from '../../lib/heic';
+import { decodeHeic, HEIC_THREAD_ATTEMPTS, HeicDecodeError, heicThreadWorker } from '../../lib/heic';
 import { photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
@@ -130,6 +130,26 @@ describe(`HEIC uploads (${testDbKind})`, () => {
     const res = await upload(cookie, 'broken.heic', HEIC.subarray(0, 600));
     expect(res.statusCode).toBe(422);
     expect(res.json().results[0].message).not.toMatch(/export/i);
+  });
+
+  it('a decoder thread that keeps stopping is the server\'s failure, not "could not be read", and stores nothing', async () => {
+    const { cookie } = await signUp(t.app);
+    const answer = upload(cookie, 'IMG_0043.HEIC', HEIC);
+    for (let stop = 1; stop <= HEIC_THREAD_ATTEMPTS; stop++) {
+      let w: ReturnType<typeof heicThreadWorker>;
+      await vi.waitFor(() => {
+        w = heicThreadWorker();
+        expect(w).toBeDefined();
+      });
+      await w!.terminate();
+    }
+    const res = await answer;
+    expect(res.statusCode).toBe(500);
+    expect(res.json().message).toBe('Something went wrong on our side.');
+    const names = ((await get(cookie, '/api/photos')).json() as Array<{ name: string }>).map((p) => p.name);
+    expect(names).not.toContain('IMG_0043');
+    // The same photo then goes through.
+    expect((await upload(cookie, 'IMG_0043.HEIC', HEIC)).statusCode).toBe(201);
   });
 
   it('another user cannot read the display rendition', async () => {

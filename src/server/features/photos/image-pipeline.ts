@@ -1,6 +1,6 @@
 import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { decodeHeic, HeicDecodeError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
+import { decodeHeic, HeicDecodeError, HeicThreadError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 import { rgbaToThumbHash } from './thumbhash';
 
 export const THUMBNAIL_SIZE = 400;
@@ -77,6 +77,14 @@ export interface Derivatives {
 }
 
 const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AVIF, GIF, TIFF or HEIC.';
+
+/**
+ * What a failed decode tells the uploader. A failure of the server's own decoder thread is not the
+ * image's fault and goes on as an error (a 500, logged), so a good photo is never called unreadable.
+ */
+function unreadable(err: unknown): Error {
+  return err instanceof HeicThreadError ? err : new ImageRejected(422, readableError(err));
+}
 
 function readableError(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err);
@@ -201,7 +209,7 @@ export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: nu
         .toBuffer(),
     );
   } catch (err) {
-    throw new ImageRejected(422, readableError(err));
+    throw unreadable(err);
   }
 }
 
@@ -274,6 +282,6 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
       exif: exifInfo.exif,
     };
   } catch (err) {
-    throw new ImageRejected(422, readableError(err));
+    throw unreadable(err);
   }
 }
