@@ -7,23 +7,13 @@ import {
   HeicDecodeError,
   HeicThreadError,
   heicThreadStats,
-  heicThreadWorker,
 } from './heic';
+import { stopHeicThreadsUnderPhoto } from '../test/heic-stops';
 
 /** 96 x 64, HEVC-coded: this sharp cannot decode it, so every decode here is libheif's. */
 const HEIC = readFileSync(new URL('../../../e2e/fixtures/iphone-sample.heic', import.meta.url));
 const libheifLoadedHere = () =>
   Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('libheif-bundle'));
-
-/** Waits for the photo's thread to start (after any pause before a restart) and stops it. */
-async function stopThreadUnderPhoto() {
-  let w: ReturnType<typeof heicThreadWorker>;
-  await vi.waitFor(() => {
-    w = heicThreadWorker();
-    expect(w).toBeDefined();
-  });
-  await w!.terminate();
-}
 
 describe('HEIC decoding', () => {
   afterAll(() => closeHeicThread());
@@ -70,12 +60,12 @@ describe('HEIC decoding', () => {
   it("gives a photo a fresh thread each time one stops under it, and fails it as the server's fault after the last", async () => {
     await closeHeicThread();
     const survives = decodeHeic(HEIC, 1e6);
-    for (let stop = 1; stop < HEIC_THREAD_ATTEMPTS; stop++) await stopThreadUnderPhoto();
+    await stopHeicThreadsUnderPhoto(HEIC_THREAD_ATTEMPTS - 1);
     expect((await survives).width).toBe(96);
 
     await closeHeicThread();
     const fails = decodeHeic(HEIC, 1e6).catch((e: unknown) => e);
-    for (let stop = 1; stop <= HEIC_THREAD_ATTEMPTS; stop++) await stopThreadUnderPhoto();
+    await stopHeicThreadsUnderPhoto(HEIC_THREAD_ATTEMPTS);
     const err = await fails;
     expect(err).toBeInstanceOf(HeicThreadError);
     expect(String(err)).toMatch(new RegExp(`HEIC thread stopped ${HEIC_THREAD_ATTEMPTS} times`));

@@ -27,8 +27,10 @@ export class ImageRejected extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** What the decoder said, for the server's log (never for the client). */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -76,6 +78,9 @@ export interface Derivatives {
   exif: Record<string, unknown> | null;
 }
 
+/** The answer when no rule names what is wrong with an image. */
+export const UNREADABLE = 'This image could not be read.';
+
 const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AVIF, GIF, TIFF or HEIC.';
 
 /**
@@ -83,7 +88,7 @@ const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AV
  * image's fault and goes on as an error (a 500, logged), so a good photo is never called unreadable.
  */
 function unreadable(err: unknown): Error {
-  return err instanceof HeicThreadError ? err : new ImageRejected(422, readableError(err));
+  return err instanceof HeicThreadError ? err : new ImageRejected(422, readableError(err), { cause: err });
 }
 
 function readableError(err: unknown): string {
@@ -91,7 +96,7 @@ function readableError(err: unknown): string {
   if (/pixel limit/i.test(m)) return 'This image has too many pixels to process.';
   if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m))
     return 'This image is damaged or incomplete and cannot be read.';
-  return 'This image could not be read.';
+  return UNREADABLE;
 }
 
 const EXIF_PICK = [
@@ -229,10 +234,10 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
-    throw new ImageRejected(422, readableError(err));
+    throw unreadable(err);
   }
   if (!meta.format || !SHARP_FORMATS[mime].includes(meta.format)) throw new ImageRejected(415, UNSUPPORTED);
-  if (!meta.width || !meta.height) throw new ImageRejected(422, 'This image could not be read.');
+  if (!meta.width || !meta.height) throw new ImageRejected(422, UNREADABLE);
   // Checked from the header before any pixel is decoded: a bomb is refused in microseconds.
   if (meta.width * meta.height > maxPixels) {
     throw new ImageRejected(

@@ -140,6 +140,7 @@ export async function photosRoutes(
     hooks: ctx,
     tierOf: async (userId, now) => (await ctx.subscriptions.get(userId, now)).tier,
     log: (msg, err) => app.log.error({ err }, msg),
+    warn: (msg, err) => app.log.warn({ err }, msg),
   });
 
   ctx.onUserCreated.push((user) => service.seedDemoLibrary(user.id).then(() => undefined));

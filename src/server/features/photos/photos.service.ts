@@ -17,7 +17,13 @@ import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
-import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
+import {
+  BROWSER_IMAGE_MIMES,
+  ImageRejected,
+  makeDerivatives,
+  makeDisplayRendition,
+  UNREADABLE,
+} from './image-pipeline';
 import type {
   LibraryState,
   ListedPhotoRow,
@@ -244,6 +250,8 @@ export function createPhotosService(deps: {
   /** The tier of the user's active subscription ('free' without one). */
   tierOf: (userId: string, now: Date) => Promise<Tier>;
   log: (msg: string, err?: unknown) => void;
+  /** Worth a look, not a failure of the server (an upload refused for a reason no rule names). */
+  warn?: (msg: string, err?: unknown) => void;
   now?: () => Date;
   demoDir?: string;
 }) {
@@ -451,7 +459,11 @@ export function createPhotosService(deps: {
         d = await makeDerivatives(bytes);
       } catch (err) {
         await (await staging).discard();
-        if (err instanceof ImageRejected) return fail(err.status, err.message);
+        if (err instanceof ImageRejected) {
+          // The catch-all answer names no reason; the decoder's own words go to the log.
+          if (err.message === UNREADABLE && err.cause) deps.warn?.(`upload refused: ${err.message}`, err.cause);
+          return fail(err.status, err.message);
+        }
         throw err;
       }
       const staged = await staging;
