@@ -40,7 +40,8 @@ describe('trust: HEAD requests and the GET limits', () => {
     expect(checkout.statusCode).toBe(200);
     const listed = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
     const before = listed();
-    const head = () => t.app.inject({ method: 'HEAD', url: '/api/billing/invoices', headers: { cookie: account.cookie } });
+    const head = () =>
+      t.app.inject({ method: 'HEAD', url: '/api/billing/invoices', headers: { cookie: account.cookie } });
     for (let i = 0; i < rule.max; i++) expect((await head()).statusCode).toBe(200);
     const refused = await head();
     expect(refused.statusCode).toBe(429);
