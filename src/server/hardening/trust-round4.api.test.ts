@@ -67,3 +67,41 @@ describe('trust: HEAD requests and the GET limits', () => {
     expect(answers[rule.max]!.statusCode).toBe(429);
   });
 });
+
+describe('trust: the favourites pages', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t?.close());
+
+  it('a loop over the favourites list is refused with 429 past the pages limit; other users are not', async () => {
+    // Unlike the gallery's first pages, no favourites page is kept in memory: each request (a
+    // count and a page read, its versions and JSON) was built anew, with no limit at all.
+    const rule = ruleOf('GET /api/photos/favorites');
+    expect(rule.key).toBe('user');
+    expect(rule.max).toBeLessThanOrEqual(ruleOf('GET /api/photos').max);
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const photos = (await t.app.inject({ url: '/api/photos', headers: { cookie: a.cookie } })).json() as Array<{
+      id: string;
+    }>;
+    const fav = await t.app.inject({
+      method: 'PUT',
+      url: `/api/photos/${photos[0]!.id}/favorite`,
+      headers: { cookie: a.cookie },
+      payload: { favorite: true },
+    });
+    expect(fav.statusCode).toBe(200);
+    const page = (cookie: string) => t.app.inject({ url: '/api/photos/favorites?limit=200', headers: { cookie } });
+    for (let i = 0; i < rule.max; i++) {
+      const res = await page(a.cookie);
+      if (res.statusCode !== 200) expect.fail(`request ${i + 1}: ${res.statusCode} ${res.body}`);
+    }
+    const refused = await page(a.cookie);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json().message).toMatch(/Too many attempts/);
+    expect((await page(b.cookie)).statusCode).toBe(200);
+  });
+});

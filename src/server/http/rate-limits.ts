@@ -88,6 +88,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
     { key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') },
     { key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') },
   ],
+  // Every favourites page is built for its request (none is kept in memory, the first included).
+  'GET /api/photos/favorites': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/:id/:variant': [
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
   ],
