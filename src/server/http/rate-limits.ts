@@ -88,6 +88,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
     { key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') },
     { key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') },
   ],
+  // Every favourites page is built for its request (none is kept in memory, the first included).
+  'GET /api/photos/favorites': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/:id/:variant': [
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
   ],
@@ -199,29 +201,41 @@ export async function registerRateLimits(
   const inFlightLimits = Object.keys(table).length > 0 ? DEFAULT_IN_FLIGHT_LIMITS : {};
   // Said once per process: a misconfiguration, not something each request should log.
   let proxyWarned = false;
+  const limiterSets = new Map<
+    string,
+    Array<{ rule: RateLimitRule; limit: ReturnType<FastifyInstance['createRateLimit']> }>
+  >();
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      const inFlightMax = inFlightLimits[`${method} ${route.url}`];
+      // Fastify answers HEAD on a twin of each GET route (this hook sees it as 'HEAD'), running the
+      // GET's handler: it is the GET's work, so it takes the GET's rules and counts in its budget.
+      const limitedAs = method === 'HEAD' ? 'GET' : method;
+      const routeKey = `${limitedAs} ${route.url}`;
+      const inFlightMax = inFlightLimits[routeKey];
       if (inFlightMax) {
         const existing = route.preHandler ? [route.preHandler].flat() : [];
         route.preHandler = [inFlightGuard(method, inFlightMax), ...existing];
       }
-      const rules = table[`${method} ${route.url}`];
+      const rules = table[routeKey];
       if (!rules?.length) continue;
       // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
       // limit on the same route would never run.
-      const limiters = rules.map((rule, i) => ({
-        rule,
-        limit: app.createRateLimit({
-          max: rule.max,
-          timeWindow: rule.windowMs,
-          // The rule in the key: a shared store has one table for every rule.
-          keyGenerator: (request) => `${method} ${route.url} #${i}\n${keyOf(rule.key, request)}`,
-          // The LRU size; typed on the route options only.
-          ...({ cache: KEYS_PER_RULE } as object),
-        }),
-      }));
+      const limiters =
+        limiterSets.get(routeKey) ??
+        rules.map((rule, i) => ({
+          rule,
+          limit: app.createRateLimit({
+            max: rule.max,
+            timeWindow: rule.windowMs,
+            // The rule in the key: a shared store has one table for every rule.
+            keyGenerator: (request) => `${routeKey} #${i}\n${keyOf(rule.key, request)}`,
+            // The LRU size; typed on the route options only.
+            ...({ cache: KEYS_PER_RULE } as object),
+          }),
+        }));
+      // The same limiters (and so, in memory, the same counters) for the GET and its HEAD twin.
+      limiterSets.set(routeKey, limiters);
       const byAddress = rules.some((r) => r.key === 'ip' || r.key === 'ip+email');
       const check = async (request: FastifyRequest, reply: FastifyReply) => {
         if (request.method !== method) return;
