@@ -8,7 +8,7 @@ export const ANALYZE_JOB = 'analyze-photo';
  * order: room for the jobs other workers hold locked at that moment (skipped).
  */
 const CLAIM_SLACK = 8;
-/** Queuing this many jobs at once renews the table's planner statistics. */
+/** Queuing this many jobs at once renews the table's planner statistics (after the answer). */
 export const ANALYZE_AFTER_JOBS = 1000;
 /** The highest user id: the ring's end before any claim has served anyone (so the walk starts at the lowest). */
 const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
@@ -62,11 +62,15 @@ export function createAnalysisRepository(db: Db) {
         order by p.uploaded_at, p.id
         on conflict do nothing
         returning id`);
-      const added = rowsOf(res).length;
-      // The queue's statistics, made now: the embedded database has no autovacuum, and PostgreSQL's
-      // comes a minute later; until then the claim was planned for the queue before this library.
-      if (added >= ANALYZE_AFTER_JOBS) await db.execute(sql`analyze ${jobs}`);
-      return added;
+      return rowsOf(res).length;
+    },
+
+    /**
+     * The queue's planner statistics, made anew: the embedded database has no autovacuum, and
+     * PostgreSQL's comes up to a minute later. Run after queuing ANALYZE_AFTER_JOBS or more.
+     */
+    async renewStatistics(): Promise<void> {
+      await db.execute(sql`analyze ${jobs}`);
     },
 
     /** A freshly uploaded photo; demo-library photos are left for Analyze Photos. */
