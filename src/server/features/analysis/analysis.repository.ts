@@ -12,6 +12,8 @@ const CLAIM_SLACK = 8;
 export const ANALYZE_AFTER_JOBS = 1000;
 /** The highest user id: the ring's end before any claim has served anyone (so the walk starts at the lowest). */
 const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+/** The highest job id: (user, MAX_JOB_ID) sorts after every job of that user. */
+const MAX_JOB_ID = '9223372036854775807';
 /** Below every user id (a random uuid is never all zeros): where the ring's second lap starts. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /**
@@ -121,11 +123,13 @@ export function createAnalysisRepository(db: Db) {
                 select j.id from ${jobs} j
                 where j.status in ('queued', 'running') and j.user_id > w.user_id and ${mayRun}
                 order by j.user_id, j.id limit 1) end as id offset 0) later
+          -- The ring's end is tested on the job found, not in the range: a range closed at both
+          -- ends was estimated as a few rows and planned through jobs_user_idx and a sort, which
+          -- read every job in it (2,505 per probe, 20 ms a claim at 20,000 jobs on PostgreSQL).
           cross join lateral (select case when later.id is null then (
-                select j.id from ${jobs} j
-                where j.status in ('queued', 'running')
-                  and j.user_id > case when w.lap = 0 then ${NIL_UUID}::uuid else w.user_id end
-                  and j.user_id <= ${ringEnd}::uuid and ${mayRun}
+                select case when j.user_id <= ${ringEnd}::uuid then j.id end from ${jobs} j
+                where j.status in ('queued', 'running') and ${mayRun}
+                  and (j.user_id, j.id) > (case when w.lap = 0 then ${NIL_UUID}::uuid else w.user_id end, ${MAX_JOB_ID}::bigint)
                 order by j.user_id, j.id limit 1) end as id offset 0) wrapped
           cross join lateral (select coalesce(later.id, wrapped.id) as id,
                 case when later.id is null then 1 else 0 end as lap offset 0) nx
