@@ -16,7 +16,7 @@ export interface UploadedPhoto {
  * Runs `work` once the request at hand has been answered and the server is quiet (no request in
  * flight, the grace after the last upload's answer over; at most QUIET_MAX_WAIT_MS later).
  */
-export type AfterAnswer = (work: () => void) => void;
+export type AfterAnswer = (work: () => void | Promise<void>) => void;
 
 /** Run once after photos were deleted together (`POST /api/photos/delete`), with all their ids. */
 export type DeleteHook = (userId: string, photoIds: string[]) => Promise<void>;

@@ -140,4 +140,19 @@ describe('server activity', () => {
     vi.advanceTimersByTime(10_000);
     expect(ran).toBe(1);
   });
+
+  it("logs the failure of work that runs later, an asynchronous work's rejection included", async () => {
+    // The queue's statistics renewal runs after the answer: its error must be logged, not lost
+    // (an unhandled rejection, or nothing at all).
+    const logged: unknown[] = [];
+    const activity = createServerActivity({ graceMs: 0, now: () => Date.now(), log: (err) => logged.push(err) });
+    const leave = request(activity);
+    activity.whenQuiet(() => {
+      throw new Error('at once');
+    });
+    activity.whenQuiet(() => Promise.reject(new Error('later')));
+    leave();
+    await vi.waitFor(() => expect(logged).toHaveLength(2));
+    expect(logged.map((e) => (e as Error).message)).toEqual(['at once', 'later']);
+  });
 });

@@ -30,8 +30,11 @@ export interface ServerActivity {
    * false), so a worker holding back is woken at once instead of at its next poll.
    */
   onQuiet(listener: () => void): () => void;
-  /** Runs `work` once the server is quiet, or after `maxWaitMs` however busy it is (so it never starves). */
-  whenQuiet(work: () => void, maxWaitMs?: number): void;
+  /**
+   * Runs `work` once the server is quiet, or after `maxWaitMs` however busy it is (so it never
+   * starves). Its failure is logged, an asynchronous work's rejection included.
+   */
+  whenQuiet(work: () => unknown, maxWaitMs?: number): void;
   /** Runs every waiting `whenQuiet` work now and stops the timers (the server is closing). */
   close(): void;
 }
@@ -55,11 +58,12 @@ export function createServerActivity(
   let wanted = false;
   let graceTimer: NodeJS.Timeout | undefined;
   const listeners = new Set<() => void>();
-  const waiting = new Set<{ work: () => void; timer: NodeJS.Timeout }>();
+  const waiting = new Set<{ work: () => unknown; timer: NodeJS.Timeout }>();
 
-  const run = (work: () => void) => {
+  const run = (work: () => unknown) => {
     try {
-      work();
+      const done = work();
+      if (done instanceof Promise) done.catch(log);
     } catch (err) {
       log(err);
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { analysisStatus, analyzeAllResult } from '@contract/analysis';
 import type { AppContext } from '../../context';
+import { answeredLater } from '../../http/answered-later';
 import { userOf } from '../../http/session';
 import { createAnalysisService, type AnalysisServiceOptions } from './analysis.service';
 
@@ -12,8 +13,8 @@ export async function analysisRoutes(app: FastifyInstance, ctx: AppContext, opts
   if (ctx.config.startWorkers) app.addHook('onReady', async () => service.start());
 
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.post('/api/photos/analyze-all', { schema: { response: { 200: analyzeAllResult } } }, async (request) =>
-    service.analyzeAll(userOf(request).id),
+  r.post('/api/photos/analyze-all', { schema: { response: { 200: analyzeAllResult } } }, async (request, reply) =>
+    service.analyzeAll(userOf(request).id, answeredLater(reply, ctx.activity)),
   );
   r.get('/api/photos/analysis-status', { schema: { response: { 200: analysisStatus } } }, async (request) =>
     service.status(userOf(request).id),

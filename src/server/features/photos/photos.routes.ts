@@ -16,8 +16,8 @@ import {
   uploadResponse,
   type UploadResult,
 } from '@contract/photos';
-import type { AfterAnswer, AppContext } from '../../context';
-import type { ServerActivity } from '../../lib/server-activity';
+import type { AppContext } from '../../context';
+import { answeredLater } from '../../http/answered-later';
 import { badRequest } from '../../http/errors';
 import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
@@ -107,21 +107,6 @@ function summary(results: UploadResult[]) {
     message = `${uploaded === 1 ? '1 photo' : `${uploaded} photos`} uploaded. ${last.message}`;
   else message = `${uploaded} of ${results.length} photos uploaded.`;
   return { message, uploaded, failed, firstError };
-}
-
-/**
- * Work held until this request has been answered (or its client has gone: a response's 'close'
- * comes after its last byte was handed to the connection), and then until the server is quiet
- * (`activity`): the uploader's gallery refresh comes first. Work deferred later waits only for that.
- */
-function answeredLater(reply: FastifyReply, activity: ServerActivity): AfterAnswer {
-  let answered = false;
-  const waiting: Array<() => void> = [];
-  reply.raw.once('close', () => {
-    answered = true;
-    for (const work of waiting.splice(0)) activity.whenQuiet(work);
-  });
-  return (work) => (answered ? activity.whenQuiet(work) : void waiting.push(work));
 }
 
 export async function photosRoutes(
