@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { Db } from '../db/client';
+import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { createTestApp, playAdBreak, signUp, type TestApp } from '../test/harness';
 
 export { rng, type Rng } from './proc/rng';
@@ -233,6 +234,34 @@ export async function appWithOneUser(): Promise<{ t: TestApp; cookie: string; us
     user: { id: userId },
   } = await signUp(t.app);
   return { t, cookie, userId };
+}
+
+/** An app whose payments go to a local stand-in for Stripe's API (`stripe.requests` lists them). */
+export async function appWithStripeDouble(): Promise<{ t: TestApp; stripe: StripeDouble; close(): Promise<void> }> {
+  const stripe = await startStripeDouble();
+  const t = await createTestApp(stripeConfig(stripe.api));
+  return {
+    t,
+    stripe,
+    async close() {
+      await t.close();
+      await stripe.close();
+    },
+  };
+}
+
+/** A new account that has checked out Premium, and how many invoice lists Stripe has served so far. */
+export async function subscribedAccount(t: TestApp, stripe: StripeDouble) {
+  const { cookie } = await signUp(t.app);
+  const checkout = await t.app.inject({
+    method: 'POST',
+    url: '/api/create-subscription',
+    headers: { cookie },
+    payload: { tier: 'premium', billingCycle: 'monthly' },
+  });
+  if (checkout.statusCode !== 200) throw new Error(`checkout ${checkout.statusCode}: ${checkout.body}`);
+  const invoiceLists = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
+  return { cookie, invoiceLists };
 }
 
 /** The `n` of a `select count(*)::int n ...` query. */

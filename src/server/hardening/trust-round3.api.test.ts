@@ -3,11 +3,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '@domain/rewards';
 import type { Db } from '../db/client';
 import { ANALYZE_JOB, createAnalysisRepository } from '../features/analysis/analysis.repository';
-import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { MALFORMED_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { createServerActivity, type ServerActivity } from '../lib/server-activity';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
-import { appWithOneUser, blobConsistency, countOf, jpeg, multipart, stripeConfig } from './support';
+import {
+  appWithOneUser,
+  appWithStripeDouble,
+  blobConsistency,
+  countOf,
+  jpeg,
+  multipart,
+  subscribedAccount,
+} from './support';
+
+/**
+ * A claim of `limit` jobs and the rows of `jobs` it read, as its own transaction counts them: the
+ * view also holds earlier transactions' counts until they are flushed, so the claim's are the
+ * difference.
+ */
+async function claimCountingReads(db: Db, limit: number) {
+  return db.transaction(async (tx) => {
+    const jobsRead = () =>
+      countOf(
+        tx as unknown as Db,
+        sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
+          from pg_stat_xact_user_tables where relname = 'jobs'`,
+      );
+    const before = await jobsRead();
+    const claimed = await createAnalysisRepository(tx as unknown as Db).claim(limit, 60_000);
+    return { claimed, rowsRead: (await jobsRead()) - before };
+  });
+}
 
 /**
  * Round three of the attacker's audit. Each test failed before its fix.
@@ -166,19 +192,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
         .statusCode,
     ).toBe(200);
 
-    // Rows read from `jobs`, as this transaction counts them: the view also holds earlier
-    // transactions' counts until they are flushed, so the claim's are the difference.
-    const { claimed, rowsRead } = await t.database.db.transaction(async (tx) => {
-      const jobsRead = () =>
-        countOf(
-          tx as unknown as Db,
-          sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
-            from pg_stat_xact_user_tables where relname = 'jobs'`,
-        );
-      const before = await jobsRead();
-      const claimed = await createAnalysisRepository(tx as unknown as Db).claim(4, 60_000);
-      return { claimed, rowsRead: (await jobsRead()) - before };
-    });
+    const { claimed, rowsRead } = await claimCountingReads(t.database.db, 4);
     expect(new Set(claimed.map((j) => j.userId))).toEqual(new Set([flooder.user.id, other.user.id]));
     expect(rowsRead).toBeLessThan(300);
     // The rows made here have no files: later tests check that every photo's files exist.
@@ -194,17 +208,7 @@ describe('trust: one library cannot hold the analysis queue', () => {
       Array.from({ length: 3000 }, (_, i) => orderedId('0a0a0a0a', i)),
       1,
     );
-    const { claimed, rowsRead } = await t.database.db.transaction(async (tx) => {
-      const jobsRead = () =>
-        countOf(
-          tx as unknown as Db,
-          sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) n
-            from pg_stat_xact_user_tables where relname = 'jobs'`,
-        );
-      const before = await jobsRead();
-      const claimed = await createAnalysisRepository(tx as unknown as Db).claim(4, 60_000);
-      return { claimed, rowsRead: (await jobsRead()) - before };
-    });
+    const { claimed, rowsRead } = await claimCountingReads(t.database.db, 4);
     expect(new Set(claimed.map((j) => j.userId)).size).toBe(4);
     expect(rowsRead).toBeLessThan(300);
     await removeQueueUsers();
@@ -358,33 +362,20 @@ describe('trust: a storage error while photos are deleted', () => {
 });
 
 describe("trust: the payment provider's request budget", () => {
-  let stripe: StripeDouble;
-  let paid: TestApp;
+  let paid: Awaited<ReturnType<typeof appWithStripeDouble>>;
   beforeAll(async () => {
-    stripe = await startStripeDouble();
-    paid = await createTestApp(stripeConfig(stripe.api));
+    paid = await appWithStripeDouble();
   });
-  afterAll(async () => {
-    await paid?.close();
-    await stripe?.close();
-  });
+  afterAll(() => paid?.close());
 
   it('a loop over the invoice list is refused with 429 past its limit, before it reaches Stripe', async () => {
     // Stripe limits requests per merchant account: one account's loop spent everyone's budget
     // (checkouts and cancels then failed with 'Payment provider error').
-    const account = await signUp(paid.app);
-    const checkout = await paid.app.inject({
-      method: 'POST',
-      url: '/api/create-subscription',
-      headers: { cookie: account.cookie },
-      payload: { tier: 'premium', billingCycle: 'monthly' },
-    });
-    expect(checkout.statusCode).toBe(200);
-    const listed = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
-    let refused: Awaited<ReturnType<typeof paid.app.inject>> | undefined;
+    const { cookie, invoiceLists: listed } = await subscribedAccount(paid.t, paid.stripe);
+    let refused: Awaited<ReturnType<typeof paid.t.app.inject>> | undefined;
     let answered = 0;
     for (let i = 0; i < 200 && !refused; i++) {
-      const res = await paid.app.inject({ url: '/api/billing/invoices', headers: { cookie: account.cookie } });
+      const res = await paid.t.app.inject({ url: '/api/billing/invoices', headers: { cookie } });
       if (res.statusCode === 429) refused = res;
       else {
         expect(res.statusCode).toBe(200);

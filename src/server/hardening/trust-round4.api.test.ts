@@ -1,9 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
-import { stripeConfig } from './support';
+import { appWithStripeDouble, subscribedAccount } from './support';
 
 /**
  * Round four of the attacker's audit. Each test failed before its fix.
@@ -15,30 +14,20 @@ const ruleOf = (route: string) => {
 };
 
 describe('trust: HEAD requests and the GET limits', () => {
-  let stripe: StripeDouble;
+  let paid: Awaited<ReturnType<typeof appWithStripeDouble>>;
   let t: TestApp;
   beforeAll(async () => {
-    stripe = await startStripeDouble();
-    t = await createTestApp(stripeConfig(stripe.api));
+    paid = await appWithStripeDouble();
+    t = paid.t;
   });
-  afterAll(async () => {
-    await t?.close();
-    await stripe?.close();
-  });
+  afterAll(() => paid?.close());
 
   it("a HEAD loop over the invoice list is refused past the GET's limit, before it reaches Stripe", async () => {
     // Fastify answers HEAD by running the GET's handler (every Stripe request made, the body then
     // dropped), on a twin route the limits table, keyed 'GET /url', did not name: HEAD was unlimited.
     const rule = ruleOf('GET /api/billing/invoices');
-    const account = await signUp(t.app);
-    const checkout = await t.app.inject({
-      method: 'POST',
-      url: '/api/create-subscription',
-      headers: { cookie: account.cookie },
-      payload: { tier: 'premium', billingCycle: 'monthly' },
-    });
-    expect(checkout.statusCode).toBe(200);
-    const listed = () => stripe.requests.filter((r) => r.method === 'GET' && r.path === '/v1/invoices').length;
+    const account = await subscribedAccount(t, paid.stripe);
+    const listed = account.invoiceLists;
     const before = listed();
     const head = () =>
       t.app.inject({ method: 'HEAD', url: '/api/billing/invoices', headers: { cookie: account.cookie } });
