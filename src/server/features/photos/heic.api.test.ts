@@ -5,7 +5,7 @@ import { closeHeicThread, decodeHeic, HEIC_THREAD_ATTEMPTS, HeicDecodeError } fr
 import { stopHeicThreadsUnderPhoto } from '../../test/heic-stops';
 import { photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
-import { makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
+import { decodeWith, makeDerivatives, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
 import { photoUpload } from '../../test/multipart';
 
 /**
@@ -125,6 +125,17 @@ describe(`HEIC uploads (${testDbKind})`, () => {
     });
     // The WASM decoder checks the container's size on its own too.
     await expect(decodeHeic(HEIC, 1000)).rejects.toSatisfy((e) => e instanceof HeicDecodeError && e.tooLarge);
+  });
+
+  it('a HEIC that sharp fails on for a reason it does not name still goes to the WASM decoder', async () => {
+    // With other images decoding at once, sharp reported this HEVC photo as "Unknown error" rather
+    // than as a missing codec, and a good photo was refused as unreadable.
+    const unnamed = () => sharp(Buffer.from('not an image at all'));
+    const size = await decodeWith('image/heic', unnamed, HEIC, 1e6, async (s, decoded) => {
+      const meta = await s.metadata();
+      return { width: meta.width, height: meta.height, viaWasm: decoded !== undefined };
+    });
+    expect(size).toEqual({ width: 96, height: 64, viaWasm: true });
   });
 
   it('refuses a damaged HEIC with a readable message', async () => {

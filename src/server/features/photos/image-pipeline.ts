@@ -158,7 +158,7 @@ let sharpDecodesHevc = true;
  * HEVC decoder in its libheif) from the WASM decoder, which checks the size before decoding.
  * `decoded` (displayed size) is set when the WASM decoder was used.
  */
-async function decodeWith<T>(
+export async function decodeWith<T>(
   mime: ImageMime,
   input: () => Sharp,
   bytes: Buffer,
@@ -176,8 +176,11 @@ async function decodeWith<T>(
   try {
     return await use(input());
   } catch (err) {
-    if (mime !== 'image/heic' || !isMissingCodecError(err)) throw err;
-    sharpDecodesHevc = false;
+    if (mime !== 'image/heic') throw err;
+    // Any failure of sharp on a HEIC goes to the WASM decoder, whose own answer then stands: the
+    // missing codec is not always named (with other images decoding at once, libvips' message
+    // can come back as sharp's "Unknown error", which failed a good photo as unreadable).
+    if (isMissingCodecError(err)) sharpDecodesHevc = false;
     return viaWasm();
   }
 }
