@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { pauseClockSoon, register } from './helpers';
+import { register } from './helpers';
 
 /** Skips the onboarding modal so the fake clock does not pop it over the dashboard. */
 async function quietOnboarding(page: Page) {
@@ -35,7 +35,7 @@ test('an Instagram ad break the server started counts down, records one activity
   const started = page.waitForResponse((r) => r.url().endsWith('/api/ad-breaks') && r.request().method() === 'POST');
   // The page clock stands still while the overlay opens, so a slow machine cannot tick the countdown
   // before it is read; it flows again (with real time) once the first second has been checked.
-  await pauseClockSoon(page, 50);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 50);
   await page.getByRole('button', { name: 'Instagram (15s)' }).click();
   const adBreak = (await (await started).json()) as { id: string };
   const gallery = page.getByRole('dialog', { name: 'Your Photos' });

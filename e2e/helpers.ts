@@ -28,19 +28,3 @@ export async function login(page: Page, email: string, password: string) {
   await page.getByRole('button', { name: 'Sign In' }).click();
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
 }
-
-/**
- * Stops the installed page clock about `ahead` ms from the page's now. The page's time flows while
- * this call travels, and a loaded machine can take longer than `ahead` to deliver it ("Cannot
- * fast-forward to the past"): then it asks again with four times the margin.
- */
-export async function pauseClockSoon(page: Page, ahead: number) {
-  for (let margin = ahead; ; margin *= 4) {
-    try {
-      await page.clock.pauseAt((await page.evaluate(() => Date.now())) + margin);
-      return;
-    } catch (err) {
-      if (margin >= 20_000 || !/fast-forward to the past/i.test(String(err))) throw err;
-    }
-  }
-}
