@@ -38,7 +38,8 @@ export class ImageRejected extends Error {
       unexplained?: boolean;
     },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // Error reads `cause` from the options and nothing else.
+    super(message, options);
     this.unexplained = options?.unexplained ?? false;
   }
 }
