@@ -38,6 +38,23 @@ const MINUTE = 60_000;
 /** Pages after the first, per user and 5 minutes: 4 a second, held for the whole window. */
 const PAGES_PER_WINDOW = 1200;
 
+/**
+ * Reads that total something over everything the user has, which the app asks again by itself, per
+ * user and 5 minutes: 3 a second, held for the whole window. A loop is held to that; a person never
+ * comes near it:
+ * - library counts (summary, analysis status, the album list: every photo or membership, each call).
+ *   The organizer polls the status every 2 s while jobs are pending, only in a visible tab (TanStack
+ *   Query's refetchIntervalInBackground is off): 150 per tab and window; each poll whose count moved
+ *   refreshes the summary and the albums once, so they are asked at most as often. Four organizers
+ *   side by side for a whole window make 600. Other refreshes follow writes, bounded by those writes'
+ *   limits (uploads 60 requests, a 50-photo upload being 3; deletes 60; filter applies 30; album
+ *   creations 60), and a dashboard load asks the summary twice (the painted page's and the app's).
+ * - the points ledger's totals (stats, rewards: every entry, one per photo ever uploaded and per ad
+ *   skipped), refreshed after each ad (120 by its limit), each upload that earned points (60), an
+ *   activation and each page load: a few hundred at most.
+ */
+const TOTALS_PER_WINDOW = 900;
+
 const withQuery = (name: string) => (request: FastifyRequest) =>
   Boolean((request.query as Record<string, unknown> | undefined)?.[name]);
 const withParam = (name: string, value: string) => (request: FastifyRequest) =>
@@ -97,6 +114,12 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // Each reads the whole library: every fingerprint (grouped four times), or every photo without a job.
   'GET /api/photos/duplicates': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/photos/analyze-all': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
+  // Counted over the whole library or the whole points ledger per call (see TOTALS_PER_WINDOW).
+  'GET /api/photos/summary': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
+  'GET /api/photos/analysis-status': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
+  'GET /api/albums': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
+  'GET /api/stats': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
+  'GET /api/rewards': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
   'POST /api/photos/delete': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'DELETE /api/photos/:id': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],
   'PUT /api/photos/:id/favorite': [{ key: 'user', max: 300, windowMs: 5 * MINUTE }],

@@ -24,13 +24,23 @@ export type ImageMime =
 
 /** A file the pipeline refused; `status` is the HTTP status its result carries. */
 export class ImageRejected extends Error {
+  /**
+   * The refusal is the catch-all UNREADABLE: no rule named what is wrong, so the uploader learns
+   * nothing and only the decoder's own words (the cause) can tell whether a good photo was refused.
+   */
+  readonly unexplained: boolean;
   constructor(
     readonly status: number,
     message: string,
-    /** What the decoder said, for the server's log (never for the client). */
-    options?: { cause?: unknown },
+    options?: {
+      /** What the decoder said, for the server's log (never for the client). */
+      cause?: unknown;
+      unexplained?: boolean;
+    },
   ) {
+    // Error reads `cause` from the options and nothing else.
     super(message, options);
+    this.unexplained = options?.unexplained ?? false;
   }
 }
 
@@ -88,15 +98,20 @@ const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AV
  * image's fault and goes on as an error (a 500, logged), so a good photo is never called unreadable.
  */
 function unreadable(err: unknown): Error {
-  return err instanceof HeicThreadError ? err : new ImageRejected(422, readableError(err), { cause: err });
+  if (err instanceof HeicThreadError) return err;
+  const reason = namedReason(err);
+  return reason
+    ? new ImageRejected(422, reason, { cause: err })
+    : new ImageRejected(422, UNREADABLE, { cause: err, unexplained: true });
 }
 
-function readableError(err: unknown): string {
+/** The refusal's reason when a rule recognises the decoder's error; null for any other. */
+function namedReason(err: unknown): string | null {
   const m = err instanceof Error ? err.message : String(err);
   if (/pixel limit/i.test(m)) return 'This image has too many pixels to process.';
   if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m))
     return 'This image is damaged or incomplete and cannot be read.';
-  return UNREADABLE;
+  return null;
 }
 
 const EXIF_PICK = [
@@ -240,7 +255,7 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
     throw unreadable(err);
   }
   if (!meta.format || !SHARP_FORMATS[mime].includes(meta.format)) throw new ImageRejected(415, UNSUPPORTED);
-  if (!meta.width || !meta.height) throw new ImageRejected(422, UNREADABLE);
+  if (!meta.width || !meta.height) throw new ImageRejected(422, UNREADABLE, { unexplained: true });
   // Checked from the header before any pixel is decoded: a bomb is refused in microseconds.
   if (meta.width * meta.height > maxPixels) {
     throw new ImageRejected(

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { utimes } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import pg from 'pg';
 import sharp from 'sharp';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
@@ -210,6 +211,49 @@ describe(`photos API (${testDbKind})`, () => {
     expect(await blobCount()).toBe(before);
   });
 
+  it("logs the decoder's own error only for the catch-all refusal, whose answer names no reason", async () => {
+    const warned: Array<{ msg: string; err: unknown }> = [];
+    const service = createPhotosService({
+      repo: createPhotosRepository(t.database.db),
+      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
+      blobs: t.app.ctx.blobs,
+      config: t.config,
+      hooks: {},
+      log: () => {},
+      warn: (msg, err) => warned.push({ msg, err }),
+    });
+    const { user } = await signUp(t.app);
+    const ingest = async (fileName: string, bytes: Buffer) => {
+      const { result } = await service.ingestOne(
+        user.id,
+        { fileName, stream: Readable.from([bytes]), truncated: () => false },
+        service.uploadAllowance(user.id),
+      );
+      return result;
+    };
+    // A TIFF header and nothing after it: the decoder's error matches no rule (the catch-all).
+    const headerOnly = Buffer.concat([Buffer.from('II*\0'), Buffer.alloc(30)]);
+    expect(await ingest('header.tif', headerOnly)).toMatchObject({
+      ok: false,
+      status: 422,
+      message: 'This image could not be read.',
+    });
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.msg).toBe('upload refused: This image could not be read.');
+    expect(String(warned[0]!.err)).toMatch(/unsupported image format/);
+
+    // Refusals that name their reason tell the uploader already: nothing is logged for them.
+    expect(await ingest('cut.jpg', fx.jpeg.subarray(0, Math.floor(fx.jpeg.length / 2)))).toMatchObject({
+      status: 422,
+      message: 'This image is damaged or incomplete and cannot be read.',
+    });
+    expect(await ingest('notes.jpg', Buffer.from('hello, this is text and not a photo at all'))).toMatchObject({
+      status: 415,
+    });
+    expect(await ingest('bomb.png', pngBomb())).toMatchObject({ status: 422, message: /too large/ });
+    expect((await ingest('fine.png', fx.png)).ok).toBe(true);
+    expect(warned).toHaveLength(1);
+  });
   it('keeps the good files of a batch with a bad one and reports each', async () => {
     const { cookie, user } = await signUp(t.app);
     const hooked: Array<[string, number]> = [];

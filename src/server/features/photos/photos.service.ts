@@ -17,13 +17,7 @@ import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
-import {
-  BROWSER_IMAGE_MIMES,
-  ImageRejected,
-  makeDerivatives,
-  makeDisplayRendition,
-  UNREADABLE,
-} from './image-pipeline';
+import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
 import type {
   LibraryState,
   ListedPhotoRow,
@@ -461,7 +455,7 @@ export function createPhotosService(deps: {
         await (await staging).discard();
         if (err instanceof ImageRejected) {
           // The catch-all answer names no reason; the decoder's own words go to the log.
-          if (err.message === UNREADABLE && err.cause) deps.warn?.(`upload refused: ${err.message}`, err.cause);
+          if (err.unexplained && err.cause) deps.warn?.(`upload refused: ${err.message}`, err.cause);
           return fail(err.status, err.message);
         }
         throw err;

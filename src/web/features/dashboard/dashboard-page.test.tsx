@@ -3,7 +3,7 @@ import type { Activity } from '@contract/activities';
 import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { act, render, screen, within } from '@testing-library/react';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -149,6 +149,52 @@ describe('Dashboard', () => {
     expect(within(card).getByText('Active for 5 minutes')).toBeInTheDocument();
     expect(within(card).getByText('Last activity: 1 minute ago')).toBeInTheDocument();
     expect(within(card).getByRole('button', { name: 'Deactivate' })).toBeInTheDocument();
+  });
+
+  it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    qc.setQueryDefaults(['/api/photos', 'summary'], {
+      queryFn: () =>
+        Promise.reject(new Error('429: {"message":"Too many attempts. Please wait 5 minute(s) and try again."}')),
+    });
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+    });
+    qc.setQueryData(['/api/stats'], stats());
+    qc.setQueryData(['/api/activities'], []);
+    qc.setQueryData(
+      ['/api/photos'],
+      [1, 2].map((i) => ({ id: `p${i}`, name: `n${i}`, url: `/${i}`, thumbnailUrl: `/${i}-t`, analyzed: i === 1 })),
+    );
+    qc.setQueryData(['/api/subscription'], {
+      status: 'inactive',
+      tier: 'free',
+      billingCycle: 'monthly',
+      price: 0,
+      endDate: null,
+    });
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    await act(async () => {
+      await qc
+        .getQueryCache()
+        .find({ queryKey: ['/api/photos', 'summary'] })
+        ?.promise?.catch(() => undefined);
+    });
+    expect(qc.getQueryState(['/api/photos', 'summary'])?.status).toBe('error');
+    expect(screen.getByText('Member for 0 days • 2 photos')).toBeInTheDocument();
+    expect(screen.getByText('2 total photos • 1 analyzed')).toBeInTheDocument();
   });
 
   it('counts the whole library from the summary, not only the recent photos it lists', () => {

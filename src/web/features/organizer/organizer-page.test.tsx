@@ -31,6 +31,8 @@ const photo = (i: number, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+const TOO_MANY = 'Too many attempts. Please wait 5 minute(s) and try again.';
+
 function ToastProbe() {
   const t = useToasts().message;
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
@@ -38,9 +40,11 @@ function ToastProbe() {
 
 function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolean; summary?: unknown }) {
   let status = opts.status;
+  let refused = false;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/photos') return jsonResponse(opts.photos);
     if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
+    if (url === '/api/photos/analysis-status' && refused) return jsonResponse({ message: TOO_MANY }, 429);
     if (url === '/api/photos/analysis-status') return jsonResponse(status);
     if (url === '/api/albums' && init?.method === 'POST') {
       const body = JSON.parse(String(init.body)) as { name: string; photoIds: string[] };
@@ -67,7 +71,11 @@ function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolea
       <ToastProbe />
     </QueryClientProvider>,
   );
-  return { fetchMock, finish: () => (status = { total: 2, analyzed: 2, pending: 0 }) };
+  return {
+    fetchMock,
+    finish: () => (status = { total: 2, analyzed: 2, pending: 0 }),
+    refuse: (on: boolean) => (refused = on),
+  };
 }
 
 async function flush() {
@@ -112,6 +120,51 @@ describe('OrganizerPage', () => {
     const after = polls();
     await act(async () => vi.advanceTimersByTimeAsync(10_000));
     expect(polls()).toBe(after); // no polling once nothing is pending
+  });
+
+  it('a refused poll (429) keeps the counts and the run, says why, and waits 30 s before asking again', async () => {
+    const { fetchMock, finish, refuse } = setup({
+      photos: [
+        photo(1, { analyzed: false, category: null, tags: [] }),
+        photo(2, { analyzed: false, category: null, tags: [] }),
+      ],
+      status: { total: 2, analyzed: 0, pending: 0 },
+    });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Analyze Photos' }));
+    await flush();
+    const polls = () => fetchMock.mock.calls.filter(([u]) => u === '/api/photos/analysis-status').length;
+    refuse(true);
+    await act(async () => vi.advanceTimersByTimeAsync(2100));
+    await flush();
+    const refusedAt = polls();
+    expect(screen.getByRole('status')).toHaveTextContent(TOO_MANY);
+    expect(screen.getByText('0/2 analyzed')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Analyzing...' })).toBeDisabled();
+    // Not every 2 s into a limit that refuses them all.
+    await act(async () => vi.advanceTimersByTimeAsync(20_000));
+    expect(polls()).toBe(refusedAt);
+
+    refuse(false);
+    finish();
+    await act(async () => vi.advanceTimersByTimeAsync(10_100));
+    await flush();
+    expect(polls()).toBe(refusedAt + 1);
+    expect(screen.queryByRole('status')).toBeNull();
+    expect(screen.getByText('2/2 analyzed')).toBeInTheDocument();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Analysis Complete');
+  });
+
+  it('shows the server\'s message, not "No albums yet", when the album list is refused', async () => {
+    const { fetchMock } = setup({ photos: [photo(1)], status: { total: 1, analyzed: 1, pending: 0 } });
+    const answer = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) =>
+      url === '/api/albums' ? jsonResponse({ message: TOO_MANY }, 429) : answer(url, init),
+    );
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent(TOO_MANY);
+    expect(screen.queryByText('No albums yet')).toBeNull();
   });
 
   it('shows Analysis Failed when the request fails', async () => {

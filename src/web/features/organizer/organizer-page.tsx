@@ -7,6 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
+import { errorMessage } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { cn } from '../../lib/cn';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
@@ -85,6 +86,12 @@ export default function OrganizerPage() {
             {analyzed}/{total} analyzed
           </span>
         </div>
+        {status.isError && (
+          // The last counts stay; this says why they may be behind (e.g. the server's 429 message).
+          <p role="status" className="text-sm text-muted">
+            {errorMessage(status.error, 'Could not refresh the analysis status.')}
+          </p>
+        )}
         {photos.isLoading || status.isLoading ? (
           <Spinner />
         ) : need > 0 || busy ? (
@@ -243,6 +250,13 @@ function AlbumsTab() {
   const albums = useAlbums();
   const duplicates = useDuplicatesAlbum();
   if (albums.isLoading) return <Spinner />;
+  // Without any answer yet, "No albums yet" would be untrue; a later failure keeps the last list.
+  if (albums.isError && !albums.data)
+    return (
+      <p role="alert" className="py-8 text-center text-sm text-muted">
+        {errorMessage(albums.error, 'Could not load your albums.')}
+      </p>
+    );
   const list = albums.data ?? [];
   if (list.length === 0 && !duplicates) return <p className="py-8 text-center text-sm text-muted">No albums yet</p>;
   return (

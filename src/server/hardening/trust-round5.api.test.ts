@@ -1,0 +1,73 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
+import { createTestApp, signUp, testDbKind, type TestApp } from '../test/harness';
+
+/**
+ * Round five of the attacker's audit: reads that total everything a user has on every call, and
+ * that the web client asks again by itself (polls, refreshes after writes), had no limit at all, so
+ * one account's loop could keep the database counting its library or ledger without pause. Each
+ * test failed before its fix.
+ */
+const ruleOf = (route: string) => {
+  const rule = DEFAULT_RATE_LIMITS[route]?.[0];
+  if (!rule) throw new Error(`${route} has no limit`);
+  return rule;
+};
+
+const TOTALS = [
+  { route: 'GET /api/photos/summary', url: '/api/photos/summary', counts: 'every photo' },
+  { route: 'GET /api/photos/analysis-status', url: '/api/photos/analysis-status', counts: 'every photo and job' },
+  { route: 'GET /api/albums', url: '/api/albums', counts: 'every album membership' },
+  { route: 'GET /api/stats', url: '/api/stats?utcOffsetMinutes=0', counts: 'every ledger entry' },
+  { route: 'GET /api/rewards', url: '/api/rewards', counts: 'every ledger entry' },
+] as const;
+
+/** Requests in flight at once while a budget is spent. */
+const AT_ONCE = 10;
+
+describe(`trust: reads that count everything a user has (${testDbKind})`, () => {
+  let t: TestApp;
+  /** Signed up once (password hashing is slow by design); each route keeps its own count per user. */
+  let a: { cookie: string };
+  let b: { cookie: string };
+  beforeAll(async () => {
+    t = await createTestApp();
+    a = await signUp(t.app);
+    b = await signUp(t.app);
+  });
+  afterAll(() => t?.close());
+
+  it.each(TOTALS)(
+    '$route (it counts $counts) is refused past its per-user budget, GET and HEAD alike; another user is not',
+    async ({ route, url }) => {
+      const rule = ruleOf(route);
+      expect(rule.key).toBe('user');
+      // Far above what the app asks (an organizer polls every 2 s: 150 in 5 minutes per tab).
+      expect(rule.max).toBeGreaterThanOrEqual(600);
+      expect(rule.max / (rule.windowMs / 1000)).toBeLessThanOrEqual(4);
+      const ask = (method: 'GET' | 'HEAD', cookie: string) => t.app.inject({ method, url, headers: { cookie } });
+      // One budget for both methods, however they alternate (Fastify's HEAD runs the GET's handler).
+      // Sent a few at a time, as a loop with several connections would (and the counters are atomic).
+      for (let i = 0; i < rule.max; i += AT_ONCE) {
+        const batch = Array.from({ length: Math.min(AT_ONCE, rule.max - i) }, (_, j) => i + j);
+        const answers = await Promise.all(batch.map((n) => ask(n % 2 ? 'HEAD' : 'GET', a.cookie)));
+        const bad = answers.find((res) => res.statusCode !== 200);
+        if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
+      }
+      const refusedGet = await ask('GET', a.cookie);
+      expectLimited(refusedGet);
+      expect(refusedGet.json().message).toMatch(/^Too many attempts\. Please wait \d+ minute\(s\) and try again\.$/);
+      const refusedHead = await ask('HEAD', a.cookie);
+      expectLimited(refusedHead);
+      // Another account's budget is its own.
+      expect((await ask('GET', b.cookie)).statusCode).toBe(200);
+      expect((await ask('HEAD', b.cookie)).statusCode).toBe(200);
+    },
+  );
+});
+
+function expectLimited(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBe(429);
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+}
