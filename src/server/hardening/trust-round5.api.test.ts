@@ -65,6 +65,32 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
       expect((await ask('HEAD', b.cookie)).statusCode).toBe(200);
     },
   );
+
+  it('POST /api/rewards/record is refused past its per-user budget and its repeats mint nothing', async () => {
+    const rule = ruleOf('POST /api/rewards/record');
+    expect(rule.key).toBe('user');
+    const record = (cookie: string) =>
+      t.app.inject({ method: 'POST', url: '/api/rewards/record', headers: { cookie }, payload: { type: 'login' } });
+    const points = async (cookie: string) =>
+      (await t.app.inject({ method: 'GET', url: '/api/stats?utcOffsetMinutes=0', headers: { cookie } })).json()
+        .totalPoints as number;
+    const c = await signUp(t.app);
+    const first = await record(c.cookie);
+    expect(first.statusCode).toBe(200);
+    const afterFirst = await points(c.cookie);
+    for (let i = 1; i < rule.max; i += AT_ONCE) {
+      const batch = Math.min(AT_ONCE, rule.max - i);
+      const answers = await Promise.all(Array.from({ length: batch }, () => record(c.cookie)));
+      const bad = answers.find((res) => res.statusCode !== 200);
+      if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
+    }
+    const refused = await record(c.cookie);
+    expectLimited(refused);
+    expect(refused.json().message).toMatch(/^Too many attempts\. Please wait \d+ minute\(s\) and try again\.$/);
+    // The day's login was rewarded once, whatever the number of calls.
+    expect(await points(c.cookie)).toBe(afterFirst);
+    expect((await record(b.cookie)).statusCode).toBe(200);
+  });
 });
 
 function expectLimited(res: LightMyRequestResponse) {

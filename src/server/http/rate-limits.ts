@@ -86,6 +86,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // rest is room for client retries (replays of one event id count here too).
   'POST /api/activities': [{ key: 'user', max: 120, windowMs: 5 * MINUTE }],
   'POST /api/ad-breaks': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  // Each call reads the user's login days and ledger totals in a transaction and mints nothing new
+  // past the first of the day, so repeats buy only database work. The web app asks once per signed-in
+  // page load (the day's login) and ignores a refusal; 60 is a reload every 5 s for 5 minutes.
+  'POST /api/rewards/record': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
