@@ -1,7 +1,10 @@
+import type { UploadResponse } from '@contract/photos';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
+import { DEFAULT_RATE_LIMITS, ORIGINALS_PER_WINDOW } from '../http/rate-limits';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../test/harness';
+import { postPhotos } from '../test/multipart';
+import { zeroPng } from '../test/png';
 
 /**
  * Round five of the attacker's audit: reads that total everything a user has on every call, and
@@ -91,6 +94,45 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
     expect(await points(c.cookie)).toBe(afterFirst);
     expect((await record(b.cookie)).statusCode).toBe(200);
   });
+
+  it.each([
+    { route: 'GET /api/photos/:id/:variant', path: (id: string) => `/api/photos/${id}/original` },
+    { route: 'GET /api/photos/:id/download', path: (id: string) => `/api/photos/${id}/download?version=original` },
+  ])(
+    '$route of an original is refused past its per-user budget; previews and other users are not',
+    async ({ route, path }) => {
+      // A person zooming or saving photo after photo (the browser keeps what it fetched) stays far below.
+      expect(ORIGINALS_PER_WINDOW).toBeGreaterThanOrEqual(300);
+      const max = ORIGINALS_PER_WINDOW;
+      expect(DEFAULT_RATE_LIMITS[route]?.some((r) => r.key === 'user' && r.max === max)).toBe(true);
+      const owner = await signUp(t.app);
+      const other = await signUp(t.app);
+      const idOf = async (cookie: string) => {
+        const up = await postPhotos(t.app, cookie, [
+          { name: 'a.png', bytes: zeroPng({ width: 8, height: 8, bitDepth: 8, rawBytes: 72 }), type: 'image/png' },
+        ]);
+        expect(up.statusCode).toBe(201);
+        const [first] = (up.json() as UploadResponse).results;
+        if (!first?.ok) throw new Error(`upload refused: ${up.body}`);
+        return first.photo.id;
+      };
+      const mine = await idOf(owner.cookie);
+      const theirs = await idOf(other.cookie);
+      const ask = (method: 'GET' | 'HEAD', cookie: string, url: string) =>
+        t.app.inject({ method, url, headers: { cookie } });
+      for (let i = 0; i < max; i += AT_ONCE) {
+        const batch = Array.from({ length: Math.min(AT_ONCE, max - i) }, (_, j) => i + j);
+        const answers = await Promise.all(batch.map((n) => ask(n % 2 ? 'HEAD' : 'GET', owner.cookie, path(mine))));
+        const bad = answers.find((res) => res.statusCode !== 200);
+        if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
+      }
+      expectLimited(await ask('GET', owner.cookie, path(mine)));
+      expectLimited(await ask('HEAD', owner.cookie, path(mine)));
+      // The gallery's own images are not held by it, nor is another account.
+      expect((await ask('GET', owner.cookie, `/api/photos/${mine}/thumbnail`)).statusCode).toBe(200);
+      expect((await ask('GET', other.cookie, path(theirs))).statusCode).toBe(200);
+    },
+  );
 });
 
 function expectLimited(res: LightMyRequestResponse) {

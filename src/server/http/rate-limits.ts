@@ -55,6 +55,14 @@ const PAGES_PER_WINDOW = 1200;
  */
 const TOTALS_PER_WINDOW = 900;
 
+/**
+ * Whole original files (the viewer's zoom where no display rendition exists, downloads), per user
+ * and 5 minutes: 2 a second. They cost no decode, but each is up to the upload size limit in bytes
+ * and, on an object store, a billed read; the browser keeps what it has fetched, so a person zooming
+ * or saving photo after photo stays well below it, and a loop is held to ~600 files a window.
+ */
+export const ORIGINALS_PER_WINDOW = 600;
+
 const withQuery = (name: string) => (request: FastifyRequest) =>
   Boolean((request.query as Record<string, unknown> | undefined)?.[name]);
 const withParam = (name: string, value: string) => (request: FastifyRequest) =>
@@ -113,7 +121,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'GET /api/photos/favorites': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/:id/:variant': [
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
+    { key: 'user', max: ORIGINALS_PER_WINDOW, windowMs: 5 * MINUTE, when: withParam('variant', 'original') },
   ],
+  'GET /api/photos/:id/download': [{ key: 'user', max: ORIGINALS_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/:id/similar': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   // Each reads the whole library: every fingerprint (grouped four times), or every photo without a job.
   'GET /api/photos/duplicates': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
