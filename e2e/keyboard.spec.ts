@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { newAccount } from './helpers';
+import { newAccount, pauseClock } from './helpers';
 
 /**
  * Keyboard alone: no clicks, no fill(). Tab moves focus until the wanted control is focused (as a
@@ -95,7 +95,7 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
   await page.keyboard.press('Enter');
   await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
   await page.keyboard.press('Space');
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 500);
+  await pauseClock(page);
 
   const cards = game.getByRole('list', { name: 'Memory cards' }).getByRole('button');
   await expect(cards.first()).toBeVisible();
