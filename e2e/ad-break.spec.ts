@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { register } from './helpers';
+import { pauseClock, register } from './helpers';
 
 /** Skips the onboarding modal so the fake clock does not pop it over the dashboard. */
 async function quietOnboarding(page: Page) {
@@ -33,10 +33,15 @@ test('an Instagram ad break the server started counts down, records one activity
   await expect(page.getByText('Premium Plan')).toBeVisible();
 
   const started = page.waitForResponse((r) => r.url().endsWith('/api/ad-breaks') && r.request().method() === 'POST');
+  // The server painted the plan and the stats (static copies); the ad buttons come only with React's
+  // own screen, once every answer has reached it. That must happen before the clock stops: a paused
+  // clock would hold those answers (and the painted copy) forever.
+  const instagram = page.getByRole('button', { name: 'Instagram (15s)' });
+  await expect(instagram).toBeVisible();
   // The page clock stands still while the overlay opens, so a slow machine cannot tick the countdown
   // before it is read; it flows again (with real time) once the first second has been checked.
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 50);
-  await page.getByRole('button', { name: 'Instagram (15s)' }).click();
+  await pauseClock(page);
+  await instagram.click();
   const adBreak = (await (await started).json()) as { id: string };
   const gallery = page.getByRole('dialog', { name: 'Your Photos' });
   await expect(gallery).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { register } from './helpers';
+import { pauseClock, register } from './helpers';
 
 /**
  * This Chromium has no colour emoji font, so emoji characters would render as empty boxes: the
@@ -32,7 +32,7 @@ test('Memory Match shows every emoji as a loaded image, and each card keeps its 
   await expectLoadedImage(game.locator('img[data-emoji]').first());
   await game.getByRole('button', { name: 'Start Game' }).click();
   // Time stands still while the test plays; it moves only where the game waits (the flip-back).
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 500);
+  await pauseClock(page);
 
   const cards = game.getByRole('list', { name: 'Memory cards' }).getByRole('button');
   await expect(cards.first()).toBeVisible();

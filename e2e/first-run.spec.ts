@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { register } from './helpers';
+import { pauseClock, register } from './helpers';
 
 /** What the screen shows right now of the four things a first load can raise. */
 async function onScreen(page: Page) {
@@ -24,7 +24,7 @@ test('a new account meets one thing at a time: the Setup Guide, then its welcome
   await expect(guide).toBeVisible({ timeout: 4000 });
   expect((await (await loginReward).json()).points).toBe(10);
   // The reward is paid, yet nothing covers the guide, however long it stays open.
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
+  await pauseClock(page);
   await page.clock.runFor(30_000);
   expect(await onScreen(page)).toEqual(['guide']);
 
