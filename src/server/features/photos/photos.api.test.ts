@@ -65,6 +65,18 @@ describe(`photos API (${testDbKind})`, () => {
   });
   afterAll(() => t.close());
 
+  /** A photos service over the test app's database and store, as the routes build it. */
+  const serviceWith = (deps: Partial<Parameters<typeof createPhotosService>[0]> = {}) =>
+    createPhotosService({
+      repo: createPhotosRepository(t.database.db),
+      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
+      blobs: t.app.ctx.blobs,
+      config: t.config,
+      hooks: {},
+      log: () => {},
+      ...deps,
+    });
+
   const upload = (cookie: string, files: Array<{ name: string; bytes: Buffer; type?: string }>) => {
     const body = photoUpload(files);
     return t.app.inject({
@@ -102,14 +114,7 @@ describe(`photos API (${testDbKind})`, () => {
   });
 
   it('seeds quickly once the demo derivatives are computed (they are shared, only rows differ)', async () => {
-    const service = createPhotosService({
-      repo: createPhotosRepository(t.database.db),
-      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
-      blobs: t.app.ctx.blobs,
-      config: t.config,
-      hooks: {},
-      log: () => {},
-    });
+    const service = serviceWith();
     await service.warmDemoLibrary();
     const before = await blobCount();
     const { user } = await signUp(t.app, { email: `seed-${Date.now()}@example.com` });
@@ -213,15 +218,7 @@ describe(`photos API (${testDbKind})`, () => {
 
   it("logs the decoder's own error only for the catch-all refusal, whose answer names no reason", async () => {
     const warned: Array<{ msg: string; err: unknown }> = [];
-    const service = createPhotosService({
-      repo: createPhotosRepository(t.database.db),
-      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
-      blobs: t.app.ctx.blobs,
-      config: t.config,
-      hooks: {},
-      log: () => {},
-      warn: (msg, err) => warned.push({ msg, err }),
-    });
+    const service = serviceWith({ warn: (msg, err) => warned.push({ msg, err }) });
     const { user } = await signUp(t.app);
     const ingest = async (fileName: string, bytes: Buffer) => {
       const { result } = await service.ingestOne(
@@ -525,14 +522,7 @@ describe(`photos API (${testDbKind})`, () => {
     const [row] = await t.database.db.select().from(photos).where(eq(photos.id, p.id));
     for (const k of [row!.originalKey, row!.previewKey, row!.thumbnailKey]) await utimes(file(k), old, old);
 
-    const service = createPhotosService({
-      repo: createPhotosRepository(t.database.db),
-      tierOf: async (userId, now) => (await t.app.ctx.subscriptions.get(userId, now)).tier,
-      blobs,
-      config: t.config,
-      hooks: {},
-      log: () => {},
-    });
+    const service = serviceWith({ blobs });
     const result = await service.sweepOrphanBlobs();
     expect(result.removed).toBeGreaterThanOrEqual(1);
     expect(await blobs.has(orphanOld)).toBe(false);
