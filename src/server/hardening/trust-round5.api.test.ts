@@ -52,12 +52,7 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
       const ask = (method: 'GET' | 'HEAD', cookie: string) => t.app.inject({ method, url, headers: { cookie } });
       // One budget for both methods, however they alternate (Fastify's HEAD runs the GET's handler).
       // Sent a few at a time, as a loop with several connections would (and the counters are atomic).
-      for (let i = 0; i < rule.max; i += AT_ONCE) {
-        const batch = Array.from({ length: Math.min(AT_ONCE, rule.max - i) }, (_, j) => i + j);
-        const answers = await Promise.all(batch.map((n) => ask(n % 2 ? 'HEAD' : 'GET', a.cookie)));
-        const bad = answers.find((res) => res.statusCode !== 200);
-        if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
-      }
+      await spendAllOk(0, rule.max, (n) => ask(n % 2 ? 'HEAD' : 'GET', a.cookie));
       const refusedGet = await ask('GET', a.cookie);
       expectLimited(refusedGet);
       expect(refusedGet.json().message).toMatch(/^Too many attempts\. Please wait \d+ minute\(s\) and try again\.$/);
@@ -81,12 +76,7 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
     const first = await record(c.cookie);
     expect(first.statusCode).toBe(200);
     const afterFirst = await points(c.cookie);
-    for (let i = 1; i < rule.max; i += AT_ONCE) {
-      const batch = Math.min(AT_ONCE, rule.max - i);
-      const answers = await Promise.all(Array.from({ length: batch }, () => record(c.cookie)));
-      const bad = answers.find((res) => res.statusCode !== 200);
-      if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
-    }
+    await spendAllOk(1, rule.max, () => record(c.cookie));
     const refused = await record(c.cookie);
     expectLimited(refused);
     expect(refused.json().message).toMatch(/^Too many attempts\. Please wait \d+ minute\(s\) and try again\.$/);
@@ -120,12 +110,7 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
       const theirs = await idOf(other.cookie);
       const ask = (method: 'GET' | 'HEAD', cookie: string, url: string) =>
         t.app.inject({ method, url, headers: { cookie } });
-      for (let i = 0; i < max; i += AT_ONCE) {
-        const batch = Array.from({ length: Math.min(AT_ONCE, max - i) }, (_, j) => i + j);
-        const answers = await Promise.all(batch.map((n) => ask(n % 2 ? 'HEAD' : 'GET', owner.cookie, path(mine))));
-        const bad = answers.find((res) => res.statusCode !== 200);
-        if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
-      }
+      await spendAllOk(0, max, (n) => ask(n % 2 ? 'HEAD' : 'GET', owner.cookie, path(mine)));
       expectLimited(await ask('GET', owner.cookie, path(mine)));
       expectLimited(await ask('HEAD', owner.cookie, path(mine)));
       // The gallery's own images are not held by it, nor is another account.
@@ -134,6 +119,19 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
     },
   );
 });
+
+/**
+ * Sends requests `from`..`to - 1` (each given its number), AT_ONCE at a time, as a loop with several
+ * connections would, and fails on the first answer that is not a 200.
+ */
+async function spendAllOk(from: number, to: number, send: (n: number) => Promise<LightMyRequestResponse>) {
+  for (let i = from; i < to; i += AT_ONCE) {
+    const batch = Array.from({ length: Math.min(AT_ONCE, to - i) }, (_, j) => i + j);
+    const answers = await Promise.all(batch.map(send));
+    const bad = answers.find((res) => res.statusCode !== 200);
+    if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
+  }
+}
 
 function expectLimited(res: LightMyRequestResponse) {
   expect(res.statusCode).toBe(429);
