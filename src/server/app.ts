@@ -110,7 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   collectRoutes(app);
 
   // The object store first: an unreachable bucket stops the start before a database is opened.
-  const store = await openBlobStore(config);
+  const store = await openBlobStore(config, app.log);
   const database = opts.database ?? (await openDatabase(config));
   const ctx: AppContext = {
     config,

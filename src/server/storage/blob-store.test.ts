@@ -4,7 +4,7 @@ import { readdir, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDroppingProxy, type DroppingProxy } from '../test/dropping-proxy';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
 import { isBlobKey, LocalBlobStore, sha256Hex, type BlobStore } from './blob-store';
@@ -268,6 +268,30 @@ describe('S3BlobStore: a connection closed under a streamed upload', () => {
     expect(proxy.dropped).toBe(2);
     expect((await store.read(staged.key)).equals(bytes)).toBe(true);
     expect(await filesUnder(localStagingDir, () => true)).toEqual([]);
+  });
+
+  it("puts the SDK's warning about the dropped request in the server's log, not on the console", async () => {
+    const lines: { level: string; obj: object; msg: string }[] = [];
+    const log = {
+      warn: (obj: object, msg: string) => lines.push({ level: 'warn', obj, msg }),
+      error: (obj: object, msg: string) => lines.push({ level: 'error', obj, msg }),
+    };
+    const logged = new S3BlobStore({ ...server.settings, endpoint: proxy.url }, { localStagingDir, log });
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const bytes = randomBytes(20_000);
+      proxy.drop((req) => req.method === 'PUT' && req.url!.includes('/staging/'), 1);
+      const staged = await logged.stageStream(chunksOf(bytes, 65_536));
+      expect(await staged.commit()).toBe(sha256Hex(bytes));
+      expect(consoleWarn).not.toHaveBeenCalled();
+      const warnings = lines.filter((l) => l.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(/non-retryable streaming request/);
+      expect(warnings[0]!.obj).toEqual({ store: 's3', bucket: server.settings.bucket });
+    } finally {
+      consoleWarn.mockRestore();
+      logged.close();
+    }
   });
 
   it('gives up after three tries, and the failed upload leaves no temp file', async () => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { LocalBlobStore, type BlobStore } from './blob-store';
+import type { StoreLogger } from './s3-blob-store';
 
 export interface OpenedBlobStore {
   blobs: BlobStore;
@@ -16,13 +17,17 @@ export interface OpenedBlobStore {
  */
 export async function openBlobStore(
   config: Pick<Config, 'blobDir' | 'dataDir' | 'objectStore'>,
+  log?: StoreLogger,
 ): Promise<OpenedBlobStore> {
   if (!config.objectStore) {
     return { blobs: new LocalBlobStore(config.blobDir), describe: config.blobDir, close: async () => {} };
   }
   const { S3BlobStore } = await import('./s3-blob-store');
   // Uploads wait on the data volume while they are hashed; the local blob folder stays unused.
-  const store = new S3BlobStore(config.objectStore, { localStagingDir: path.join(config.dataDir, 'upload-staging') });
+  const store = new S3BlobStore(config.objectStore, {
+    localStagingDir: path.join(config.dataDir, 'upload-staging'),
+    log,
+  });
   try {
     await store.check();
   } catch (err) {

@@ -15,6 +15,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { format } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   hashIntoTempFile,
@@ -64,6 +65,29 @@ function isNotFound(err: unknown): boolean {
 const STREAM_PUT_ATTEMPTS = 3;
 const STREAM_PUT_RETRY_MS = 100;
 
+/** Where the SDK's warnings and errors go; pino's logger (the server's) has this shape. */
+export interface StoreLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * The SDK's warnings and errors in the server's log, tagged with the bucket. Without a logger the
+ * SDK writes warnings to the console (one per failed streamed PutObject, which `sendFile` then
+ * sends again), outside the structured log. Its info line per command (the whole input and output)
+ * and its debug lines are dropped unread: formatting them cost every read.
+ */
+function sdkLogger(log: StoreLogger, bucket: string) {
+  // format, not JSON: the SDK passes objects that refer to themselves.
+  const line = (content: unknown[]) => format(...content);
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...content: unknown[]) => log.warn({ store: 's3', bucket }, line(content)),
+    error: (...content: unknown[]) => log.error({ store: 's3', bucket }, line(content)),
+  };
+}
+
 /** The server answered and refused the request (4xx other than a timeout or throttling). */
 function isRefusal(err: unknown): boolean {
   const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
@@ -90,7 +114,7 @@ export class S3BlobStore implements BlobStore {
 
   constructor(
     readonly settings: S3StoreSettings,
-    opts: { localStagingDir?: string } = {},
+    opts: { localStagingDir?: string; log?: StoreLogger } = {},
   ) {
     this.localStagingDir = opts.localStagingDir ?? path.join(os.tmpdir(), 'eyevu-s3-staging');
     this.bucket = settings.bucket;
@@ -101,6 +125,7 @@ export class S3BlobStore implements BlobStore {
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
       credentials: settings.credentials,
+      ...(opts.log ? { logger: sdkLogger(opts.log, settings.bucket) } : {}),
       // The SDK's default checksums (CRC32 headers and trailers) are newer than many S3-compatible
       // servers; with a custom endpoint they are sent only where the API requires them.
       ...(settings.endpoint
