@@ -30,6 +30,7 @@ const INDEX_HTML = `<!doctype html>
 </html>
 `;
 const CSS = '.shell{display:grid}';
+const NO_SESSION = '<meta name="eyevu-session" content="none" />';
 const F = 'src/web/features';
 const MANIFEST = {
   'index.html': { file: 'assets/index-E1.js', isEntry: true, imports: ['_button-B1.js'] },
@@ -99,13 +100,27 @@ describe('the page served for a screen', () => {
     );
   });
 
-  it('without a session cookie: the login chunk and the auth check only, no private answers', async () => {
+  it('without a session cookie: the login chunk, no answers preloaded, and the page says there is no session', async () => {
     const res = await app.inject({ method: 'GET', url: '/gallery' });
     expect(modulepreloads(res.body)).toContain('/assets/login-page-L1.js');
     expect(modulepreloads(res.body)).not.toContain('/assets/gallery-page-P1.js');
-    expect(fetchPreloads(res.body)).toEqual(['/api/auth/user']);
+    // Not even the auth check: it could only answer 401, which the browser logs as an error.
+    expect(fetchPreloads(res.body)).toEqual([]);
+    expect(res.body).toContain(NO_SESSION);
     const pricing = await app.inject({ method: 'GET', url: '/pricing' });
     expect(modulepreloads(pricing.body)).toContain('/assets/pricing-page-R1.js');
+    expect(pricing.body).toContain(NO_SESSION);
+  });
+
+  it("with a session cookie, and in the service worker's copy of index.html, the page does not say so", async () => {
+    for (const url of ['/', '/gallery', '/pricing', '/login']) {
+      const res = await app.inject({ method: 'GET', url, headers: signedIn });
+      expect(res.body).not.toContain('eyevu-session');
+    }
+    // The copy every navigation falls back to offline is read by signed-in visits too.
+    const copy = await app.inject({ method: 'GET', url: '/index.html' });
+    expect(copy.statusCode).toBe(200);
+    expect(copy.body).not.toContain('eyevu-session');
   });
 
   it('/pricing paints its heading from the HTML, signed in or not; other screens keep the spinner', async () => {

@@ -16,10 +16,11 @@ import { SESSION_COOKIE } from './session';
  * Without hints the phone waits for the main chunk, then the auth check, then the screen's chunk,
  * then its data, one after another. The page served for a path therefore carries, in <head>:
  * a `modulepreload` for the screen's lazy chunk and the chunks it imports (from Vite's build
- * manifest), and `preload as=fetch` for the auth check and, with a session cookie, the screen's
+ * manifest), and, with a session cookie, `preload as=fetch` for the auth check and the screen's
  * first API answers. The app's own fetches (credentials 'include', same URL) take over those
  * preloads, so the auth check starts before React boots without any inline script (the CSP
- * allows none). Without a cookie there is no session: the signed-in screens show the login.
+ * allows none). Without a cookie there is no session: the page carries `<meta name="eyevu-session"
+ * content="none">`, the app shows the login without asking, and the signed-in screens show it too.
  *
  * Every variant is built once at start (paths x signed in or not), compressed once, and
  * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The
@@ -365,11 +366,13 @@ export function loadWebPages(webDir: string): WebPages {
   const build = (key: string, signedIn: boolean, first: string | undefined) => {
     const screen = SCREENS[key];
     const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
-    const data = [AUTH_CHECK, ...(signedIn ? [...SHELL_DATA, ...(screen?.data ?? [])] : [])];
+    // Without a session cookie there is no session: the page says so and the app does not ask
+    // (use-auth.ts), so a visitor's first visit logs no 401.
+    const data = signedIn ? [AUTH_CHECK, ...SHELL_DATA, ...(screen?.data ?? [])] : [];
     const body = first
       ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
       : template;
-    return withHints(body, chunksOf(modules), data);
+    return withHints(body, chunksOf(modules), data, signedIn ? [] : [NO_SESSION]);
   };
 
   return {
@@ -441,8 +444,12 @@ const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
  */
 const LOW = 'fetchpriority="low"';
 
-function withHints(template: string, chunkFiles: string[], data: string[]): string {
+/** Read by the app's auth check (use-auth.ts): this page was asked for without a session cookie. */
+const NO_SESSION = '<meta name="eyevu-session" content="none" />';
+
+function withHints(template: string, chunkFiles: string[], data: string[], metas: string[] = []): string {
   const links = [
+    ...metas,
     // Data first: the auth check gates every screen, and each answer is small.
     ...data.map((u) => `<link rel="preload" href="${escapeAttr(u)}" as="fetch" crossorigin="use-credentials" />`),
     ...chunkFiles.map((f) => `<link rel="modulepreload" ${LOW} crossorigin href="/${escapeAttr(f)}" />`),
