@@ -111,7 +111,7 @@ try {
   };
 
   await run(`${baseUrl}/`, ['accessibility', 'best-practices']);
-  for (const page of PAGES) await run(`${baseUrl}${page}`, ['accessibility'], { cookie });
+  for (const page of PAGES) await run(`${baseUrl}${page}`, ['accessibility', 'best-practices'], { cookie });
 
   // Lighthouse 12 dropped its PWA category; ask Chromium itself whether the app is installable.
   const context = browser;

@@ -12,12 +12,7 @@ export const album = z.object({
 export type Album = z.infer<typeof album>;
 export const albumList = z.array(album);
 
-/**
- * The Favorites album: a smart album listed first while the user has favourites, whose photos are
- * `GET /api/photos/favorites` (it is not stored: the photos' favorite flag is its membership).
- */
-export const FAVORITES_ALBUM_ID = 'favorites';
-export const FAVORITES_ALBUM_NAME = 'Favorites';
+export { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME } from './albums-values';
 
 export const ALBUM_NAME_MAX = 100;
 

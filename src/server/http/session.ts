@@ -1,3 +1,4 @@
+import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { hashToken } from '../lib/tokens';
@@ -70,12 +71,31 @@ function cookieOptions(request: FastifyRequest) {
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
   reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), expires });
+  clearSignedOutMark(request, reply, true);
 }
 
 /** Cleared with the attributes it was set with, or a browser keeps a Secure cookie. */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
   reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+  markSignedOut(request, reply);
 }
+
+/** The signed-out mark (contract/auth-values.ts): read by the app's script, so not httpOnly. */
+const markOptions = (request: FastifyRequest) => ({ ...cookieOptions(request), httpOnly: false });
+
+/** Tells the app this browser has no session, so it stops asking who is signed in (no 401s). */
+export function markSignedOut(request: FastifyRequest, reply: FastifyReply) {
+  if (request.cookies[SIGNED_OUT_COOKIE] === '1') return;
+  reply.setCookie(SIGNED_OUT_COOKIE, '1', { ...markOptions(request), maxAge: SESSION_DAYS * 86_400 });
+}
+
+/** Drops the mark when the browser has a session again; `always` at sign-in, whatever was sent. */
+export function clearSignedOutMark(request: FastifyRequest, reply: FastifyReply, always = false) {
+  if (always || request.cookies[SIGNED_OUT_COOKIE] !== undefined)
+    reply.clearCookie(SIGNED_OUT_COOKIE, markOptions(request));
+}
+
+const AUTH_CHECK_ROUTE = '/api/auth/user';
 
 /** A request whose matched route is one of /api/auth/* (whatever the spelling of its path). */
 function isAuthRoute(request: FastifyRequest): boolean {
@@ -148,10 +168,12 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
  * Paths without a route fall through to the JSON 404; non-API paths (the client, /healthz) are never gated.
  */
 export function registerAuthGate(app: FastifyInstance) {
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.sessionUser || !isApiRequest(request)) return done();
     const route = request.routeOptions.url;
     if (route === undefined || isPublicRoute(request.method, route)) return done();
+    // The app's "who am I" found no session (none sent, or one ended elsewhere): it stops asking.
+    if (route === AUTH_CHECK_ROUTE) markSignedOut(request, reply);
     done(unauthorized());
   });
 }

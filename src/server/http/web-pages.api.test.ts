@@ -30,7 +30,13 @@ const INDEX_HTML = `<!doctype html>
 </html>
 `;
 const CSS = '.shell{display:grid}';
-const NO_SESSION = '<meta name="eyevu-session" content="none" />';
+/** The signed-out mark's Set-Cookie, if the answer sets or clears it. */
+function markOf(res: { headers: Record<string, unknown> }) {
+  const set = res.headers['set-cookie'];
+  return ([] as string[])
+    .concat((set as string | string[] | undefined) ?? [])
+    .find((c) => c.startsWith('eyevu_signed_out='));
+}
 const F = 'src/web/features';
 const MANIFEST = {
   'index.html': { file: 'assets/index-E1.js', isEntry: true, imports: ['_button-B1.js'] },
@@ -100,27 +106,33 @@ describe('the page served for a screen', () => {
     );
   });
 
-  it('without a session cookie: the login chunk, no answers preloaded, and the page says there is no session', async () => {
+  it('without a session cookie: the login chunk, no answers preloaded, and the signed-out mark', async () => {
     const res = await app.inject({ method: 'GET', url: '/gallery' });
     expect(modulepreloads(res.body)).toContain('/assets/login-page-L1.js');
     expect(modulepreloads(res.body)).not.toContain('/assets/gallery-page-P1.js');
     // Not even the auth check: it could only answer 401, which the browser logs as an error.
     expect(fetchPreloads(res.body)).toEqual([]);
-    expect(res.body).toContain(NO_SESSION);
+    // Readable by the app (not httpOnly): it then does not ask who is signed in.
+    expect(markOf(res)).toMatch(/^eyevu_signed_out=1; Max-Age=\d+; Path=\/; SameSite=Lax$/);
     const pricing = await app.inject({ method: 'GET', url: '/pricing' });
     expect(modulepreloads(pricing.body)).toContain('/assets/pricing-page-R1.js');
-    expect(pricing.body).toContain(NO_SESSION);
+    // Sent once: a browser that has it is not sent it again.
+    const again = await app.inject({ method: 'GET', url: '/pricing', headers: { cookie: 'eyevu_signed_out=1' } });
+    expect(markOf(again)).toBeUndefined();
   });
 
-  it("with a session cookie, and in the service worker's copy of index.html, the page does not say so", async () => {
-    for (const url of ['/', '/gallery', '/pricing', '/login']) {
-      const res = await app.inject({ method: 'GET', url, headers: signedIn });
-      expect(res.body).not.toContain('eyevu-session');
+  it('with a session cookie: no mark, and a mark left from before the sign-in is dropped', async () => {
+    for (const url of ['/', '/pricing', '/login']) {
+      expect(markOf(await app.inject({ method: 'GET', url, headers: signedIn }))).toBeUndefined();
     }
-    // The copy every navigation falls back to offline is read by signed-in visits too.
-    const copy = await app.inject({ method: 'GET', url: '/index.html' });
-    expect(copy.statusCode).toBe(200);
-    expect(copy.body).not.toContain('eyevu-session');
+    const res = await app.inject({
+      method: 'GET',
+      url: '/pricing',
+      headers: { cookie: `${signedIn.cookie}; eyevu_signed_out=1` },
+    });
+    expect(markOf(res)).toMatch(
+      /^eyevu_signed_out=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; SameSite=Lax$/,
+    );
   });
 
   it('/pricing paints its heading from the HTML, signed in or not; other screens keep the spinner', async () => {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { SESSION_COOKIE } from './session';
+import { clearSignedOutMark, markSignedOut, SESSION_COOKIE } from './session';
 
 /**
  * The single page's HTML for each screen, with what that screen needs first already asked for.
@@ -19,8 +19,8 @@ import { SESSION_COOKIE } from './session';
  * manifest), and, with a session cookie, `preload as=fetch` for the auth check and the screen's
  * first API answers. The app's own fetches (credentials 'include', same URL) take over those
  * preloads, so the auth check starts before React boots without any inline script (the CSP
- * allows none). Without a cookie there is no session: the page carries `<meta name="eyevu-session"
- * content="none">`, the app shows the login without asking, and the signed-in screens show it too.
+ * allows none). Without a cookie there is no session: the page comes with the signed-out mark
+ * (contract/auth-values.ts), so the app shows the login without asking, on every screen.
  *
  * Every variant is built once at start (paths x signed in or not), compressed once, and
  * revalidated by its ETag (Cache-Control no-cache, so a new build is picked up at once). The
@@ -366,13 +366,13 @@ export function loadWebPages(webDir: string): WebPages {
   const build = (key: string, signedIn: boolean, first: string | undefined) => {
     const screen = SCREENS[key];
     const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
-    // Without a session cookie there is no session: the page says so and the app does not ask
-    // (use-auth.ts), so a visitor's first visit logs no 401.
+    // Without a session cookie there is no session: the signed-out mark goes with the page and the
+    // app does not ask (use-auth.ts), so a visitor's first visit logs no 401.
     const data = signedIn ? [AUTH_CHECK, ...SHELL_DATA, ...(screen?.data ?? [])] : [];
     const body = first
       ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
       : template;
-    return withHints(body, chunksOf(modules), data, signedIn ? [] : [NO_SESSION]);
+    return withHints(body, chunksOf(modules), data);
   };
 
   return {
@@ -444,12 +444,8 @@ const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
  */
 const LOW = 'fetchpriority="low"';
 
-/** Read by the app's auth check (use-auth.ts): this page was asked for without a session cookie. */
-const NO_SESSION = '<meta name="eyevu-session" content="none" />';
-
-function withHints(template: string, chunkFiles: string[], data: string[], metas: string[] = []): string {
+function withHints(template: string, chunkFiles: string[], data: string[]): string {
   const links = [
-    ...metas,
     // Data first: the auth check gates every screen, and each answer is small.
     ...data.map((u) => `<link rel="preload" href="${escapeAttr(u)}" as="fetch" crossorigin="use-credentials" />`),
     ...chunkFiles.map((f) => `<link rel="modulepreload" ${LOW} crossorigin href="/${escapeAttr(f)}" />`),
@@ -576,6 +572,10 @@ export function pageHandler(
     }
     if (page && token) budget.count(token);
     page ??= pages.page(pathname, signedIn);
+    // Set here as well as by sign-out: the first visit, and any visit after the session cookie
+    // expired in the browser; dropped when a session cookie is back (a sign-in in another tab).
+    if (signedIn) clearSignedOutMark(request, reply);
+    else markSignedOut(request, reply);
     reply
       // A painted gallery or dashboard shows the owner's data: never kept by a shared cache.
       .header('Cache-Control', page.personal ? 'private, no-cache' : 'no-cache')

@@ -89,6 +89,47 @@ describe(`auth API (${testDbKind})`, () => {
     expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
   });
 
+  it('the signed-out mark: set by a sign-out and by an auth check that finds no session, dropped at sign-in', async () => {
+    const mark = (res: { cookies: { name: string; value: string; httpOnly?: boolean; maxAge?: number }[] }) =>
+      res.cookies.find((c) => c.name === 'eyevu_signed_out');
+    // Register and login drop a mark left from before, whatever the browser sent.
+    const reg = await inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { cookie: 'eyevu_signed_out=1' },
+      payload: { firstName: 'Mark', lastName: 'Twain', email: 'mark@example.com', password: 'secret1' },
+    });
+    expect(reg.statusCode).toBe(201);
+    expect(mark(reg)).toMatchObject({ value: '', maxAge: 0 });
+    const cookie = sessionCookieFrom(reg);
+    const login = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'mark@example.com', password: 'secret1' },
+    });
+    expect(mark(login)).toMatchObject({ value: '', maxAge: 0 });
+    // A session's check answers the user and sets nothing.
+    const me = await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } });
+    expect(me.statusCode).toBe(200);
+    expect(mark(me)).toBeUndefined();
+    // Sign-out: the session ends and the mark is set, readable by the app's script.
+    const out = await inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie } });
+    expect(mark(out)).toMatchObject({ value: '1' });
+    expect(mark(out)!.httpOnly).toBeFalsy();
+    expect(mark(out)!.maxAge).toBeGreaterThan(0);
+    // The ended session's cookie, and no cookie: the 401 carries the mark, and its message.
+    for (const headers of [{ cookie }, {}]) {
+      const res = await inject({ method: 'GET', url: '/api/auth/user', headers });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().message).toBeTruthy();
+      expect(mark(res)).toMatchObject({ value: '1' });
+    }
+    // Other private routes refuse as before, without the mark: only the "who am I" decides it.
+    const other = await inject({ method: 'GET', url: '/api/subscription' });
+    expect(other.statusCode).toBe(401);
+    expect(mark(other)).toBeUndefined();
+  });
+
   it('rate-limits login per address and email with a clear 429 and Retry-After', async () => {
     const { body } = await signUp(t.app);
     const attempt = () =>

@@ -10,7 +10,7 @@ import { TextField } from '../../components/ui/text-field';
 import { apiRequest, errorMessage } from '../../lib/api';
 import { browserTimeZone } from '../../lib/browser-time-zone';
 import { AuthLayout } from './auth-layout';
-import { sessionStarted } from './use-auth';
+import { userQueryOptions } from './use-auth';
 
 export default function LoginPage() {
   const qc = useQueryClient();
@@ -20,7 +20,7 @@ export default function LoginPage() {
     mutationFn: (body: LoginBody) => apiRequest('POST', '/api/auth/login', { ...body, timeZone: browserTimeZone() }),
     onSuccess: async () => {
       toast({ title: 'Welcome to Eyevu!', description: "You've been logged in successfully." });
-      await sessionStarted(qc);
+      await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
       navigate('/');
     },
     onError: (err) =>

@@ -10,7 +10,7 @@ import { TextField } from '../../components/ui/text-field';
 import { apiRequest, errorMessage } from '../../lib/api';
 import { browserTimeZone } from '../../lib/browser-time-zone';
 import { AuthLayout } from './auth-layout';
-import { sessionStarted } from './use-auth';
+import { userQueryOptions } from './use-auth';
 
 export default function RegisterPage() {
   const qc = useQueryClient();
@@ -24,7 +24,7 @@ export default function RegisterPage() {
       apiRequest('POST', '/api/auth/register', { ...body, timeZone: browserTimeZone() }),
     onSuccess: async () => {
       toast({ title: 'Account created!', description: 'Welcome to Eyevu.' });
-      await sessionStarted(qc);
+      await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
       navigate('/');
     },
     onError: (err) =>

@@ -1,14 +1,20 @@
 // @vitest-environment jsdom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen } from '@testing-library/react';
+import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import type { ReactNode } from 'react';
+import { useAuth, useLogout, userQueryOptions } from './use-auth';
 
 /**
- * The auth check on a page the server sent without a session cookie (web-pages.ts marks it): no
- * session can exist, so it answers "signed out" without asking, instead of a 401 every browser
- * logs as a console error. A sign-in makes it ask again; a sign-out stops it asking.
+ * The auth check in a browser the server has marked as without a session (contract/auth-values.ts):
+ * it answers "signed out" without asking, instead of a 401 every browser logs as a console error.
+ * The server drops the mark at sign-in and sets it at sign-out; the check reads it each time.
  */
 const ADA = { id: 'u1', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' };
+const MARK = `${SIGNED_OUT_COOKIE}=1`;
+const setMark = (on: boolean) => {
+  document.cookie = on ? `${MARK}; path=/` : `${SIGNED_OUT_COOKIE}=; path=/; max-age=0`;
+};
 
 function jsonResponse(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -19,23 +25,21 @@ const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
   if (url === '/api/auth/user')
     return signedInOnServer ? jsonResponse({ user: ADA }) : jsonResponse({ message: 'Not signed in' }, 401);
   if (url === '/api/auth/logout' && init?.method === 'POST') {
+    // As the server's answer does: the session ends and the mark is set.
     signedInOnServer = false;
-    return jsonResponse({ ok: true });
+    setMark(true);
+    return jsonResponse({ message: 'Signed out' });
   }
   return jsonResponse({});
 });
 const authChecks = () => fetchMock.mock.calls.filter(([u]) => u === '/api/auth/user').length;
 
-/** use-auth.ts as a page loads it: it reads the page's markers once, when the module runs. */
-async function loadPage(marker: boolean) {
-  document.head.innerHTML = marker ? '<meta name="eyevu-session" content="none">' : '';
-  vi.resetModules();
-  const auth = await import('./use-auth');
+function renderWho() {
   const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const wrap = (node: ReactNode) => <QueryClientProvider client={qc}>{node}</QueryClientProvider>;
   function Who() {
-    const { user, isLoading } = auth.useAuth();
-    const logout = auth.useLogout();
+    const { user, isLoading } = useAuth();
+    const logout = useLogout();
     if (isLoading) return <p>loading</p>;
     return (
       <>
@@ -49,7 +53,7 @@ async function loadPage(marker: boolean) {
   const view = render(wrap(<Who key={0} />));
   /** Another screen mounting the check (staleTime 0: every mount asks again). */
   const remount = (key: number) => view.rerender(wrap(<Who key={key} />));
-  return { auth, qc, remount };
+  return { qc, remount };
 }
 
 beforeEach(() => {
@@ -59,11 +63,12 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.unstubAllGlobals();
-  document.head.innerHTML = '';
+  setMark(false);
 });
 
-it('on a page marked as without a session, shows signed out without asking the server', async () => {
-  const { remount } = await loadPage(true);
+it('with the signed-out mark, shows signed out without asking the server, on every mount', async () => {
+  setMark(true);
+  const { remount } = renderWho();
   expect(await screen.findByText('signed out')).toBeInTheDocument();
   remount(1);
   remount(2);
@@ -72,11 +77,14 @@ it('on a page marked as without a session, shows signed out without asking the s
   expect(authChecks()).toBe(0);
 });
 
-it('after a sign-in asks again and shows the user; after a sign-out stops asking', async () => {
-  const { auth, qc, remount } = await loadPage(true);
+it('once a sign-in has dropped the mark it asks and shows the user; after a sign-out it stops asking', async () => {
+  setMark(true);
+  const { qc, remount } = renderWho();
   expect(await screen.findByText('signed out')).toBeInTheDocument();
+  // What login-page.tsx does once the server has answered (and dropped the mark).
   signedInOnServer = true;
-  await act(() => auth.sessionStarted(qc));
+  setMark(false);
+  await act(() => qc.invalidateQueries({ queryKey: userQueryOptions().queryKey }));
   expect(await screen.findByText('signed in as Ada')).toBeInTheDocument();
   expect(authChecks()).toBe(1);
 
@@ -88,9 +96,9 @@ it('after a sign-in asks again and shows the user; after a sign-out stops asking
   expect(authChecks()).toBe(1);
 });
 
-it('on an unmarked page (a session cookie, or the offline copy) asks the server as before', async () => {
+it('without the mark (a session cookie, or a browser from before the mark) asks the server as before', async () => {
   signedInOnServer = true;
-  await loadPage(false);
+  renderWho();
   expect(await screen.findByText('signed in as Ada')).toBeInTheDocument();
   expect(authChecks()).toBe(1);
 });

@@ -1,33 +1,21 @@
 import type { User } from '@contract/auth';
-import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { apiRequest, getQueryFn } from '../../lib/api';
 
-/**
- * The server serves a page without a session cookie with `<meta name="eyevu-session"
- * content="none">` (web-pages.ts): no session can exist, so the auth check answers null without
- * asking, instead of a 401 that every browser reports as an error in the console on each visit.
- * Until the next sign-in or registration in this page; a sign-out sets it again.
- */
-let signedOut =
-  typeof document !== 'undefined' &&
-  document.querySelector('meta[name="eyevu-session"]')?.getAttribute('content') === 'none';
-
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
+
+/** The server's mark that this browser has no session (auth-values.ts), read at each check. */
+const knownSignedOut = () => document.cookie.split(/;\s*/).includes(`${SIGNED_OUT_COOKIE}=1`);
 
 export const userQueryOptions = () =>
   queryOptions({
     queryKey: ['/api/auth/user'],
-    queryFn: (ctx) => (signedOut ? null : askServer(ctx)),
+    queryFn: (ctx) => (knownSignedOut() ? null : askServer(ctx)),
     retry: false,
     staleTime: 0,
   });
-
-/** After a sign-in or registration: the session cookie is set, so the auth check asks again. */
-export async function sessionStarted(qc: QueryClient) {
-  signedOut = false;
-  await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
-}
 
 export function useAuth() {
   const { data, isLoading } = useQuery(userQueryOptions());
@@ -40,7 +28,6 @@ export function useLogout() {
   return useMutation({
     mutationFn: () => apiRequest('POST', '/api/auth/logout'),
     onSuccess: () => {
-      signedOut = true;
       const userKey = userQueryOptions().queryKey;
       qc.setQueryData(userKey, null);
       // Drop every other cached answer of the old user, so the next account never sees them.
