@@ -3,7 +3,9 @@
 -- a photo with no filter, or a favourite set to what it was, wrote the library row, told every
 -- listening connection of every server process (0006) and threw away the owner's kept first
 -- pages, and the revert has no request limit (nothing worth limiting when it changes nothing).
--- EXCEPT compares whole rows: a row is "changed" when no old row is equal to it in every column.
+-- EXCEPT compares whole rows: a row is "changed" when no old row is equal to it in every column,
+-- so every column of photos needs a type with equality (a json, point or xml column would make
+-- each UPDATE fail here: use jsonb, as exif and tags do).
 CREATE OR REPLACE FUNCTION "photo_library_updated"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	UPDATE "photo_library" AS l SET "version" = l."version" + 1
