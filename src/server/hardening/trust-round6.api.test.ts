@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UploadResponse } from '@contract/photos';
 import { REWARD_POINTS } from '@domain/rewards';
+import { createPaymentsService } from '../features/payments/payments.service';
+import type { StripeGateway } from '../features/payments/stripe-gateway';
+import { createSubscriptionsRepository, type SubscriptionsRepository } from '../features/subscriptions/index';
 import { DEFAULT_RATE_LIMITS } from '../http/rate-limits';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../test/harness';
 import { postPhotos } from '../test/multipart';
@@ -10,9 +13,10 @@ import { countOf, jpeg } from './support';
 
 /**
  * Round six of the attacker's audit: writes a client may repeat without a limit that cost the server
- * more than they look. Each test failed before its fix.
+ * more than they look, and Stripe events racing for one user. Each test failed before its fix (the
+ * Stripe race on PostgreSQL, where it happens: PGlite runs one transaction at a time).
  */
-describe(`trust: writes repeated without a limit (${testDbKind})`, () => {
+describe(`trust: writes repeated without a limit, and racing (${testDbKind})`, () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -106,5 +110,92 @@ describe(`trust: writes repeated without a limit (${testDbKind})`, () => {
         .statusCode,
     ).toBe(200);
     expect((await activate(b.cookie)).statusCode).toBe(200);
+  });
+
+  it('an older invoice.paid that read before a newer deletion cannot write after it: the subscription stays ended', async () => {
+    const { user, cookie } = await signUp(t.app);
+    const repo = createSubscriptionsRepository(t.database.db);
+    // Stripe delivers events concurrently and out of order. The older event's transaction is held
+    // between its read of the user's row (none yet: a first checkout) and its write.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let olderRead!: () => void;
+    const olderHasRead = new Promise<void>((resolve) => (olderRead = resolve));
+    const gated: SubscriptionsRepository = {
+      ...repo,
+      processEventOnce: (event, apply) =>
+        repo.processEventOnce(event, (tx) =>
+          apply(
+            event.id === 'evt_older'
+              ? {
+                  ...tx,
+                  async findByUserForUpdate(userId) {
+                    const row = await tx.findByUserForUpdate(userId);
+                    olderRead();
+                    await held;
+                    return row;
+                  },
+                }
+              : tx,
+          ),
+        ),
+    };
+    // The signature check is Stripe's SDK (tested elsewhere); here the events are taken as sent.
+    const stripe = { constructEvent: (raw: Buffer) => JSON.parse(raw.toString()) } as unknown as StripeGateway;
+    const service = createPaymentsService({ repo: gated, stripe, webhookSecret: 'whsec_race' });
+    const deliver = (event: object) => service.handleWebhook(Buffer.from(JSON.stringify(event)), 'signed');
+
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    const periodEnd = now + 30 * 86_400;
+    const metadata = { user_id: user.id, tier: 'premium', billing_cycle: 'monthly' };
+    const subscription = `sub_race_${user.id}`;
+    const older = deliver({
+      id: 'evt_older',
+      type: 'invoice.paid',
+      created: now - 5,
+      data: {
+        object: {
+          customer: 'cus_race',
+          parent: { subscription_details: { subscription, metadata } },
+          lines: { data: [{ period: { end: periodEnd } }] },
+        },
+      },
+    });
+    await olderHasRead;
+    let newerDone = false;
+    const newer = deliver({
+      id: 'evt_newer',
+      type: 'customer.subscription.deleted',
+      created: now,
+      data: {
+        object: {
+          id: subscription,
+          customer: 'cus_race',
+          status: 'canceled',
+          metadata,
+          ended_at: now,
+          cancel_at_period_end: false,
+          items: { data: [{ current_period_end: periodEnd }] },
+        },
+      },
+    }).finally(() => (newerDone = true));
+    // The older one goes on once the newer one has either been applied (it read "none" too and
+    // wrote its deletion: the race) or waits for the older one. PGlite runs one transaction at a
+    // time, so there the newer one always waits; PostgreSQL shows its wait as an ungranted lock.
+    if (testDbKind === 'postgres') {
+      const waiting = () =>
+        countOf(t.database.db, sql`select count(*)::int n from pg_locks where locktype = 'advisory' and not granted`);
+      while (!newerDone && (await waiting()) === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    release();
+    await Promise.all([older, newer]);
+
+    const row = await repo.findByUser(user.id);
+    expect(row?.stripeSubscriptionId).toBe(subscription);
+    expect(row?.status).toBe('canceled');
+    expect(row?.lastEventAt?.getTime()).toBe(now * 1000);
+    // The user is not given the month the deletion ended.
+    const view = await t.app.inject({ method: 'GET', url: '/api/subscription', headers: { cookie } });
+    expect(view.json()).toMatchObject({ status: 'canceled', tier: 'free' });
   });
 });
