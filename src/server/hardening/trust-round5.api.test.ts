@@ -1,10 +1,10 @@
 import type { UploadResponse } from '@contract/photos';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, ORIGINALS_PER_WINDOW } from '../http/rate-limits';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../test/harness';
 import { postPhotos } from '../test/multipart';
 import { zeroPng } from '../test/png';
+import { expectLimited, spendAllOk } from './budget';
 
 /**
  * Round five of the attacker's audit: reads that total everything a user has on every call, and
@@ -25,9 +25,6 @@ const TOTALS = [
   { route: 'GET /api/stats', url: '/api/stats?utcOffsetMinutes=0', counts: 'every ledger entry' },
   { route: 'GET /api/rewards', url: '/api/rewards', counts: 'every ledger entry' },
 ] as const;
-
-/** Requests in flight at once while a budget is spent. */
-const AT_ONCE = 10;
 
 describe(`trust: reads that count everything a user has (${testDbKind})`, () => {
   let t: TestApp;
@@ -119,21 +116,3 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
     },
   );
 });
-
-/**
- * Sends requests `from`..`to - 1` (each given its number), AT_ONCE at a time, as a loop with several
- * connections would, and fails on the first answer that is not a 200.
- */
-async function spendAllOk(from: number, to: number, send: (n: number) => Promise<LightMyRequestResponse>) {
-  for (let i = from; i < to; i += AT_ONCE) {
-    const batch = Array.from({ length: Math.min(AT_ONCE, to - i) }, (_, j) => i + j);
-    const answers = await Promise.all(batch.map(send));
-    const bad = answers.find((res) => res.statusCode !== 200);
-    if (bad) expect.fail(`requests ${i + 1}..: ${bad.statusCode} ${bad.body}`);
-  }
-}
-
-function expectLimited(res: LightMyRequestResponse) {
-  expect(res.statusCode).toBe(429);
-  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-}

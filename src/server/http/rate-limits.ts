@@ -98,6 +98,10 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // past the first of the day, so repeats buy only database work. The web app asks once per signed-in
   // page load (the day's login) and ignores a refusal; 60 is a reload every 5 s for 5 minutes.
   'POST /api/rewards/record': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
+  // The same for activation: each call writes the status row and checks the achievements (the whole
+  // ledger totalled, twice a /api/rewards read), minting nothing past the day's first. The web app
+  // activates only when inactive (the dashboard's switch, an ad break's start): 60 is a toggle every 5 s.
+  'POST /api/app-status/activate': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
   'POST /api/subscription/upgrade': [{ key: 'user', max: 20, windowMs: 15 * MINUTE }],
   'POST /api/subscription/cancel': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],

@@ -88,6 +88,9 @@ export function createSubscriptionsRepository(db: Db) {
 }
 export type SubscriptionsRepository = ReturnType<typeof createSubscriptionsRepository>;
 
+/** The class of the per-user advisory lock a Stripe event takes (any fixed int4). */
+const SUBSCRIPTION_EVENT_LOCK = 0x53_55_42_45;
+
 /** The writes a Stripe event may make, inside the event's transaction. */
 function eventTx(tx: Db) {
   return {
@@ -103,7 +106,15 @@ function eventTx(tx: Db) {
         .limit(1);
       return row?.id ?? null;
     },
+    /**
+     * The user's row, after taking the user's event lock: events for one user apply one after the
+     * other. The row lock alone held nothing while the user had no row yet (a first checkout), so
+     * Stripe's concurrent deliveries each read "none" and the last to write won, whatever its age:
+     * an older invoice.paid written after a newer deletion made a deleted subscription active.
+     */
     async findByUserForUpdate(userId: string): Promise<SubscriptionRow | undefined> {
+      // Two-key advisory locks never meet the one-key blob locks (db/locks.ts).
+      await tx.execute(sql`select pg_advisory_xact_lock(${SUBSCRIPTION_EVENT_LOCK}::int, hashtext(${userId}::text))`);
       const [row] = await tx
         .select()
         .from(subscriptions)
