@@ -11,7 +11,7 @@ import { createAppStatusService } from './app-status.service';
 export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createAppStatusService({
     repo: createAppStatusRepository(ctx.db),
-    rewards: createRewardsService({ ledger: ctx.ledger }),
+    rewards: createRewardsService({ ledger: ctx.ledger, now: ctx.now }),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

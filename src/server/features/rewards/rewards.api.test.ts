@@ -365,4 +365,18 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(off.json()).toMatchObject({ isActive: false, isMonitoring: false, activeSince: null });
     expect((await get(cookie, '/api/stats')).totalPoints).toBe(15);
   });
+
+  it("pays activation again on the server clock's next day, once", async () => {
+    const { cookie } = await signUp(t.app);
+    const activate = async () =>
+      (await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} })).json();
+    const deactivate = () => inject({ method: 'POST', url: '/api/app-status/deactivate', headers: { cookie } });
+    expect((await activate()).points).toBe(15);
+    await deactivate();
+    // The day is the server's (the app's clock), not the machine's.
+    t.clock.advance(DAY_MS);
+    expect((await activate()).points).toBe(15);
+    await deactivate();
+    expect((await activate()).points).toBe(0);
+  });
 });
