@@ -40,10 +40,11 @@ export default defineConfig({
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api\//, /^\/healthz/, /^\/readyz/],
         cleanupOutdatedCaches: true,
-        // Only thumbnails already seen are cached at run time; no other /api answer is ever stored.
+        // Only thumbnails (and small thumbnails) already seen are cached at run time; no other /api answer is ever stored.
         runtimeCaching: [
           {
-            urlPattern: ({ url, sameOrigin }) => sameOrigin && /^\/api\/photos\/[^/]+\/thumbnail$/.test(url.pathname),
+            urlPattern: ({ url, sameOrigin }) =>
+              sameOrigin && /^\/api\/photos\/[^/]+\/(?:thumbnail|small)$/.test(url.pathname),
             handler: 'CacheFirst',
             options: {
               cacheName: 'eyevu-thumbnails',

@@ -1,6 +1,6 @@
 import type { UploadResponse } from '@contract/photos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS, ORIGINALS_PER_WINDOW } from '../http/rate-limits';
+import { DEFAULT_RATE_LIMITS, ORIGINALS_PER_WINDOW, SMALL_THUMBNAILS_PER_WINDOW } from '../http/rate-limits';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../test/harness';
 import { postPhotos } from '../test/multipart';
 import { zeroPng } from '../test/png';
@@ -83,14 +83,30 @@ describe(`trust: reads that count everything a user has (${testDbKind})`, () => 
   });
 
   it.each([
-    { route: 'GET /api/photos/:id/:variant', path: (id: string) => `/api/photos/${id}/original` },
-    { route: 'GET /api/photos/:id/download', path: (id: string) => `/api/photos/${id}/download?version=original` },
+    {
+      route: 'GET /api/photos/:id/:variant',
+      what: 'an original',
+      max: ORIGINALS_PER_WINDOW,
+      path: (id: string) => `/api/photos/${id}/original`,
+    },
+    {
+      route: 'GET /api/photos/:id/download',
+      what: 'an original',
+      max: ORIGINALS_PER_WINDOW,
+      path: (id: string) => `/api/photos/${id}/download?version=original`,
+    },
+    // Made on demand (a decode and an encode on a miss), so not unlimited like the stored thumbnails.
+    {
+      route: 'GET /api/photos/:id/:variant',
+      what: 'a small thumbnail',
+      max: SMALL_THUMBNAILS_PER_WINDOW,
+      path: (id: string) => `/api/photos/${id}/small`,
+    },
   ])(
-    '$route of an original is refused past its per-user budget; previews and other users are not',
-    async ({ route, path }) => {
-      // A person zooming or saving photo after photo (the browser keeps what it fetched) stays far below.
-      expect(ORIGINALS_PER_WINDOW).toBeGreaterThanOrEqual(300);
-      const max = ORIGINALS_PER_WINDOW;
+    '$route of $what is refused past its per-user budget; thumbnails and other users are not',
+    async ({ route, path, max }) => {
+      // A person zooming, saving or going back to the dashboard (the browser keeps what it fetched) stays far below.
+      expect(max).toBeGreaterThanOrEqual(300);
       expect(DEFAULT_RATE_LIMITS[route]?.some((r) => r.key === 'user' && r.max === max)).toBe(true);
       const owner = await signUp(t.app);
       const other = await signUp(t.app);

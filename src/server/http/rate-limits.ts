@@ -62,6 +62,8 @@ const TOTALS_PER_WINDOW = 900;
  * or saving photo after photo stays well below it, and a loop is held to ~600 files a window.
  */
 export const ORIGINALS_PER_WINDOW = 600;
+/** Small thumbnails per user and 5 minutes (`GET /api/photos/:id/small`, HEAD counted with GET). */
+export const SMALL_THUMBNAILS_PER_WINDOW = 600;
 
 const withQuery = (name: string) => (request: FastifyRequest) =>
   Boolean((request.query as Record<string, unknown> | undefined)?.[name]);
@@ -126,6 +128,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'GET /api/photos/:id/:variant': [
     { key: 'user', max: 120, windowMs: 5 * MINUTE, when: withParam('variant', 'display') },
     { key: 'user', max: ORIGINALS_PER_WINDOW, windowMs: 5 * MINUTE, when: withParam('variant', 'original') },
+    // Made on demand (a small decode and encode, ~5-9 ms of CPU) and then kept in memory; the
+    // dashboard asks for four per visit and the browser keeps them, immutable, under their version.
+    { key: 'user', max: SMALL_THUMBNAILS_PER_WINDOW, windowMs: 5 * MINUTE, when: withParam('variant', 'small') },
   ],
   'GET /api/photos/:id/download': [{ key: 'user', max: ORIGINALS_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/:id/similar': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],

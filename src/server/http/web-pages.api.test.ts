@@ -236,11 +236,13 @@ describe('the page served for a screen', () => {
     expect(first).toContain('<p class="font-bold">Free Plan</p><p class="text-sm text-muted">Limited features</p>');
     expect(first).toContain('Ad monitoring is off');
     expect(first).toContain(`${summary.total} total photos • ${summary.analyzed} analyzed`);
-    // The four newest thumbnails in the list's order, as the screen asks for them, high priority.
+    // The four newest small thumbnails in the list's order, as the screen asks for them, high priority.
     const imgs = [
       ...first!.matchAll(/<img src="([^"]+)" alt="([^"]*)" class="size-full object-cover" fetchpriority="high">/g),
     ];
-    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(list.slice(0, 4).map((p) => p.thumbnailUrl));
+    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(
+      list.slice(0, 4).map((p) => p.thumbnailUrl.replace('/thumbnail?', '/small?')),
+    );
     expect(imgs[0]![2]).toBe(list[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
     expect(first).not.toMatch(/<(b|i)>/);
     // Nothing to press before the script runs.
@@ -250,7 +252,9 @@ describe('the page served for a screen', () => {
     const others = await app.inject({ method: 'GET', url: '/', headers: { cookie: other.cookie } });
     expect(others.body).toContain('Hi, Test</h1>');
     expect(others.body).not.toContain('Ann');
-    for (const p of list) expect(others.body).not.toContain(p.thumbnailUrl.replace(/&/g, '&amp;'));
+    for (const p of list)
+      for (const url of [p.thumbnailUrl, p.thumbnailUrl.replace('/thumbnail?', '/small?')])
+        expect(others.body).not.toContain(url.replace(/&/g, '&amp;'));
     // A stale cookie or a query string: the plain page, shareable.
     for (const [url, headers] of [
       ['/', signedIn],

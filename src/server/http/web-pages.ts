@@ -1,3 +1,4 @@
+import { smallThumbnailUrl } from '@contract/photos-values';
 import { timelineDate, timelineRows } from '@domain/find';
 import { formatElapsed, formatSizeMb, formatTimeSaved } from '@domain/format';
 import { avgPerDay, isAdSkipperPro, memberDays, RECENT_PHOTOS_LIMIT } from '@domain/insights';
@@ -252,7 +253,7 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
     const category = p.analyzed && p.category ? (isPhotoCategory(p.category) ? p.category : 'uncategorized') : null;
     photos +=
       '<li class="relative aspect-square overflow-hidden rounded-lg bg-surface-2">' +
-      `<img src="${escapeAttr(p.thumbnailUrl || p.url)}" alt="${escapeAttr(p.name)}" class="size-full object-cover" fetchpriority="high">` +
+      `<img src="${escapeAttr(smallThumbnailUrl(p.thumbnailUrl) || p.url)}" alt="${escapeAttr(p.name)}" class="size-full object-cover" fetchpriority="high">` +
       (category
         ? `<span class="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">${escapeHtml(category.replace(/_/g, ' '))}</span>`
         : '') +

@@ -5,6 +5,8 @@ import { rgbaToThumbHash } from './thumbhash';
 
 export const THUMBNAIL_SIZE = 400;
 export const PREVIEW_SIZE = 1440;
+/** Long side of the small thumbnail (`makeSmallThumbnail`): an 80 CSS px box at 3 device pixels per pixel. */
+export const SMALL_THUMBNAIL_SIZE = 240;
 /**
  * Long side of the pixels the thumbhash is computed from. The hash keeps at most 7 x 7 cosine
  * terms, which 48 px already resolve (the same hash as from 100 px on the tested photo), and the
@@ -307,4 +309,15 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
   } catch (err) {
     throw unreadable(err);
   }
+}
+
+/**
+ * The small thumbnail, made from the stored thumbnail (a WebP of at most THUMBNAIL_SIZE px this
+ * server wrote itself), so it costs one small decode and no read of the original.
+ */
+export function makeSmallThumbnail(thumbnail: Buffer): Promise<Buffer> {
+  return sharp(thumbnail, { limitInputPixels: THUMBNAIL_SIZE * THUMBNAIL_SIZE, failOn: 'error' })
+    .resize(SMALL_THUMBNAIL_SIZE, SMALL_THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: 70, effort: 2 })
+    .toBuffer();
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import sharp from 'sharp';
+import { smallThumbnailUrl } from '@contract/photos';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
 import { photos, subscriptions } from '../../db/schema';
 import { sha256Hex } from '../../storage/blob-store';
@@ -12,6 +13,7 @@ import { zeroPng } from '../../test/png';
 import { createPhotosRepository } from './photos.repository';
 import { createPhotosService } from './photos.service';
 import { photoUpload } from '../../test/multipart';
+import { SMALL_THUMBNAIL_SIZE } from './image-pipeline';
 
 const MAX_UPLOAD = 2 * 1024 * 1024;
 
@@ -151,6 +153,37 @@ describe(`photos API (${testDbKind})`, () => {
         expect(again.statusCode).toBe(304);
       }
     }
+  });
+
+  it("serves a small thumbnail made from the thumbnail: 240 px WebP, fewer bytes, its own ETag, cached under the thumbnail's version", async () => {
+    const { cookie } = await signUp(t.app);
+    const big = await base().resize(1600, 1200).jpeg({ quality: 92 }).toBuffer();
+    const p = (await upload(cookie, [{ name: 'wide.jpg', bytes: big }])).json().results[0].photo;
+    const small = smallThumbnailUrl(p.thumbnailUrl);
+    expect(small).toBe(p.thumbnailUrl.replace('/thumbnail?', '/small?'));
+    const [thumb, mini] = await Promise.all([get(cookie, p.thumbnailUrl), get(cookie, small)]);
+    expect(mini.statusCode, mini.body).toBe(200);
+    expect(mini.headers['content-type']).toBe('image/webp');
+    expect(mini.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    const meta = await sharp(mini.rawPayload).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['webp', SMALL_THUMBNAIL_SIZE, 180]);
+    expect(mini.rawPayload.length).toBeLessThan(thumb.rawPayload.length);
+    // Not the thumbnail's validator: a cache holding one must not answer the other with a 304.
+    expect(mini.headers.etag).not.toBe(thumb.headers.etag);
+    const again = await t.app.inject({
+      method: 'GET',
+      url: small,
+      headers: { cookie, 'if-none-match': mini.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
+    const crossed = await t.app.inject({
+      method: 'GET',
+      url: small,
+      headers: { cookie, 'if-none-match': thumb.headers.etag as string },
+    });
+    expect(crossed.statusCode).toBe(200);
+    // Made once: the second answer is the same bytes from memory.
+    expect((await get(cookie, small)).rawPayload.equals(mini.rawPayload)).toBe(true);
   });
 
   it('auto-rotates per EXIF and reads the taken-at time', async () => {
@@ -435,7 +468,7 @@ describe(`photos API (${testDbKind})`, () => {
     const a = await signUp(t.app);
     const b = await signUp(t.app);
     const p = (await upload(a.cookie, [{ name: 'mine.png', bytes: fx.png }])).json().results[0].photo;
-    for (const url of [`/api/photos/${p.id}`, p.url, p.previewUrl, p.thumbnailUrl]) {
+    for (const url of [`/api/photos/${p.id}`, p.url, p.previewUrl, p.thumbnailUrl, smallThumbnailUrl(p.thumbnailUrl)]) {
       expect((await get(b.cookie, url)).statusCode, url).toBe(404);
       expect((await get(a.cookie, url)).statusCode, url).toBe(200);
     }

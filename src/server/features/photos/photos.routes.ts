@@ -196,7 +196,7 @@ export async function photosRoutes(
     async (request, reply) => {
       const user = userOf(request);
       const f = await service.file(user.id, request.params.id, request.params.variant);
-      const etag = `"${f.key}"`;
+      const etag = f.small ? `"${f.key}:small"` : `"${f.key}"`;
       reply.header('ETag', etag);
       reply.header('Vary', 'Cookie');
       // The URL names the content (its hash), so the answer under it never changes.
@@ -212,6 +212,14 @@ export async function photosRoutes(
       if (f.rendition) {
         // Made from the original on demand; cached like the derivatives (keyed apart from them).
         const { bytes } = await derivatives.get(`${f.key}:display`, () => service.renderDisplay(f.key));
+        return reply.send(bytes);
+      }
+      if (f.small) {
+        // Made from the thumbnail (itself from memory) once, then kept beside it.
+        const { bytes } = await derivatives.get(`${f.key}:small`, async () => {
+          const thumbnail = await derivatives.get(f.key, () => service.readFile(f.key));
+          return service.renderSmall(thumbnail.bytes);
+        });
         return reply.send(bytes);
       }
       if (request.params.variant === 'preview' || request.params.variant === 'thumbnail') {

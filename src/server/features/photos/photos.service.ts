@@ -17,7 +17,13 @@ import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
-import { BROWSER_IMAGE_MIMES, ImageRejected, makeDerivatives, makeDisplayRendition } from './image-pipeline';
+import {
+  BROWSER_IMAGE_MIMES,
+  ImageRejected,
+  makeDerivatives,
+  makeDisplayRendition,
+  makeSmallThumbnail,
+} from './image-pipeline';
 import type {
   LibraryState,
   ListedPhotoRow,
@@ -344,11 +350,13 @@ export function createPhotosService(deps: {
         // A browser shows the original as it is; anything else gets a JPEG rendition of it.
         const rendition = !BROWSER_IMAGE_MIMES.has(row.mime);
         const mime = rendition ? 'image/jpeg' : row.mime;
-        return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition };
+        return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition, small: false };
       }
       const key = variant === 'original' ? row.originalKey : variant === 'preview' ? row.previewKey : row.thumbnailKey;
       const mime = variant === 'original' ? row.mime : 'image/webp';
-      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false };
+      // 'small' is made from the thumbnail, so it shares the thumbnail's key and version.
+      const small = variant === 'small';
+      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false, small };
     },
 
     /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing. */
@@ -357,6 +365,11 @@ export function createPhotosService(deps: {
         throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
       });
       return makeDisplayRendition(bytes);
+    },
+
+    /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
+    renderSmall(thumbnail: Buffer): Promise<Buffer> {
+      return makeSmallThumbnail(thumbnail);
     },
 
     /** The blob's size, or 404 when its file is missing. */

@@ -98,8 +98,16 @@ describe('Dashboard', () => {
       stats: stats({ totalPoints: 125, adsSkipped: 11, timeSaved: 330 }),
       activities: [activity(0, 0), activity(1, 5), activity(2, 120), activity(3, 3 * 1440)],
       photos: [
-        { id: 'p1', name: 'a', url: '/a', thumbnailUrl: '/a-t', analyzed: true, category: 'food_drink', albumId: null },
-        { id: 'p2', name: 'b', url: '/b', thumbnailUrl: '/b-t', analyzed: false, category: null, albumId: 'x' },
+        {
+          id: 'p1',
+          name: 'a',
+          url: '/api/photos/p1/original?v=1',
+          thumbnailUrl: '/api/photos/p1/thumbnail?v=1',
+          analyzed: true,
+          category: 'food_drink',
+          albumId: null,
+        },
+        { id: 'p2', name: 'b', url: '/b', thumbnailUrl: null, analyzed: false, category: null, albumId: 'x' },
       ],
       subscription: {
         status: 'active',
@@ -118,6 +126,9 @@ describe('Dashboard', () => {
     expect(screen.getByText('Member for 10 days • 2 photos')).toBeInTheDocument();
     expect(screen.getByText('2 total photos • 1 analyzed')).toBeInTheDocument();
     expect(screen.getByText('food drink')).toBeInTheDocument();
+    // Recent Photos' 80 px boxes get the small thumbnail; a photo without a thumbnail, its own URL.
+    expect(screen.getByRole('img', { name: 'a' })).toHaveAttribute('src', '/api/photos/p1/small?v=1');
+    expect(screen.getByRole('img', { name: 'b' })).toHaveAttribute('src', '/b');
     expect(screen.getByText('550%')).toBeInTheDocument();
     const plan = screen.getByTestId('plan-card');
     expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();

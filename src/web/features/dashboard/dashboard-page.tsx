@@ -1,5 +1,6 @@
 import type { Activity } from '@contract/activities';
 import type { Photo } from '@contract/photos';
+import { smallThumbnailUrl } from '@contract/photos-values';
 import type { Stats } from '@contract/rewards';
 import type { Subscription } from '@contract/subscriptions';
 import { formatTimeSaved } from '@domain/format';
@@ -245,7 +246,7 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
               <li key={p.id} className="relative aspect-square overflow-hidden rounded-lg bg-surface-2">
                 {/* On the first screen, and often its largest paint: fetched at once. */}
                 <img
-                  src={p.thumbnailUrl || p.url}
+                  src={smallThumbnailUrl(p.thumbnailUrl) || p.url}
                   alt={p.name}
                   className="size-full object-cover"
                   fetchPriority="high"
