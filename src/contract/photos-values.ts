@@ -5,7 +5,7 @@
 
 /**
  * The small rendition of a photo's thumbnail (240 px, made from it on demand), for boxes of about
- * 80 CSS pixels such as the dashboard's Recent Photos: a third of the bytes of the 400 px
+ * 80 CSS pixels such as the dashboard's Recent Photos: under half the bytes of the 400 px
  * thumbnail, which a phone's first screen would otherwise fetch four times. Same owner check and
  * version as the thumbnail; any other URL (none, or not a thumbnail's) comes back as it is.
  */

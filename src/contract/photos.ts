@@ -84,7 +84,6 @@ export type PhotoSummary = z.infer<typeof photoSummary>;
 export const photoIdParams = z.object({ id: z.string().max(64) });
 export { smallThumbnailUrl } from './photos-values';
 export const PHOTO_VARIANTS = ['original', 'preview', 'thumbnail', 'small', 'display'] as const;
-
 export type PhotoVariant = (typeof PHOTO_VARIANTS)[number];
 export const photoFileParams = z.object({ id: z.string().max(64), variant: z.enum(PHOTO_VARIANTS) });
 export const photoFileQuery = z.object({ v: z.string().max(128).optional() });
