@@ -57,7 +57,7 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
   let analyze = opts.analyze;
   let vision: ReturnType<typeof createVisionAnalyzer> | undefined;
   if (!analyze) {
-    vision = createVisionAnalyzer(ctx.config.visionThreads);
+    vision = createVisionAnalyzer(ctx.config.visionThreads, ctx.config.imageThreads);
     analyze = vision.analyze;
   }
   const worker = createAnalysisWorker({

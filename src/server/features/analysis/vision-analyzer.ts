@@ -23,8 +23,8 @@ export const VISION_BATCH = 4;
  */
 export const VISION_THREAD_NICE = 10;
 
-export function createVisionAnalyzer(threads: number): VisionAnalyzer {
-  const pool = createVisionPool({ threads, batch: VISION_BATCH, nice: VISION_THREAD_NICE });
+export function createVisionAnalyzer(threads: number, imageThreads?: number): VisionAnalyzer {
+  const pool = createVisionPool({ threads, batch: VISION_BATCH, nice: VISION_THREAD_NICE, imageThreads });
   return {
     async analyze(image: Buffer): Promise<AnalysisOutcome> {
       const r = await pool.analyze(image);

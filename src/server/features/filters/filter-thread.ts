@@ -4,7 +4,7 @@
  * (the photos pipeline), which keeps libvips loaded for the life of the process.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import sharp from 'sharp';
+import { keepImageThreads } from '../../lib/image-threads';
 import { renderApply, type ApplyJob, type ApplyOutput } from './apply-render';
 import type { FilterThreadOptions } from './filter-pool';
 
@@ -12,10 +12,7 @@ export type FilterThreadRequest = { id: number; job: ApplyJob };
 export type FilterThreadReply = { id: number; ok: true; value: ApplyOutput } | { id: number; ok: false; error: string };
 
 if (!parentPort) throw new Error('filter thread: must run inside a worker thread');
-// libvips' thread count is process-wide, and loading sharp in a thread sets it back to sharp's
-// default (1 on glibc without jemalloc): the configured one is set again.
-const { imageThreads } = (workerData ?? {}) as FilterThreadOptions;
-if (imageThreads) sharp.concurrency(imageThreads);
+keepImageThreads(((workerData ?? {}) as FilterThreadOptions).imageThreads);
 const port = parentPort;
 
 port.on('message', (m: FilterThreadRequest) => {

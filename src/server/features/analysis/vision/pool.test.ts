@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import sharp from 'sharp';
 import { projectRoot } from '../../../lib/paths';
 import { createVisionEngine } from './engine';
 import { createVisionPool } from './pool';
@@ -75,6 +76,30 @@ describe('vision thread pool (real models in worker threads)', () => {
       await pool.close();
     }
   });
+
+  it(
+    'keeps the configured libvips thread count, which loading sharp in a thread resets process-wide',
+    { timeout: 180_000 },
+    async () => {
+      const before = sharp.concurrency();
+      // Not sharp's default anywhere this runs (1 on glibc without jemalloc, else the core count).
+      sharp.concurrency(7);
+      // A thread whose models cannot load: it starts, loads sharp with the engine, and answers at once.
+      const pool = createVisionPool({
+        threads: 1,
+        imageThreads: 7,
+        referencePath: path.join(projectRoot, 'no-such-reference.json'),
+      });
+      try {
+        await expect(pool.analyze(await readFile(photos[0]!))).rejects.toThrow(/no-such-reference\.json/);
+        // Every upload's derivatives after the first analysis ran on sharp's default instead.
+        expect(sharp.concurrency()).toBe(7);
+      } finally {
+        await pool.close();
+        sharp.concurrency(before);
+      }
+    },
+  );
 
   it(
     'a thread that dies fails only its photo, with a reason, and the next photo is tried on a fresh thread (no hang)',

@@ -28,6 +28,8 @@ export interface VisionPoolOptions extends VisionEngineOptions {
    * request handling. Unset, they run at the process's own priority (tests, benchmarks).
    */
   nice?: number;
+  /** libvips threads (config.imageThreads), set again in each thread after it loads sharp. */
+  imageThreads?: number;
 }
 
 type Task = { type: 'load' } | { type: 'analyze' | 'embed'; inputs: DecodedInputs };
@@ -51,17 +53,17 @@ interface Slot {
 /** How long closing waits for a thread to finish the task it is running before terminating it. */
 export const VISION_CLOSE_WAIT_MS = 15_000;
 
-const spawn = (options: VisionEngineOptions, resourceLimits?: ResourceLimits, nice?: number) =>
+const spawn = (options: VisionEngineOptions, thread: Omit<ThreadData, 'options'>, resourceLimits?: ResourceLimits) =>
   spawnThread(
     import.meta.url,
     { source: './thread.ts', bundled: './vision-thread.js' },
-    { workerData: { options, nice } satisfies ThreadData, resourceLimits },
+    { workerData: { options, ...thread } satisfies ThreadData, resourceLimits },
   );
 
 export function createVisionPool(
   o: VisionPoolOptions,
 ): VisionEngine & { readonly threads: number; readonly running: number } {
-  const { threads, resourceLimits, nice, batch = 1, ...options } = o;
+  const { threads, resourceLimits, nice, imageThreads, batch = 1, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
   if (!Number.isInteger(batch) || batch < 1) throw new Error('vision pool: batch must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
@@ -100,7 +102,7 @@ export function createVisionPool(
 
   function ensureWorker(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
-    const w = spawn(options, resourceLimits, nice);
+    const w = spawn(options, { nice, imageThreads }, resourceLimits);
     w.unref();
     w.on('message', (r: ThreadReply) => {
       const cur = slot.current;

@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { keepImageThreads } from '../../../lib/image-threads';
 import { createVisionCore, type DecodedInputs, type VisionEngineOptions } from './engine';
 
 export type ThreadRequest =
@@ -18,11 +19,14 @@ export type ThreadReply =
 export interface ThreadData {
   options?: VisionEngineOptions;
   nice?: number;
+  /** libvips threads (config.imageThreads): the engine loads sharp here, which resets the count. */
+  imageThreads?: number;
 }
 
 if (!parentPort) throw new Error('vision thread: must run inside a worker thread');
 const port = parentPort;
 const data = (workerData as ThreadData | null) ?? {};
+keepImageThreads(data.imageThreads);
 // On Linux a nice value is per thread, so this lowers only this thread; elsewhere it would lower
 // the whole server, so it is left alone.
 if (data.nice !== undefined && process.platform === 'linux') {
