@@ -5,6 +5,8 @@
  * slower), a fresh context per load (cold cache, no service worker), signed in. Per page and build,
  * the median of RUNS loads of:
  *   - FCP: the first contentful paint;
+ *   - LCP: the last largest-contentful-paint candidate before the app's screen came up;
+ *   - images: the last of the painted first screen's images in (its thumbnails' responseEnd);
  *   - app: the moment the app's own screen replaced the server's painted first screen
  *     (`#first-paint` gone from the document), i.e. the page answers taps from then on;
  * Lantern's simulation (Lighthouse's score) does not say when the app starts on a real link: this
@@ -29,6 +31,8 @@ if (!OTHER) {
 
 interface Load {
   fcp: number;
+  lcp: number;
+  images: number;
   app: number;
 }
 
@@ -37,7 +41,14 @@ async function load(browser: Browser, server: RunningServer, cookie: string, pag
   const [name, value] = cookie.split(';')[0].split('=');
   await context.addCookies([{ name, value, url: server.url }]);
   await context.addInitScript(() => {
-    const w = window as unknown as { __appAt?: number };
+    const w = window as unknown as { __appAt?: number; __lcp?: number; __painted?: string[] };
+    document.addEventListener('DOMContentLoaded', () => {
+      w.__painted = [...document.querySelectorAll<HTMLImageElement>('#first-paint img')].map((i) => i.src);
+    });
+    new PerformanceObserver((list) => {
+      if (w.__appAt !== undefined) return;
+      for (const e of list.getEntries()) w.__lcp = e.startTime;
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
     new MutationObserver(() => {
       if (w.__appAt === undefined && document.readyState !== 'loading' && !document.getElementById('first-paint')) {
         w.__appAt = performance.now();
@@ -62,6 +73,13 @@ async function load(browser: Browser, server: RunningServer, cookie: string, pag
   });
   const result = await tab.evaluate(() => ({
     fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+    lcp: (window as unknown as { __lcp?: number }).__lcp ?? NaN,
+    images: Math.max(
+      0,
+      ...((window as unknown as { __painted?: string[] }).__painted ?? []).map(
+        (src) => (performance.getEntriesByName(src)[0] as PerformanceResourceTiming | undefined)?.responseEnd ?? NaN,
+      ),
+    ),
     app: (window as unknown as { __appAt: number }).__appAt,
   }));
   await context.close();
@@ -91,9 +109,11 @@ async function main() {
       }
       roots.forEach((root, k) => {
         const fcp = loads[k].map((l) => Math.round(l.fcp));
+        const lcp = loads[k].map((l) => Math.round(l.lcp));
+        const images = loads[k].map((l) => Math.round(l.images));
         const app = loads[k].map((l) => Math.round(l.app));
         console.log(
-          `${page.padEnd(9)} ${root.padEnd(20)} FCP ${median(fcp)} ms (${fcp.join(' ')})  app ${median(app)} ms (${app.join(' ')})`,
+          `${page.padEnd(9)} ${root.padEnd(20)} FCP ${median(fcp)} ms (${fcp.join(' ')})  LCP ${median(lcp)} ms (${lcp.join(' ')})  images ${median(images)} ms (${images.join(' ')})  app ${median(app)} ms (${app.join(' ')})`,
         );
       });
     }
