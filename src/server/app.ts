@@ -101,7 +101,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     keepAliveTimeout: Math.min(KEEP_ALIVE_MS, (opts.idleConnectionMs ?? IDLE_CONNECTION_MS) / 2),
     requestTimeout: REQUEST_TIMEOUT_MS,
   });
-  // Process-wide; filter threads set it again after loading sharp (filters/filter-thread.ts).
+  // Process-wide; every thread that loads sharp sets it again (lib/image-threads.ts).
   sharp.concurrency(config.imageThreads);
   registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
