@@ -43,14 +43,16 @@ export type AppliedFilter = { filterName: string; intensity: number } | null;
 export type ShownPhotoRow<R extends ListedPhotoRow = PhotoRow> = R & { appliedFilter: AppliedFilter };
 
 /**
- * Each user's library version and photo count, kept by the triggers of migration
- * 0004_photo_library_version in the same transaction as every write to photos (not in schema.ts,
- * as the migration is written by hand).
+ * Each user's library version and photo count (migration 0004_photo_library_version) and the plan's
+ * counts (0009_photo_library_plan_counts), kept by triggers in the same transaction as every write
+ * to photos (not in schema.ts, as those migrations are written by hand).
  */
 const photoLibrary = pgTable('photo_library', {
   userId: uuid('user_id').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull(),
   photoCount: integer('photo_count').notNull(),
+  counted: integer('counted').notNull(),
+  originalBytes: bigint('original_bytes', { mode: 'number' }).notNull(),
 });
 
 /** A user's library as of now: `version` changes with every write to their photos. */
@@ -146,7 +148,9 @@ export async function usedBytes(tx: Tx | Db, userId: string): Promise<number> {
 
 /**
  * What the plan's checks need, in one statement: the user's non-demo photos (the Free plan's
- * limit) and the bytes the storage quota counts (see usedBytes).
+ * limit) and the bytes the storage quota counts (see usedBytes). The first two are kept on the
+ * library row by triggers in the same transaction as each write to photos (migration 0009), so they
+ * cost one row read at any library size; versions' bytes are summed over the user's versions.
  */
 export async function planUsage(tx: Tx | Db, userId: string): Promise<{ counted: number; usedBytes: number }> {
   return planUsageOf(await tx.execute(planUsageSql(userId)));
@@ -154,8 +158,8 @@ export async function planUsage(tx: Tx | Db, userId: string): Promise<{ counted:
 
 /** planUsage's statement, its columns named (it is also sent together with the upload's locks). */
 const planUsageSql = (userId: string) =>
-  sql`select (select count(*) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null) as counted,
-    (select coalesce(sum(${photos.size}), 0) from ${photos} where ${photos.userId} = ${userId} and ${photos.demoKey} is null) as originals,
+  sql`select coalesce((select ${photoLibrary.counted} from ${photoLibrary} where ${photoLibrary.userId} = ${userId}), 0) as counted,
+    coalesce((select ${photoLibrary.originalBytes} from ${photoLibrary} where ${photoLibrary.userId} = ${userId}), 0) as originals,
     (select coalesce(sum(v.size), 0) from ${photoVersions} v join ${photos} p on p.id = v.photo_id where p.user_id = ${userId}) as versions`;
 
 /** planUsageSql's answer (bigint and numeric arrive as text). */
