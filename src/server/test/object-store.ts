@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,13 @@ export async function startTestObjectStore(bucket = 'eyevu-test'): Promise<TestO
     configureBuckets: [{ name: bucket }],
   });
   const { port } = await server.run();
+  // s3rver's DeleteObject removes a folder it leaves empty, and its PutObject opens its file in a
+  // folder it made a moment before, with no listener for that open's error: a delete of the last
+  // staging upload racing a put of the next one threw ENOENT as an uncaught exception in the test
+  // process. Every upload is staged in this folder; a file that is not an object keeps it.
+  const staging = path.join(dir, bucket, 'staging');
+  mkdirSync(staging, { recursive: true });
+  writeFileSync(path.join(staging, '.keep'), '');
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     settings: {
