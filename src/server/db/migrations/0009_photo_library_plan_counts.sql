@@ -32,13 +32,10 @@ BEGIN
 	RETURN NULL;
 END $$;--> statement-breakpoint
 -- Size, demo_key and owner are written once, at insert; should an update ever change them, the
--- counts follow (a no-op update writes nothing more than before).
-CREATE OR REPLACE FUNCTION "photo_library_updated"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- counts follow. A trigger of its own, beside 0008's version trigger, which stays as it is; an
+-- update that moves no count writes nothing.
+CREATE FUNCTION "photo_library_counts_updated"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	UPDATE "photo_library" AS l SET "version" = l."version" + 1
-		WHERE l."user_id" IN (
-			SELECT c."user_id" FROM (SELECT * FROM new_rows EXCEPT SELECT * FROM old_rows) AS c
-			UNION SELECT c."user_id" FROM (SELECT * FROM old_rows EXCEPT SELECT * FROM new_rows) AS c);
 	UPDATE "photo_library" AS l SET "counted" = l."counted" + d."counted", "original_bytes" = l."original_bytes" + d."bytes"
 		FROM (SELECT "user_id", sum("c") AS "counted", sum("b") AS "bytes" FROM (
 				SELECT "user_id", 1 AS "c", "size"::bigint AS "b" FROM new_rows WHERE "demo_key" IS NULL
@@ -47,4 +44,6 @@ BEGIN
 			GROUP BY "user_id" HAVING sum("c") <> 0 OR sum("b") <> 0) d
 		WHERE l."user_id" = d."user_id";
 	RETURN NULL;
-END $$;
+END $$;--> statement-breakpoint
+CREATE TRIGGER "photo_library_counts_on_update" AFTER UPDATE ON "photos"
+	REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "photo_library_counts_updated"();
