@@ -21,6 +21,7 @@
  */
 import sharp, { type Sharp } from 'sharp';
 import { decodeHeic, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
+import { sniffImageType } from '../../lib/image-type';
 import { FILTERS, FILTER_IDS, INTENSITY, isFilterId, type FilterId, type FilterInfo } from '@domain/filters';
 
 export { FILTER_IDS };
@@ -271,7 +272,9 @@ export async function decodeForFilters(input: Buffer, opts: ApplyFilterOptions =
     sharp(input, opts.limitInputPixels ? { limitInputPixels: opts.limitInputPixels } : {}).autoOrient(),
   ).catch(async (err: unknown) => {
     // A HEIC original that this sharp cannot decode (no HEVC): the WASM decoder's pixels instead.
-    if (!isMissingCodecError(err)) throw err;
+    // Any failure on HEIC bytes goes there, as on upload (image-pipeline.ts, `decodeWith`): with
+    // other images decoding at once, libvips does not always name the missing codec.
+    if (!isMissingCodecError(err) && !(Buffer.isBuffer(input) && sniffImageType(input) === 'image/heic')) throw err;
     return run(sharpFromHeic(await decodeHeic(input, opts.limitInputPixels || SHARP_DEFAULT_PIXEL_LIMIT)));
   });
   if (info.channels !== 3) throw new Error(`Expected 3 channels after decode, got ${info.channels}`);

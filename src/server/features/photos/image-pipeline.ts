@@ -21,8 +21,9 @@ export const THUMBHASH_INPUT = 48;
  */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 
-export type ImageMime =
-  'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif' | 'image/tiff' | 'image/heic';
+import { sniffImageType, type ImageMime } from '../../lib/image-type';
+
+export { sniffImageType, type ImageMime };
 
 /** A file the pipeline refused; `status` is the HTTP status its result carries. */
 export class ImageRejected extends Error {
@@ -44,28 +45,6 @@ export class ImageRejected extends Error {
     super(message, options);
     this.unexplained = options?.unexplained ?? false;
   }
-}
-
-const ascii = (b: Buffer, start: number, end: number) => b.subarray(start, end).toString('latin1');
-
-/** The real type from the first bytes; the file name and the browser's content type are not trusted. */
-export function sniffImageType(b: Buffer): ImageMime | null {
-  if (b.length < 12) return null;
-  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'image/gif';
-  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'image/webp';
-  if (ascii(b, 0, 4) === 'II*\0' || ascii(b, 0, 4) === 'MM\0*') return 'image/tiff';
-  if (ascii(b, 4, 8) === 'ftyp') {
-    // ISO-BMFF: the major brand, then compatible brands up to the end of the ftyp box.
-    const boxEnd = Math.min(b.readUInt32BE(0), b.length, 64);
-    const brands = [ascii(b, 8, 12)];
-    for (let i = 16; i + 4 <= boxEnd; i += 4) brands.push(ascii(b, i, i + 4));
-    if (brands.some((x) => x === 'avif' || x === 'avis')) return 'image/avif';
-    if (brands.some((x) => ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1'].includes(x)))
-      return 'image/heic';
-  }
-  return null;
 }
 
 const SHARP_FORMATS: Record<ImageMime, string[]> = {
