@@ -23,3 +23,27 @@ export function sniffImageType(b: Buffer): ImageMime | null {
   }
   return null;
 }
+
+/**
+ * Whether the file stops before its format's end marker: a JPEG without its end-of-image marker, a
+ * PNG without IEND, a GIF without its trailer, a WebP shorter than its RIFF header says. Read from
+ * the bytes because libvips' wording for the same cut file varies between runs (and is sometimes
+ * lost when other images decode at once), and a cut upload is the commonest damaged file.
+ */
+export function endsEarly(b: Buffer, mime: ImageMime): boolean {
+  let end = b.length;
+  // Some writers pad a finished file with zeros; the marker is before the padding.
+  if (mime === 'image/jpeg' || mime === 'image/gif') while (end > 0 && b[end - 1] === 0) end--;
+  switch (mime) {
+    case 'image/jpeg':
+      return !(end >= 2 && b[end - 2] === 0xff && b[end - 1] === 0xd9);
+    case 'image/png':
+      return !(end >= 12 && ascii(b, end - 8, end - 4) === 'IEND');
+    case 'image/gif':
+      return !(end >= 1 && b[end - 1] === 0x3b);
+    case 'image/webp':
+      return b.length < 8 || b.readUInt32LE(4) + 8 > b.length;
+    default:
+      return false;
+  }
+}

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
 import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
+import { endsEarly } from '../../lib/image-type';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
 async function twoColourPhoto(): Promise<Buffer> {
@@ -47,5 +48,36 @@ describe('the thumbhash placeholder', () => {
     const right = at(Math.floor((4 * a.w) / 5), Math.floor(a.h / 2));
     expect(left[0]!).toBeGreaterThan(left[2]! + 80);
     expect(right[2]!).toBeGreaterThan(right[0]! + 80);
+  });
+});
+
+describe('a file cut short', () => {
+  const formats = ['jpeg', 'png', 'webp', 'gif'] as const;
+
+  it.each(formats)('is called damaged or incomplete when its %s bytes stop early, whatever libvips says', async (f) => {
+    const whole = await sharp(await twoColourPhoto())
+      .resize(300)
+      [f]()
+      .toBuffer();
+    const mime = `image/${f}` as const;
+    expect(endsEarly(whole, mime)).toBe(false);
+    for (const share of [0.3, 0.6, 0.95]) {
+      const cut = whole.subarray(0, Math.floor(whole.length * share));
+      expect(endsEarly(cut, mime)).toBe(true);
+      // libpng says only "read error" for a cut PNG, which named no reason before the bytes were read.
+      await expect(makeDerivatives(cut)).rejects.toMatchObject({
+        status: 422,
+        message: 'This image is damaged or incomplete and cannot be read.',
+      });
+    }
+  });
+
+  it('keeps the catch-all for a whole file the decoder cannot read', async () => {
+    const headerOnly = Buffer.concat([Buffer.from('II*\0'), Buffer.alloc(30)]);
+    expect(endsEarly(headerOnly, 'image/tiff')).toBe(false);
+    await expect(makeDerivatives(headerOnly)).rejects.toMatchObject({
+      status: 422,
+      message: 'This image could not be read.',
+    });
   });
 });

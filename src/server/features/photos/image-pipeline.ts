@@ -21,7 +21,7 @@ export const THUMBHASH_INPUT = 48;
  */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 
-import { sniffImageType, type ImageMime } from '../../lib/image-type';
+import { endsEarly, sniffImageType, type ImageMime } from '../../lib/image-type';
 
 export { sniffImageType, type ImageMime };
 
@@ -78,20 +78,21 @@ const UNSUPPORTED = 'This file is not a supported image. Use JPEG, PNG, WebP, AV
  * What a failed decode tells the uploader. A failure of the server's own decoder thread is not the
  * image's fault and goes on as an error (a 500, logged), so a good photo is never called unreadable.
  */
-function unreadable(err: unknown): Error {
+function unreadable(err: unknown, bytes: Buffer, mime: ImageMime): Error {
   if (err instanceof HeicThreadError) return err;
-  const reason = namedReason(err);
+  const reason = namedReason(err) ?? (endsEarly(bytes, mime) ? DAMAGED : null);
   return reason
     ? new ImageRejected(422, reason, { cause: err })
     : new ImageRejected(422, UNREADABLE, { cause: err, unexplained: true });
 }
 
+const DAMAGED = 'This image is damaged or incomplete and cannot be read.';
+
 /** The refusal's reason when a rule recognises the decoder's error; null for any other. */
 function namedReason(err: unknown): string | null {
   const m = err instanceof Error ? err.message : String(err);
   if (/pixel limit/i.test(m)) return 'This image has too many pixels to process.';
-  if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m))
-    return 'This image is damaged or incomplete and cannot be read.';
+  if (/premature end|truncated|corrupt|invalid|unexpected end|bad/i.test(m)) return DAMAGED;
   return null;
 }
 
@@ -213,7 +214,7 @@ export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: nu
         .toBuffer(),
     );
   } catch (err) {
-    throw unreadable(err);
+    throw unreadable(err, bytes, mime);
   }
 }
 
@@ -233,7 +234,7 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
-    throw unreadable(err);
+    throw unreadable(err, bytes, mime);
   }
   if (!meta.format || !SHARP_FORMATS[mime].includes(meta.format)) throw new ImageRejected(415, UNSUPPORTED);
   if (!meta.width || !meta.height) throw new ImageRejected(422, UNREADABLE, { unexplained: true });
@@ -286,7 +287,7 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
       exif: exifInfo.exif,
     };
   } catch (err) {
-    throw unreadable(err);
+    throw unreadable(err, bytes, mime);
   }
 }
 
