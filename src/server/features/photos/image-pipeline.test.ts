@@ -57,7 +57,7 @@ describe('a file cut short', () => {
   it.each(formats)('is called damaged or incomplete when its %s bytes stop early, whatever libvips says', async (f) => {
     const whole = await sharp(await twoColourPhoto())
       .resize(300)
-      [f]()
+      .toFormat(f)
       .toBuffer();
     const mime = `image/${f}` as const;
     expect(endsEarly(whole, mime)).toBe(false);
@@ -79,5 +79,31 @@ describe('a file cut short', () => {
       status: 422,
       message: 'This image could not be read.',
     });
+  });
+});
+
+describe('a transparent image', () => {
+  it('gets a white background in its preview and thumbnail, as in the display rendition', async () => {
+    // Transparent pixels that hold black, as most editors write them.
+    const png = await sharp({
+      create: { width: 400, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .composite([
+        { input: Buffer.from('<svg width="400" height="300"><circle cx="200" cy="150" r="80" fill="red"/></svg>') },
+      ])
+      .png()
+      .toBuffer();
+    const d = await makeDerivatives(png);
+    for (const webp of [d.preview, d.thumbnail]) {
+      const { data, info } = await sharp(webp).raw().toBuffer({ resolveWithObject: true });
+      const at = (x: number, y: number) => [
+        ...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3),
+      ];
+      for (const c of at(2, 2)) expect(c).toBeGreaterThan(245);
+      const [r, g, b] = at(Math.floor(info.width / 2), Math.floor(info.height / 2));
+      expect(r).toBeGreaterThan(200);
+      expect(g).toBeLessThan(40);
+      expect(b).toBeLessThan(40);
+    }
   });
 });

@@ -252,8 +252,12 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
     const [previewRaw, exifInfo] = await Promise.all([
       decodeWith(mime, input, bytes, maxPixels, (s, decoded) => {
         if (decoded) ({ width, height } = decoded);
+        // Transparent areas become white, as in the display rendition and the vision engine's own
+        // decode: dropping the alpha left whatever colour they held (black, as a rule) in the
+        // preview, the thumbnails, and so in what the vision threads analyse.
         return s
           .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: 'inside', withoutEnlargement: true })
+          .flatten({ background: '#ffffff' })
           .toColourspace('srgb')
           .removeAlpha()
           .raw()
