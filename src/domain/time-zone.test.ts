@@ -3,6 +3,7 @@ import {
   calendarDayInZone,
   canonicalTimeZone,
   dayRangeInZone,
+  rewardDayRange,
   TIME_ZONE_CHANGE_INTERVAL_MS,
   timeZoneToStore,
 } from './time-zone';
@@ -95,5 +96,66 @@ describe('timeZoneToStore', () => {
     expect(timeZoneToStore(recent, 'Pacific/Kiritimati', now)).toBeNull();
     const old = { timeZone: 'Asia/Tokyo', setAt: ago(TIME_ZONE_CHANGE_INTERVAL_MS) };
     expect(timeZoneToStore(old, 'Pacific/Kiritimati', now)).toBe('Pacific/Kiritimati');
+  });
+});
+
+describe('rewardDayRange', () => {
+  const at = (iso: string) => new Date(iso);
+
+  it("is the stored zone's day when the zone never changed, or changed before that day", () => {
+    const never = { timeZone: 'Europe/Paris', previousTimeZone: null, setAt: null };
+    expect(rewardDayRange(at('2026-11-28T10:30:00Z'), never)).toEqual(
+      dayRangeInZone(at('2026-11-28T10:30:00Z'), 'Europe/Paris'),
+    );
+    const longAgo = { timeZone: 'Europe/Paris', previousTimeZone: 'Asia/Tokyo', setAt: at('2026-11-20T09:00:00Z') };
+    expect(rewardDayRange(at('2026-11-28T10:30:00Z'), longAgo)).toEqual(
+      dayRangeInZone(at('2026-11-28T10:30:00Z'), 'Europe/Paris'),
+    );
+  });
+
+  it('moved ahead (UTC to UTC+14 at 10:30 UTC): the new day starts back at the start of the UTC day', () => {
+    const zone = { timeZone: 'Pacific/Kiritimati', previousTimeZone: null, setAt: at('2026-11-28T10:30:00Z') };
+    // Kiritimati's 29 November runs 10:00 UTC on the 28th to 10:00 UTC on the 29th.
+    expect(rewardDayRange(at('2026-11-28T10:31:00Z'), zone)).toEqual({
+      day: '2026-11-29',
+      start: at('2026-11-28T00:00:00Z'),
+      end: at('2026-11-29T10:00:00Z'),
+    });
+    // The next local day no longer overlaps the UTC day of the change: a day of its own.
+    expect(rewardDayRange(at('2026-11-29T10:30:00Z'), zone)).toEqual(
+      dayRangeInZone(at('2026-11-29T10:30:00Z'), 'Pacific/Kiritimati'),
+    );
+  });
+
+  it('moved back (UTC+14 to UTC-12): every later day that overlaps the old day counts from its start', () => {
+    const zone = {
+      timeZone: 'Etc/GMT+12',
+      previousTimeZone: 'Pacific/Kiritimati',
+      setAt: at('2026-11-28T10:30:00Z'),
+    };
+    // The old day (Kiritimati's 29th) ran 10:00 UTC on the 28th to 10:00 UTC on the 29th.
+    const first = rewardDayRange(at('2026-11-28T11:00:00Z'), zone);
+    expect(first.start).toEqual(at('2026-11-27T12:00:00Z'));
+    const second = rewardDayRange(at('2026-11-28T13:00:00Z'), zone);
+    expect(second).toEqual({ day: '2026-11-28', start: at('2026-11-28T10:00:00Z'), end: at('2026-11-29T12:00:00Z') });
+  });
+
+  it('never starts a day later than the plain local day would', () => {
+    for (const [from, to] of [
+      [null, 'Pacific/Kiritimati'],
+      ['Etc/GMT+12', 'Pacific/Kiritimati'],
+      ['Pacific/Kiritimati', 'Etc/GMT+12'],
+      ['America/New_York', 'Asia/Kolkata'],
+    ] as const) {
+      const setAt = at('2026-11-28T10:30:00Z');
+      for (let h = 0; h < 72; h += 5) {
+        const t = new Date(setAt.getTime() + h * 3_600_000);
+        const r = rewardDayRange(t, { timeZone: to, previousTimeZone: from, setAt });
+        const plain = dayRangeInZone(t, to);
+        expect(r.start.getTime()).toBeLessThanOrEqual(plain.start.getTime());
+        expect(r.end).toEqual(plain.end);
+        expect(r.start.getTime()).toBeLessThanOrEqual(t.getTime());
+      }
+    }
   });
 });

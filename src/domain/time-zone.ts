@@ -107,3 +107,27 @@ export function timeZoneToStore(
   if (!stored.timeZone || !stored.setAt) return requested;
   return now.getTime() - stored.setAt.getTime() >= TIME_ZONE_CHANGE_INTERVAL_MS ? requested : null;
 }
+
+/** The stored zone, and the one it replaced with when, as the reward rules read them. */
+export interface StoredTimeZone {
+  timeZone: string | null;
+  /** The zone before the last change (null: none, i.e. UTC). */
+  previousTimeZone: string | null;
+  /** When timeZone last changed; null if it never has. */
+  setAt: Date | null;
+}
+
+/**
+ * The day a daily reward rule counts by: the local day of `at` in the stored zone, widened back to
+ * the start of the previous zone's day in which the zone changed when the two overlap. Moving the
+ * zone ahead would otherwise start a new day at once (a user at 10:30 UTC moving to UTC+14 is
+ * already in tomorrow), and whatever that day's rule allows a second time. Widened, the day can only
+ * count more of what was already given, never less: moving zones never yields more than staying put.
+ */
+export function rewardDayRange(at: Date, zone: StoredTimeZone): { day: CalendarDay; start: Date; end: Date } {
+  const range = dayRangeInZone(at, zone.timeZone);
+  if (!zone.setAt || zone.setAt.getTime() > at.getTime()) return range;
+  const before = dayRangeInZone(zone.setAt, zone.previousTimeZone);
+  const overlaps = before.end.getTime() > range.start.getTime() && before.start.getTime() < range.end.getTime();
+  return overlaps && before.start < range.start ? { ...range, start: before.start } : range;
+}

@@ -28,6 +28,8 @@ export const users = pgTable('users', {
   timeZone: text('time_zone'),
   /** When timeZone last changed: changes are rate-limited so a day cannot be claimed twice by moving zones. */
   timeZoneSetAt: timestamp('time_zone_set_at', { withTimezone: true }),
+  /** The zone timeZone replaced at timeZoneSetAt (null: none, i.e. UTC): the reward day of a change counts from its day. */
+  previousTimeZone: text('previous_time_zone'),
   createdAt: createdAt(),
 });
 

@@ -12,6 +12,7 @@ export async function appStatusRoutes(app: FastifyInstance, ctx: AppContext) {
   const service = createAppStatusService({
     repo: createAppStatusRepository(ctx.db),
     rewards: createRewardsService({ ledger: ctx.ledger, now: ctx.now }),
+    now: ctx.now,
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -65,7 +65,8 @@ export function createAuthRepository(db: Db) {
     async setTimeZone(userId: string, timeZone: string, previousSetAt: Date | null, now: Date) {
       await db
         .update(users)
-        .set({ timeZone, timeZoneSetAt: now })
+        // The replaced zone, read in the same statement, for the reward day of the change.
+        .set({ timeZone, timeZoneSetAt: now, previousTimeZone: sql`${users.timeZone}` })
         .where(
           and(
             eq(users.id, userId),

@@ -62,6 +62,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     onUserCreated: ctx.onUserCreated,
     log: app.log,
     sessionCache: app.sessionEnds,
+    rewardsNow: ctx.now,
   });
   // Reset mail still on its way is finished before the database closes.
   ctx.onClose.push(() => service.drain());

@@ -27,9 +27,15 @@ export function createAuthService(deps: {
   /** The session caches (http/session-events.ts): ended sessions are evicted in every process. */
   sessionCache: { evict(sessionId: string): Promise<void>; evictUser(userId: string): Promise<void> };
   now?: () => Date;
+  /**
+   * The clock the rewards read days by (the server's, injectable in tests apart from `now`): when
+   * the stored zone changed is compared with their days (rewardDayRange).
+   */
+  rewardsNow?: () => Date;
 }) {
   const { repo, config } = deps;
   const now = deps.now ?? (() => new Date());
+  const rewardsNow = deps.rewardsNow ?? now;
   const pending = new Set<Promise<void>>();
 
   /**
@@ -79,7 +85,7 @@ export function createAuthService(deps: {
         lastName: body.lastName,
         passwordHash: await hashPassword(body.password),
         timeZone,
-        timeZoneSetAt: timeZone ? now() : null,
+        timeZoneSetAt: timeZone ? rewardsNow() : null,
       });
       if (!user) throw conflict('An account with this email already exists.');
       for (const hook of deps.onUserCreated) {
@@ -96,7 +102,7 @@ export function createAuthService(deps: {
       const user = await repo.findUserByEmail(email);
       const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
       if (!user || !ok) throw unauthorized(INVALID_LOGIN);
-      const at = now();
+      const at = rewardsNow();
       const stored = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
       const timeZone = timeZoneToStore(stored, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
       if (timeZone) await repo.setTimeZone(user.id, timeZone, user.timeZoneSetAt, at);

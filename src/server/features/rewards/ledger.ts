@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -8,7 +8,7 @@ import {
   type LoginStreakState,
 } from '@domain/rewards';
 import { isCalendarDay, type CalendarDay } from '@domain/calendar';
-import { calendarDayInZone, dayRangeInZone } from '@domain/time-zone';
+import { calendarDayInZone, rewardDayRange } from '@domain/time-zone';
 import type { Db } from '../../db/client';
 import { achievements, activities, pointsLedger, users } from '../../db/schema';
 
@@ -372,10 +372,20 @@ export function createLedger(db: Db) {
         // Two-key advisory locks never meet the one-key blob locks (db/locks.ts).
         const lock =
           (await tx.execute(sql`select pg_advisory_xact_lock(${DAILY_CAP_LOCK}::int, hashtext(${`${source}:${userId}`}::text)),
-            (select ${users.timeZone} from ${users} where ${users.id} = ${userId}) as time_zone`)) as unknown as {
-            rows: Array<{ time_zone: string | null }>;
+            u.time_zone, u.previous_time_zone, u.time_zone_set_at
+            from (select 1) one left join ${users} u on u.id = ${userId}`)) as unknown as {
+            rows: Array<{
+              time_zone: string | null;
+              previous_time_zone: string | null;
+              time_zone_set_at: Date | string | null;
+            }>;
           };
-        const { start, end } = dayRangeInZone(dailyCap.at, lock.rows[0]?.time_zone ?? null);
+        const z = lock.rows[0];
+        const { start, end } = rewardDayRange(dailyCap.at, {
+          timeZone: z?.time_zone ?? null,
+          previousTimeZone: z?.previous_time_zone ?? null,
+          setAt: z?.time_zone_set_at ? new Date(z.time_zone_set_at) : null,
+        });
         const res = (await tx.execute(
           awardStatement(userId, normal, { source, perDay: dailyCap.perDay, start, end }),
         )) as unknown as { rows: AwardRow[] };
@@ -425,8 +435,52 @@ export function createLedger(db: Db) {
     return calendarDayInZone(at, row?.timeZone ?? null);
   }
 
+  /**
+   * The day a daily reward counts by at `at` (rewardDayRange: the stored zone's day, reaching back
+   * to the old zone's day on the day the zone changed). `lock` holds the user's row until the
+   * transaction ends, so two awards decide one after the other.
+   */
+  async function rewardDay(
+    tx: Db,
+    userId: string,
+    at: Date,
+    opts: { lock?: boolean } = {},
+  ): Promise<{ day: CalendarDay; start: Date; end: Date }> {
+    const query = tx
+      .select({ timeZone: users.timeZone, previousTimeZone: users.previousTimeZone, setAt: users.timeZoneSetAt })
+      .from(users)
+      .where(eq(users.id, userId))
+      .limit(1);
+    const [row] = opts.lock ? await query.for('update') : await query;
+    return rewardDayRange(at, {
+      timeZone: row?.timeZone ?? null,
+      previousTimeZone: row?.previousTimeZone ?? null,
+      setAt: row?.setAt ?? null,
+    });
+  }
+
+  /** Whether any entry of `source` was written in [start, end). */
+  async function givenBetween(tx: Db, userId: string, source: string, start: Date, end: Date): Promise<boolean> {
+    const [row] = await tx
+      .select({ id: pointsLedger.id })
+      .from(pointsLedger)
+      .where(
+        and(
+          eq(pointsLedger.userId, userId),
+          gte(pointsLedger.createdAt, start),
+          lt(pointsLedger.createdAt, end),
+          eq(pointsLedger.source, source),
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
+  }
+
   /** The reads and writes that take part in a transaction, on one handle (the database or the transaction). */
   const on = (q: Db): LedgerTx => ({
+    rewardDay: (userId: string, at: Date, opts?: { lock?: boolean }) => rewardDay(q, userId, at, opts),
+    givenBetween: (userId: string, source: string, start: Date, end: Date) =>
+      givenBetween(q, userId, source, start, end),
     addEntries: (userId: string, entries: LedgerEntry[]) => addEntries(q, userId, entries),
     unlockAchievements: (userId: string) => unlockAchievements(q, userId),
     loginDays: (userId: string) => loginDays(q, userId),
@@ -466,6 +520,8 @@ export interface LedgerTx {
   loginDays(userId: string): Promise<{ days: CalendarDay[]; lastLoginAt: Date | null }>;
   snapshot(userId: string): Promise<LedgerSnapshot>;
   userDay(userId: string, at: Date, opts?: { lock?: boolean }): Promise<CalendarDay>;
+  rewardDay(userId: string, at: Date, opts?: { lock?: boolean }): Promise<{ day: CalendarDay; start: Date; end: Date }>;
+  givenBetween(userId: string, source: string, start: Date, end: Date): Promise<boolean>;
 }
 export type Ledger = ReturnType<typeof createLedger>;
 

@@ -88,17 +88,29 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
     return response('login', result.day, result.added, result.message, result.currentStreak, result.newAchievements);
   }
 
-  /** Activation reward (15) once per day of the user's stored zone. */
+  /**
+   * Activation reward (15) once per day of the user's stored zone, counted by rewardDayRange: on the
+   * day the zone changed, from the start of the old zone's day, so moving the zone ahead (already
+   * tomorrow there) does not pay it twice. Decided under the user's row lock, so racing calls too.
+   */
   async function recordActivation(userId: string): Promise<RecordRewardResponse> {
-    const day = await today(userId);
-    const { added, newAchievements } = await ledger.award(userId, [
-      {
-        source: 'activation',
-        sourceEventId: `activation:${day}`,
-        points: REWARD_POINTS.activation,
-        message: APP_ACTIVATED_MESSAGE,
-      },
-    ]);
+    const at = now();
+    const { day, added, newAchievements } = await ledger.transaction(async (tx) => {
+      const range = await tx.rewardDay(userId, at, { lock: true });
+      const given = await tx.givenBetween(userId, 'activation', range.start, range.end);
+      const added = given
+        ? []
+        : await tx.addEntries(userId, [
+            {
+              source: 'activation',
+              sourceEventId: `activation:${range.day}`,
+              points: REWARD_POINTS.activation,
+              message: APP_ACTIVATED_MESSAGE,
+              createdAt: at,
+            },
+          ]);
+      return { day: range.day, added, newAchievements: await tx.unlockAchievements(userId) };
+    });
     const points = sumPoints(added);
     return response('activation', day, points, APP_ACTIVATED_MESSAGE, await streakNow(userId), newAchievements);
   }
