@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import {
   createTestApp,
@@ -221,6 +222,22 @@ describe(`ad break activities (${testDbKind})`, () => {
     expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 201]);
     expect(await activities(cookie)).toHaveLength(2);
     expect(await stats(cookie)).toMatchObject({ adsSkipped: 2, totalPoints: 20, timeSaved: 40 });
+  });
+
+  it("refuses another app's activity for a break a racing request has claimed but not yet written", async () => {
+    const cookie = await subscribedUser();
+    const ig = await startAdBreak(t.app, cookie, 'Instagram');
+    t.clock.advance(15_000);
+    // The state between the first request's claim and its insert (two round trips apart).
+    await t.database.db.execute(sql`update ad_breaks set recorded_at = now() where id = ${ig.id}`);
+    const longer = await recordAdBreak(t.app, cookie, ig.id, { app: 'YouTube', adDuration: 30 });
+    expect(longer.statusCode).toBe(400);
+    expect(longer.json().message).toBe('This ad break is an Instagram ad, not YouTube.');
+    expect(await activities(cookie)).toEqual([]);
+    // Its own app still records it (the first request's insert, or a replay of it).
+    const own = await recordAdBreak(t.app, cookie, ig.id, { app: 'Instagram', adDuration: 15 });
+    expect(own.statusCode).toBe(201);
+    expect(await activities(cookie)).toMatchObject([{ timeSaved: 15 }]);
   });
 
   it('a newer ad break supersedes an unrecorded one, which can then never be recorded', async () => {

@@ -68,8 +68,11 @@ export function createAdBreaksService({ repo, now }: AdBreaksServiceDeps) {
     async recordable(userId: string, id: string, app: string): Promise<AdBreakRow> {
       const row = await repo.find(userId, id);
       if (!row) throw notFound(UNKNOWN_AD_BREAK_MESSAGE);
+      // Before the replay's return: a break claimed by a racing request whose activity is not
+      // written yet was answered as recorded, and the other app's longer ad then recorded for it.
+      if (row.app !== app)
+        throw badRequest(`This ad break is ${/^[aeiou]/i.test(row.app) ? 'an' : 'a'} ${row.app} ad, not ${app}.`);
       if (row.recordedAt) return row;
-      if (row.app !== app) throw badRequest(`This ad break is a ${row.app} ad, not ${app}.`);
       if (row.supersededAt) throw conflict(SUPERSEDED_AD_BREAK_MESSAGE);
       const at = now().getTime();
       const endsAt = adBreakEndsAt(row).getTime();
