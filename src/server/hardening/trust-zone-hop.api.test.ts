@@ -89,6 +89,16 @@ describe(`daily rewards across a zone change (${testDbKind})`, () => {
     expect(await activate(moved)).toBe(0);
   });
 
+  it("gives a new account its own zone's days from the start: no earlier zone is counted", async () => {
+    toHalfPastNineUtc();
+    t.clock.advance(90 * 60_000);
+    // 11:00 UTC is 23:00 in UTC-12; its next day starts at 12:00 UTC.
+    const { cookie } = await signUp(t.app, { timeZone: 'Etc/GMT+12' });
+    expect(await activate(cookie)).toBe(REWARD_POINTS.activation);
+    t.clock.advance(90 * 60_000);
+    expect(await activate(cookie)).toBe(REWARD_POINTS.activation);
+  });
+
   it("credits the upload cap's photos once across the hop, and the next day's again", async () => {
     toHalfPastNineUtc();
     const { body, user } = await signUp(t.app);

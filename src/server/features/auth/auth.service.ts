@@ -86,6 +86,8 @@ export function createAuthService(deps: {
         passwordHash: await hashPassword(body.password),
         timeZone,
         timeZoneSetAt: timeZone ? rewardsNow() : null,
+        // No earlier zone to count from: the first day is the zone's own (rewardDayRange).
+        previousTimeZone: timeZone,
       });
       if (!user) throw conflict('An account with this email already exists.');
       for (const hook of deps.onUserCreated) {
