@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -270,6 +271,35 @@ describe('reset tokens', () => {
       );
       expect(res.json().resetToken, host).toMatch(/^[A-Za-z0-9_-]{43}$/);
     }
+  });
+
+  it("the local demo gives no token through a proxy speaking HTTP/1.0 upstream (nginx's default)", async () => {
+    const demo = await appWith({
+      rateLimits: limits({ 'POST /api/auth/forgot-password': [{ key: 'ip', max: 100, windowMs: MINUTE }] }),
+    });
+    const { body } = await signUp(demo);
+    const url = new URL(await demo.listen({ port: 0, host: '127.0.0.1' }));
+    const host = `127.0.0.1:${url.port}`;
+    /** A raw request, as nginx's `proxy_pass http://127.0.0.1:PORT` sends it, or as a browser does. */
+    const ask = (version: '1.0' | '1.1') =>
+      new Promise<string>((resolve, reject) => {
+        const json = JSON.stringify({ email: body.email });
+        const socket = net.connect(Number(url.port), '127.0.0.1', () =>
+          socket.write(
+            `POST /api/auth/forgot-password HTTP/${version}\r\nHost: ${host}\r\nOrigin: http://${host}\r\n` +
+              `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+          ),
+        );
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+      });
+    const proxied = await ask('1.0');
+    expect(proxied).toMatch(/^HTTP\/1\.[01] 200/);
+    expect(proxied).not.toMatch(/resetToken/);
+    // The browser on this machine still gets its token.
+    expect(await ask('1.1')).toMatch(/"resetToken":"[A-Za-z0-9_-]{43}"/);
   });
 
   it('in the local demo an unknown email gets a token of the same shape, which opens nothing', async () => {

@@ -44,6 +44,10 @@ export function hostNameOf(host: string | undefined): string {
  */
 export function fromThisMachine(request: FastifyRequest): boolean {
   if (FORWARDING_HEADERS.some((h) => request.headers[h] !== undefined)) return false;
+  // Browsers speak HTTP/1.1 or later; nginx's proxy_pass speaks 1.0 upstream by default, and with
+  // its default headers (no X-Forwarded-For, Host the upstream's 127.0.0.1:port) every internet
+  // request it passed on would otherwise look local and get any account's reset token.
+  if (request.raw.httpVersion === '1.0') return false;
   const name = hostNameOf(request.headers.host);
   return isLoopbackHost(name) || name.endsWith('.localhost');
 }
