@@ -7,7 +7,7 @@ import { createQueryClient } from '../lib/api';
 import { WhenIdle } from '../lib/when-idle';
 // Screens come from their features' front doors as lazy components: each is its own chunk, so the
 // login screen does not download the gallery.
-import { ForgotPasswordPage, LoginPage, RegisterPage, useAuth } from '../features/auth';
+import { ForgotPasswordPage, forgetAnswersOnAccountChange, LoginPage, RegisterPage, useAuth } from '../features/auth';
 import { BillingPage } from '../features/billing';
 import { CheckoutPage } from '../features/checkout';
 import { DashboardPage } from '../features/dashboard';
@@ -126,6 +126,7 @@ function Router() {
 export function App() {
   const [queryClient] = useState(createQueryClient);
   useEffect(() => watchSystemTheme(), []);
+  useEffect(() => forgetAnswersOnAccountChange(queryClient), [queryClient]);
   return (
     <QueryClientProvider client={queryClient}>
       <MobileFrame>

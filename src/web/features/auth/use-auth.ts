@@ -1,6 +1,6 @@
 import type { User } from '@contract/auth';
 import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { apiRequest, getQueryFn } from '../../lib/api';
 
@@ -22,18 +22,42 @@ export function useAuth() {
   return { user: data?.user ?? null, isLoading, isAuthenticated: !!data?.user };
 }
 
+/** Every other cached answer, and the service worker's thumbnails: they belong to the account that asked. */
+function forgetAccountAnswers(qc: QueryClient) {
+  const userKey = userQueryOptions().queryKey;
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
+  if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
+}
+
+/**
+ * Drops the cached answers whenever the signed-in account changes under this tab (answers are
+ * cached for good and their keys do not name the account): a session ended elsewhere (another
+ * tab's Log out, expiry, a reset) leaves this tab on the login screen, and the next account to
+ * sign in here saw the last one's photos, counts and albums. The first account seen is kept (the
+ * page's own answers were asked for it). Answers the unsubscribe.
+ */
+export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
+  const userKey = userQueryOptions().queryKey;
+  let seen: string | null | undefined;
+  return qc.getQueryCache().subscribe((event) => {
+    if (event.type !== 'updated' || event.query.queryKey[0] !== userKey[0]) return;
+    const data = event.query.state.data as { user: User } | null | undefined;
+    if (data === undefined) return;
+    const id = data?.user.id ?? null;
+    if (seen !== undefined && id !== seen) forgetAccountAnswers(qc);
+    seen = id;
+  });
+}
+
 export function useLogout() {
   const qc = useQueryClient();
   const [, navigate] = useLocation();
   return useMutation({
     mutationFn: () => apiRequest('POST', '/api/auth/logout'),
     onSuccess: () => {
-      const userKey = userQueryOptions().queryKey;
-      qc.setQueryData(userKey, null);
-      // Drop every other cached answer of the old user, so the next account never sees them.
-      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
-      // The service worker's thumbnail cache belongs to this account too.
-      if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
+      qc.setQueryData(userQueryOptions().queryKey, null);
+      // Also done by forgetAnswersOnAccountChange when it watches this client (the app's does).
+      forgetAccountAnswers(qc);
       navigate('/login');
     },
     onError: (err) => console.error('Logout failed', err),

@@ -1,0 +1,95 @@
+// @vitest-environment jsdom
+import { QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Router } from 'wouter';
+import { createQueryClient } from '../../lib/api';
+import { useDashboardPhotos } from '../dashboard/recent-photos-query';
+import LoginPage from './login-page';
+import { forgetAnswersOnAccountChange, useAuth } from './use-auth';
+
+/**
+ * Answers are cached for good and their keys do not name the account. A session that ends without
+ * this tab's Log out (another tab's, expiry, a reset elsewhere) leaves the tab on the login screen;
+ * the next account to sign in there must see its own library, not the last one's.
+ */
+const USERS = {
+  A: { id: 'a', email: 'alice@example.com', firstName: 'Alice', lastName: 'A' },
+  B: { id: 'b', email: 'bob@example.com', firstName: 'Bob', lastName: 'B' },
+};
+const PHOTOS = {
+  A: [{ id: 'a1', name: 'alice-private-photo', analyzed: false }],
+  B: [{ id: 'b1', name: 'bob-photo', analyzed: false }],
+};
+let signedIn: 'A' | 'B' | null = 'A';
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const cachesDeleted: string[] = [];
+
+beforeEach(() => {
+  signedIn = 'A';
+  cachesDeleted.length = 0;
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (url === '/api/auth/login') {
+        signedIn = 'B';
+        return json({ user: USERS.B });
+      }
+      if (!signedIn) return json({ message: 'Not signed in' }, 401);
+      if (url === '/api/auth/user') return json({ user: USERS[signedIn] });
+      if (url === '/api/photos') return json(PHOTOS[signedIn]);
+      if (url === '/api/photos/summary') return json({ total: 1, analyzed: 0, organized: 0, categories: [] });
+      return json({});
+    }),
+  );
+  vi.stubGlobal('caches', { delete: async (name: string) => cachesDeleted.push(name) > 0 });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function Screen() {
+  const { user, isLoading } = useAuth();
+  if (isLoading) return <p>Checking</p>;
+  return user ? <Library name={user.firstName} /> : <LoginPage />;
+}
+function Library({ name }: { name: string }) {
+  const { photos } = useDashboardPhotos();
+  return <p>{`${name}: ${photos.map((p) => p.name).join(', ') || 'none yet'}`}</p>;
+}
+
+async function signInAsBobAfterAliceSessionEnded(watch: boolean) {
+  const qc = createQueryClient();
+  const stop = watch ? forgetAnswersOnAccountChange(qc) : () => {};
+  const tree = (k: number) => (
+    <QueryClientProvider client={qc}>
+      <Router>
+        <Screen key={k} />
+      </Router>
+    </QueryClientProvider>
+  );
+  const view = render(tree(0));
+  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  // Alice's session ends elsewhere; the next screen's auth check finds no session.
+  signedIn = null;
+  view.rerender(tree(1));
+  await screen.findByRole('button', { name: /sign in/i });
+  fireEvent.change(screen.getByLabelText('Email'), { target: { value: USERS.B.email } });
+  fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'secret123' } });
+  await act(async () => {
+    fireEvent.submit(screen.getByRole('button', { name: /sign in/i }).closest('form')!);
+  });
+  const shown = (await screen.findByText(/^Bob:/)).textContent;
+  stop();
+  return shown;
+}
+
+it("shows the next account its own library, never the last one's, and clears the thumbnail cache", async () => {
+  expect(await signInAsBobAfterAliceSessionEnded(true)).toMatch(/^Bob: (none yet|bob-photo)$/);
+  expect(await screen.findByText('Bob: bob-photo')).toBeInTheDocument();
+  expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+  expect(cachesDeleted).toContain('eyevu-thumbnails');
+});
+
+it('without the watch, the cached library of the last account is what the next one sees', async () => {
+  // The defect this guards against, kept visible: the cache alone never asks again.
+  expect(await signInAsBobAfterAliceSessionEnded(false)).toBe('Bob: alice-private-photo');
+});
