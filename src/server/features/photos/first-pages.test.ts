@@ -2,7 +2,12 @@ import Fastify from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compress } from '../../http/compression';
 import type { NotificationListener, Notifications } from '../../db/notifications';
-import { createFirstPages } from './first-pages';
+import {
+  createFirstPages,
+  FIRST_PAGE_BUILD_WINDOW_MS,
+  FIRST_PAGE_BUILDS_PER_WINDOW,
+  KINDS_PER_USER,
+} from './first-pages';
 import { createLibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
 
@@ -427,6 +432,69 @@ describe('first pages: made again after a write', () => {
     const other = await get('other');
     expect(handled).toBe(3);
     expect(JSON.parse(brotliDecompressSync(other.rawPayload).toString()).version).toBe(2);
+    versions.close();
+    await app.close();
+  });
+
+  it("keeps a few kinds per user and counts the builds a user's requests start: 400 limits no longer make 400 builds per write", async () => {
+    const db = fakeNotifications();
+    const versions = createLibraryVersions(db.source);
+    db.listening(true);
+    let version = 1;
+    let now = 1_000_000;
+    const built: string[] = [];
+    const pages = createFirstPages({ versions, state: async () => ({ version, total: 1 }), clock: () => now });
+    const build = (user: string, kind: string) => async () => {
+      built.push(`${user}:${kind}@${version}`);
+      return { state: { version, total: 1 }, json: JSON.stringify({ kind, version }) };
+    };
+    pages.makes((user, kind) => build(user, kind));
+    const app = Fastify();
+    app.get('/:user/:kind', (request, reply) => {
+      const { user, kind } = request.params as { user: string; kind: string };
+      return pages.sendPage(request, reply, user, kind, build(user, kind));
+    });
+    await app.ready();
+    const get = (user: string, kind: string) => app.inject({ method: 'GET', url: `/${user}/${kind}` });
+    db.tell('user-1:1:1');
+    db.tell('user-2:1:1');
+
+    // An API client naming 40 limits: every page is answered, but only the last few stay kept.
+    for (let i = 1; i <= 40; i++) expect((await get('user-1', `page:${i}`)).statusCode).toBe(200);
+    expect((await get('user-2', 'list')).statusCode).toBe(200);
+    expect(built).toHaveLength(41);
+    // A write: prepare makes the kept kinds only, not the 40.
+    built.length = 0;
+    version = 2;
+    db.tell('user-1:2:2');
+    pages.prepare('user-1');
+    await settle();
+    expect(built).toHaveLength(KINDS_PER_USER);
+    expect(built.every((b) => b.startsWith('user-1:page:') && b.endsWith('@2'))).toBe(true);
+    // The last kinds used are the ones kept: answered without a build.
+    built.length = 0;
+    expect((await get('user-1', 'page:40')).json()).toEqual({ kind: 'page:40', version: 2 });
+    expect(built).toEqual([]);
+    // Another user's page was not pushed out by them.
+    expect((await get('user-2', 'list')).statusCode).toBe(200);
+    expect(built).toEqual([]);
+
+    // Builds started by requests are counted (41 so far by user-1's, 40 at version 1 and none since).
+    let refused: Awaited<ReturnType<typeof get>> | undefined;
+    let lastKept = '';
+    for (let i = 0; i < FIRST_PAGE_BUILDS_PER_WINDOW && !refused; i++) {
+      const kind = `page:${(i % 150) + 41}`;
+      const res = await get('user-1', kind);
+      if (res.statusCode === 429) refused = res;
+      else expect(res.statusCode).toBe(200);
+      if (!refused) lastKept = kind;
+    }
+    expect(refused!.json().message).toMatch(/^Too many attempts\. Please wait 5 minute\(s\) and try again\.$/);
+    // A page kept still answers; another user builds as before; the next window builds again.
+    expect((await get('user-1', lastKept)).statusCode).toBe(200);
+    expect((await get('user-2', 'page:7')).statusCode).toBe(200);
+    now += FIRST_PAGE_BUILD_WINDOW_MS;
+    expect((await get('user-1', 'page:199')).statusCode).toBe(200);
     versions.close();
     await app.close();
   });

@@ -2,11 +2,30 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { compress, mergeVary, preferredEncoding, type Encoding } from '../../http/compression';
+import { tooMany } from '../../http/errors';
+import { tooManyMessage } from '../../http/rate-limits';
 import type { LibraryVersions } from './library-versions';
 import type { LibraryState } from './photos.repository';
 
 /** Serialised first pages kept in memory, least recently used out first (a few hundred KB per user). */
 export const FIRST_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Kinds of page kept per user, least recently used out first. The web app asks for three (the
+ * plain list, the gallery's pages, its timeline); each `limit` an API client names is a kind of
+ * its own, and every kind kept is built again after each upload (`prepare`): unbounded, one
+ * account's 400 limits made 400 builds per write and filled the cache every user shares.
+ */
+export const KINDS_PER_USER = 6;
+
+/**
+ * Builds a user's requests may start in a window (pages not found in memory; `prepare`'s after an
+ * upload are not counted). First pages are not counted by the request limits, since their repeats
+ * are answered from memory; a build is the cost a cursor page has, so it has the same budget.
+ * Kept per process, like the pages: N processes allow N times as many.
+ */
+export const FIRST_PAGE_BUILDS_PER_WINDOW = 1200;
+export const FIRST_PAGE_BUILD_WINDOW_MS = 5 * 60_000;
 
 interface Entry {
   version: number;
@@ -86,10 +105,17 @@ export function createFirstPages(deps: {
   /** Versions told by the database's notifications; without it every request reads the version. */
   versions?: LibraryVersions;
   maxBytes?: number;
+  /** Milliseconds now, for the build budget's windows (tests move it). */
+  clock?: () => number;
 }) {
   const versions = deps.versions;
   const maxBytes = deps.maxBytes ?? FIRST_PAGE_CACHE_BYTES;
+  const clock = deps.clock ?? Date.now;
   const entries = new Map<string, Entry>();
+  /** Per user, the keys of their kept pages, least recently used first. */
+  const kindsKept = new Map<string, Map<string, true>>();
+  /** Per user, the builds their requests started in the current window. */
+  const spent = new Map<string, { since: number; builds: number }>();
   /** The key last moved to the end of `entries` (the most recently used): a repeat moves nothing. */
   let lastUsed = '';
   /** Per user and page: the build in flight and the one queued behind it. */
@@ -135,21 +161,62 @@ export function createFirstPages(deps: {
     return slot.next;
   }
 
-  function store(key: string, entry: Entry) {
+  const userOfKey = (key: string) => key.slice(0, key.indexOf('\n'));
+
+  function forget(key: string) {
     const old = entries.get(key);
-    if (old) {
-      entries.delete(key);
-      bytes -= old.bytes;
-    }
+    if (!old) return;
+    entries.delete(key);
+    bytes -= old.bytes;
+    const kept = kindsKept.get(userOfKey(key));
+    kept?.delete(key);
+    if (kept?.size === 0) kindsKept.delete(userOfKey(key));
+  }
+
+  /** Marks `key` as the user's most recently used kind. */
+  function touchKind(key: string) {
+    const user = userOfKey(key);
+    let kept = kindsKept.get(user);
+    if (!kept) kindsKept.set(user, (kept = new Map()));
+    kept.delete(key);
+    kept.set(key, true);
+  }
+
+  function store(key: string, entry: Entry) {
+    forget(key);
     if (entry.bytes > maxBytes) return;
+    const kept = kindsKept.get(userOfKey(key));
+    if (kept && kept.size >= KINDS_PER_USER) {
+      for (const oldest of kept.keys()) {
+        forget(oldest);
+        break;
+      }
+    }
     entries.set(key, entry);
+    touchKind(key);
     lastUsed = key;
     bytes += entry.bytes;
-    for (const [k, e] of entries) {
+    for (const k of entries.keys()) {
       if (bytes <= maxBytes) break;
-      entries.delete(k);
-      bytes -= e.bytes;
+      forget(k);
     }
+  }
+
+  /** Counts a build a request starts; past the user's budget, a 429. */
+  function charge(userId: string) {
+    const now = clock();
+    let s = spent.get(userId);
+    if (!s || now - s.since >= FIRST_PAGE_BUILD_WINDOW_MS) {
+      // Ended windows go when the map grows large: it holds only users who built lately.
+      if (!s && spent.size >= 10_000) {
+        for (const [u, x] of spent) if (now - x.since >= FIRST_PAGE_BUILD_WINDOW_MS) spent.delete(u);
+      }
+      spent.set(userId, (s = { since: now, builds: 0 }));
+    }
+    if (s.builds >= FIRST_PAGE_BUILDS_PER_WINDOW) {
+      throw tooMany(tooManyMessage((s.since + FIRST_PAGE_BUILD_WINDOW_MS - now) / 1000));
+    }
+    s.builds += 1;
   }
 
   function keep(key: string, entry: Entry) {
@@ -212,12 +279,17 @@ export function createFirstPages(deps: {
     kind: FirstPageKind,
     state: LibraryState,
     build: BuildPage,
+    byRequest = false,
   ): Promise<Entry> {
     const flight = builds.get(key);
-    if (!flight) return startBuild(key, userId, kind, state, build);
+    if (!flight) {
+      if (byRequest) charge(userId);
+      return startBuild(key, userId, kind, state, build);
+    }
     if (flight.floor >= state.version) return flight.current;
     if (!flight.nextState || flight.nextState.version < state.version) flight.nextState = state;
     const ignore = () => undefined;
+    if (!flight.next && byRequest) charge(userId);
     flight.next ??= flight.current
       .then(ignore, ignore)
       .then(() => startBuild(key, userId, kind, flight.nextState!, build));
@@ -233,7 +305,7 @@ export function createFirstPages(deps: {
     build: BuildPage,
   ): Entry | Promise<Entry> {
     const found = fresh(key, state.version);
-    return found ?? buildFor(key, userId, kind, state, build);
+    return found ?? buildFor(key, userId, kind, state, build, true);
   }
 
   /** The kept page if it is at `version` or later, marked as just used. */
@@ -243,6 +315,7 @@ export function createFirstPages(deps: {
     if (lastUsed !== key) {
       entries.delete(key);
       entries.set(key, found);
+      touchKind(key);
       lastUsed = key;
     }
     return found;
@@ -371,6 +444,7 @@ export function createFirstPages(deps: {
     /** Forgets every page (tests, memory pressure); the next request makes them again. */
     clear() {
       entries.clear();
+      kindsKept.clear();
       bytes = 0;
     },
   };
