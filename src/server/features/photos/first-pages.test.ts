@@ -490,6 +490,7 @@ describe('first pages: made again after a write', () => {
       if (!refused) lastKept = kind;
     }
     expect(refused!.json().message).toMatch(/^Too many attempts\. Please wait 5 minute\(s\) and try again\.$/);
+    expect(Number(refused!.headers['retry-after'])).toBe(FIRST_PAGE_BUILD_WINDOW_MS / 1000);
     // A page kept still answers; another user builds as before; the next window builds again.
     expect((await get('user-1', lastKept)).statusCode).toBe(200);
     expect((await get('user-2', 'page:7')).statusCode).toBe(200);

@@ -214,7 +214,8 @@ export function createFirstPages(deps: {
       spent.set(userId, (s = { since: now, builds: 0 }));
     }
     if (s.builds >= FIRST_PAGE_BUILDS_PER_WINDOW) {
-      throw tooMany(tooManyMessage((s.since + FIRST_PAGE_BUILD_WINDOW_MS - now) / 1000));
+      const seconds = Math.max(1, Math.ceil((s.since + FIRST_PAGE_BUILD_WINDOW_MS - now) / 1000));
+      throw Object.assign(tooMany(tooManyMessage(seconds)), { retryAfter: seconds });
     }
     s.builds += 1;
   }
@@ -352,7 +353,14 @@ export function createFirstPages(deps: {
       if (vary !== undefined) reply.header('Vary', mergeVary(mergeVary(vary, 'Cookie'), 'Accept-Encoding'));
       return reply.code(304).send();
     }
-    const entry = await entryFor(`${userId}\n${kind}`, userId, kind, state, build);
+    let entry: Entry;
+    try {
+      entry = await entryFor(`${userId}\n${kind}`, userId, kind, state, build);
+    } catch (err) {
+      const retryAfter = (err as { retryAfter?: number }).retryAfter;
+      if (retryAfter) reply.header('Retry-After', String(retryAfter));
+      throw err;
+    }
     const encoding = preferredEncoding(request.headers['accept-encoding']);
     const body = encoding ? await encodedOf(entry, encoding) : entry.json;
     reply.headers(headersOf(entry, encoding, body));
