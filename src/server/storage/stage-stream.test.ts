@@ -110,7 +110,13 @@ describe('LocalBlobStore.stageStream (an upload written and hashed as it arrives
 
   it('puts its temp files where the stale temp sweep finds what a crash leaves', async () => {
     const staged = await store.stageStream(chunksOf(bytes, 65_536));
-    const [tmp] = await filesUnder(root);
+    // Answered once hashed: the file's open may still be on its way (seen under CI's load), so the
+    // crash this models is one after it, waited for by its appearance (bounded, no clock).
+    let [tmp] = await filesUnder(root);
+    for (let i = 0; !tmp && i < 500; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      [tmp] = await filesUnder(root);
+    }
     expect(tmp).toMatch(/\.tmp$/);
     const old = new Date(Date.now() - 60 * 60 * 1000);
     await utimes(path.join(root, tmp!), old, old);
