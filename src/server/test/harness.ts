@@ -79,7 +79,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup:
     webDir: undefined,
     startWorkers: false,
     ...overrides,
-    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+    // Retried: a file system call the closed app started may still land in the folder being removed
+    // (ENOTEMPTY on its blobs folder, once in CI).
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }),
   };
 }
 
