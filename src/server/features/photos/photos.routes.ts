@@ -130,7 +130,12 @@ export async function photosRoutes(
 
   ctx.onUserCreated.push((user) => service.seedDemoLibrary(user.id).then(() => undefined));
   // Compute the demo library's derivatives now, so the first sign-up does not wait for them.
-  service.warmDemoLibrary().catch((err) => app.log.error({ err }, 'demo library could not be prepared'));
+  const warming = service
+    .warmDemoLibrary()
+    .catch((err) => app.log.error({ err }, 'demo library could not be prepared'));
+  // Its blob writes end before the app says it has closed: one landed in a data folder being
+  // removed after close (a test's ENOTEMPTY in CI).
+  ctx.onClose.push(() => warming);
   if (ctx.config.startWorkers) {
     const sweep = () =>
       service
