@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
-import { createAlbumsRepository } from './albums.repository';
-import { createAlbumsService } from './albums.service';
+import { albums } from '../../db/schema';
+import { createAlbumsRepository, MANUAL_ALBUMS_MAX } from './albums.repository';
+import { ALBUM_LIMIT_MESSAGE, ALBUMS_LIST_MAX, createAlbumsService } from './albums.service';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -97,6 +98,30 @@ describe('albums API', () => {
       message: 'Photo not found.',
     });
     expect(await albumsOf(cookie)).toEqual([]);
+  });
+
+  it('stops at the album cap, racing creations included, so the list always holds every album', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [p1] = await photoIds(cookie);
+    // Written directly: the API's own rate limit (60 per 5 minutes) would take the test minutes.
+    await t.database.db
+      .insert(albums)
+      .values(Array.from({ length: MANUAL_ALBUMS_MAX - 1 }, (_, i) => ({ userId: user.id, name: `Old ${i}` })));
+    const raced = await Promise.all([1, 2, 3].map((i) => create(cookie, { name: `Last ${i}`, photoIds: [p1] })));
+    expect(raced.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    for (const r of raced.filter((x) => x.statusCode === 409)) expect(r.json().message).toBe(ALBUM_LIMIT_MESSAGE);
+    const refused = await create(cookie, { name: 'One more', photoIds: [p1] });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(ALBUM_LIMIT_MESSAGE);
+    const listed = await albumsOf(cookie);
+    expect(listed.filter((a) => !a.isSmartAlbum)).toHaveLength(MANUAL_ALBUMS_MAX);
+    expect(listed.some((a) => a.name === 'One more')).toBe(false);
+    // Room left in the list for the six smart albums and Favorites.
+    expect(MANUAL_ALBUMS_MAX + 7).toBeLessThanOrEqual(ALBUMS_LIST_MAX);
+    // Another account is not affected by this one's albums.
+    const other = await signUp(t.app);
+    const [o1] = await photoIds(other.cookie);
+    expect((await create(other.cookie, { name: 'Mine', photoIds: [o1] })).statusCode).toBe(201);
   });
 
   it('needs a session', async () => {

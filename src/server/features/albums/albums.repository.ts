@@ -15,6 +15,9 @@ export const SMART_ALBUM_NAMES: Record<PhotoCategory, string> = {
   city_architecture: 'City & Architecture',
 };
 
+/** Albums a user makes (smart ones and Favorites come on top: at most 7). */
+export const MANUAL_ALBUMS_MAX = 190;
+
 const photoWord = (n: number) => (n === 1 ? '1 photo' : `${n} photos`);
 
 export function createAlbumsRepository(db: Db) {
@@ -104,10 +107,18 @@ export function createAlbumsRepository(db: Db) {
     /**
      * The album and its photos in one transaction, or null (nothing written) when any of
      * `photoIds` is not the user's at that moment: the rows are locked (FOR KEY SHARE) so a delete
-     * waits for the album instead of removing a photo between the check and the insert.
+     * waits for the album instead of removing a photo between the check and the insert. 'limit'
+     * (nothing written) when the user has MANUAL_ALBUMS_MAX albums already, counted under the
+     * user's album lock so racing creations cannot both pass the last place.
      */
     async createManual(userId: string, name: string, description: string, photoIds: string[]) {
       return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'albums:' + userId}, 0))`);
+        const [made] = await tx
+          .select({ n: count() })
+          .from(albums)
+          .where(and(eq(albums.userId, userId), eq(albums.isSmartAlbum, false)));
+        if ((made?.n ?? 0) >= MANUAL_ALBUMS_MAX) return 'limit' as const;
         const owned = await tx
           .select({ id: photos.id })
           .from(photos)

@@ -1,9 +1,14 @@
 import { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME, type Album, type CreateAlbumBody } from '@contract/albums';
-import { badRequest, notFound } from '../../http/errors';
-import type { AlbumsRepository } from './albums.repository';
+import { badRequest, conflict, notFound } from '../../http/errors';
+import { MANUAL_ALBUMS_MAX, type AlbumsRepository } from './albums.repository';
 
 /** `GET /api/albums` answers at most this many (smart albums first, then by name). */
 export const ALBUMS_LIST_MAX = 200;
+/**
+ * Past the cap a new album is refused rather than made: the list's bound (200) holds every album
+ * an account can have (the cap, six smart albums and Favorites), so none is ever made unseen.
+ */
+export const ALBUM_LIMIT_MESSAGE = `You already have ${MANUAL_ALBUMS_MAX} albums, the most one account can keep.`;
 export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,6 +55,7 @@ export function createAlbumsService(repo: AlbumsRepository) {
       const description = body.description?.trim() || `Album with ${ids.length} photos`;
       // Checked again inside the write: a photo deleted meanwhile is not found either.
       const created = await repo.createManual(userId, name, description, ids);
+      if (created === 'limit') throw conflict(ALBUM_LIMIT_MESSAGE);
       if (!created) throw notFound('Photo not found.');
       return toAlbum(created);
     },

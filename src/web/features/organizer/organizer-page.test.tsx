@@ -38,7 +38,13 @@ function ToastProbe() {
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
 }
 
-function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolean; summary?: unknown }) {
+function setup(opts: {
+  photos: unknown[];
+  status: unknown;
+  analyzeFails?: boolean;
+  summary?: unknown;
+  albumRefusal?: { status: number; message: string };
+}) {
   let status = opts.status;
   let refused = false;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
@@ -46,6 +52,9 @@ function setup(opts: { photos: unknown[]; status: unknown; analyzeFails?: boolea
     if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
     if (url === '/api/photos/analysis-status' && refused) return jsonResponse({ message: TOO_MANY }, 429);
     if (url === '/api/photos/analysis-status') return jsonResponse(status);
+    if (url === '/api/albums' && init?.method === 'POST' && opts.albumRefusal) {
+      return jsonResponse({ message: opts.albumRefusal.message }, opts.albumRefusal.status);
+    }
     if (url === '/api/albums' && init?.method === 'POST') {
       const body = JSON.parse(String(init.body)) as { name: string; photoIds: string[] };
       return jsonResponse(
@@ -213,6 +222,27 @@ describe('OrganizerPage', () => {
     expect(screen.queryByText(/photos selected/)).toBeNull();
     expect(screen.getByRole('button', { name: 'Select Photo 1' })).toHaveAttribute('aria-pressed', 'false');
   });
+
+  it.each([
+    [409, 'You already have 190 albums, the most one account can keep.', 'You already have 190 albums'],
+    [500, 'boom', 'Failed to create album. Please try again.'],
+  ])(
+    'a refused album (%i) keeps the selection and says why only when the user can act on it',
+    async (status, message, shown) => {
+      setup({
+        photos: [photo(1), photo(2)],
+        status: { total: 2, analyzed: 2, pending: 0 },
+        albumRefusal: { status, message },
+      });
+      await flush();
+      fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+      fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+      fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+      await flush();
+      expect(screen.getByTestId('toast')).toHaveTextContent(`Error|${shown}`);
+      expect(screen.getByText('1 photos selected')).toBeInTheDocument();
+    },
+  );
 
   it('groups categories with spaces, counts them and offers View All beyond 4', async () => {
     setup({

@@ -7,7 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { Spinner } from '../../components/ui/spinner';
-import { errorMessage } from '../../lib/api';
+import { errorMessage, errorStatus } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { cn } from '../../lib/cn';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
@@ -157,8 +157,14 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
           setName('');
           setSelected([]);
         },
-        onError: () =>
-          toast({ title: 'Error', description: 'Failed to create album. Please try again.', variant: 'destructive' }),
+        // A refusal the user can act on (the album cap, a photo deleted elsewhere, too many at
+        // once) says why; only a server fault or a lost connection gets the generic line.
+        onError: (err) => {
+          const status = errorStatus(err);
+          const fallback = 'Failed to create album. Please try again.';
+          const description = status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback;
+          toast({ title: 'Error', description, variant: 'destructive' });
+        },
       },
     );
   };
