@@ -3,7 +3,9 @@
  * labelled photos (never used for tuning; see bench/README.md), spread over the categories and
  * uploaded through `POST /api/photos` (every upload enqueues its analysis). Photos/s = 50 / (first
  * upload sent -> queue idle), so ingest is included (the worker starts with the first stored
- * photo). Category accuracy = the category the server stored for each photo vs its folder. Also:
+ * photo). Category accuracy = the category the server stored for each photo vs its folder, over
+ * the WHOLE test part: after the timed window the rest is uploaded too, 50 to an account (the free
+ * plan's limit), so the figure is not a sample's. Also:
  * the engine alone from bench/analysis.bench.ts (run as its own process, its output read) and the
  * tuning part's cross-validated figures recorded in assets/reference-embeddings.json.
  * Targets: >= 5 photos/s; >= 85 %.
@@ -82,18 +84,97 @@ async function loadAverage(): Promise<string> {
   return (await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ');
 }
 const TARGET_ACCURACY = 0.85;
+const MAX_ABSTAINED = 0.1;
 
 interface Labelled {
   file: string;
   expected: string | null;
 }
 
-/** 50 test-part photos, every k-th so that all categories are in. */
-export async function fiftyRealPhotos(): Promise<{ photos: Labelled[]; evalCount: number }> {
-  const test = await labelledPhotos('test');
-  const step = Math.max(1, test.length / 50);
-  const photos = Array.from({ length: Math.min(50, test.length) }, (_, i) => test[Math.floor(i * step)]!);
-  return { photos: photos.map((p) => ({ file: p.file, expected: p.expected })), evalCount: photos.length };
+/** Photos one account may hold (the free plan's limit): the test part is uploaded in accounts of this many. */
+const PER_ACCOUNT = 50;
+
+/**
+ * The whole test part, its first 50 every k-th so that all categories are in the timed window
+ * (`timed`), the rest after it (`rest`).
+ */
+export async function testPartPhotos(): Promise<{ timed: Labelled[]; rest: Labelled[] }> {
+  const test = (await labelledPhotos('test')).map((p) => ({ file: p.file, expected: p.expected }));
+  const step = Math.max(1, test.length / PER_ACCOUNT);
+  const picked = new Set(Array.from({ length: Math.min(PER_ACCOUNT, test.length) }, (_, i) => Math.floor(i * step)));
+  return { timed: test.filter((_, i) => picked.has(i)), rest: test.filter((_, i) => !picked.has(i)) };
+}
+
+interface Answer {
+  expected: string | null;
+  analyzed: boolean;
+  category: string | null;
+}
+
+/** Right, abstained ('uncategorized' or none) and per-category figures of the server's answers. */
+function scoreAnswers(answers: Answer[]) {
+  const abstained = (a: Answer) => !a.category || a.category === 'uncategorized';
+  const isRight = (a: Answer) => a.expected !== null && a.category === a.expected;
+  const given = answers.filter((a) => !abstained(a)).length;
+  const right = answers.filter(isRight).length;
+  const categories = [...new Set(answers.map((a) => a.expected ?? 'none'))].sort();
+  const perCategory = categories.map((c) => {
+    const of = answers.filter((a) => (a.expected ?? 'none') === c);
+    return `${c} ${of.filter(isRight).length}/${of.length}`;
+  });
+  return {
+    right,
+    total: answers.length,
+    abstained: answers.filter(abstained).length,
+    precision: given ? right / given : 0,
+    notAnalysed: answers.filter((a) => !a.analyzed).length,
+    perCategory,
+  };
+}
+
+async function storedAnswers(s: Session, named: { name: string; p: Labelled }[]): Promise<Answer[]> {
+  const list = await getJson<{ name: string; analyzed: boolean; category: string | null }[]>(s, '/api/photos');
+  const byName = new Map(list.map((p) => [p.name, p]));
+  return named.map((n) => {
+    const got = byName.get(n.name.replace(/\.jpg$/, ''));
+    return { expected: n.p.expected, analyzed: got?.analyzed ?? false, category: got?.category ?? null };
+  });
+}
+
+/** The demo library as the server categorised it, against its manifest's expected categories. */
+async function demoLibraryScore(s: Session): Promise<{ right: number; total: number; wrong: string[] }> {
+  const manifest = JSON.parse(await readFile(path.join(ROOT, 'assets/demo-photos/manifest.json'), 'utf8')) as {
+    name: string;
+    expectedCategory: string;
+  }[];
+  const list = await getJson<{ name: string; category: string | null }[]>(s, '/api/photos');
+  const wrong: string[] = [];
+  let right = 0;
+  for (const m of manifest) {
+    const got = list.find((p) => p.name === m.name)?.category ?? null;
+    if (got === m.expectedCategory) right += 1;
+    else wrong.push(`${m.name} -> ${got ?? 'none'} (expected ${m.expectedCategory})`);
+  }
+  return { right, total: manifest.length, wrong };
+}
+
+/** Uploads `photos` to as many new accounts as the free plan needs and answers what the server stored. */
+async function uploadAndRead(server: RunningServer, photos: Labelled[], label: string): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let a = 0; a < photos.length; a += PER_ACCOUNT) {
+    const s = await register(server.url, label);
+    const named = await Promise.all(
+      photos.slice(a, a + PER_ACCOUNT).map(async (p, i) => ({
+        name: `${label}-${String(i).padStart(2, '0')}.jpg`,
+        bytes: await readFile(p.file),
+        p,
+      })),
+    );
+    for (let i = 0; i < named.length; i += 20) await uploadBatch(s, named.slice(i, i + 20));
+    await waitAnalysisIdle(s, 300_000);
+    answers.push(...(await storedAnswers(s, named)));
+  }
+  return answers;
 }
 
 async function uploadBatch(s: Session, files: { name: string; bytes: Buffer }[]) {
@@ -106,7 +187,7 @@ async function uploadBatch(s: Session, files: { name: string; bytes: Buffer }[])
 }
 
 async function workerRows(server: RunningServer): Promise<Row[]> {
-  const { photos, evalCount } = await fiftyRealPhotos();
+  const { timed: photos, rest } = await testPartPhotos();
   const s = await register(server.url, 'p2');
   // The demo library is analysed first, through Analyze Photos (uploads enqueue their analysis, the
   // demo library waits for that button): this spawns both vision threads and loads their models,
@@ -119,6 +200,7 @@ async function workerRows(server: RunningServer): Promise<Row[]> {
   await waitAnalysisIdle(s, 300_000);
   const warmSecs = (performance.now() - warmT0) / 1000;
   const warm1 = await processCpuSeconds(server.pid);
+  const demo = await demoLibraryScore(s);
   const named = await Promise.all(
     photos.map(async (p, i) => ({ name: `p2-${String(i).padStart(2, '0')}.jpg`, bytes: await readFile(p.file), p })),
   );
@@ -136,16 +218,12 @@ async function workerRows(server: RunningServer): Promise<Row[]> {
   // What two otherwise idle cores would give for the same CPU time (the vision pool uses both).
   const idleRate = cpuPerPhoto ? 2 / cpuPerPhoto : undefined;
 
-  const list = await getJson<{ name: string; analyzed: boolean; category: string | null }[]>(s, '/api/photos');
-  const byName = new Map(list.map((p) => [p.name, p]));
-  let right = 0;
-  let analysed = 0;
-  for (const n of named) {
-    const got = byName.get(n.name.replace(/\.jpg$/, ''));
-    if (got?.analyzed) analysed += 1;
-    if (n.p.expected && got?.category === n.p.expected) right += 1;
-  }
-  const acc = right / evalCount;
+  const timedAnswers = await storedAnswers(s, named);
+  const analysed = timedAnswers.filter((a) => a.analyzed).length;
+  // Outside the timed window: the rest of the test part, for an accuracy that is not a sample's.
+  const score = scoreAnswers([...timedAnswers, ...(await uploadAndRead(server, rest, 'p2rest'))]);
+  const acc = score.right / score.total;
+  const abstainedShare = score.abstained / score.total;
   const warmCpu = warm0 !== undefined && warm1 !== undefined ? warm1 - warm0 : undefined;
   return [
     {
@@ -182,12 +260,26 @@ async function workerRows(server: RunningServer): Promise<Row[]> {
     },
     {
       id: 'P2',
-      measure: `category accuracy, test part (${evalCount} photos never used for tuning, via the server)`,
-      value: `${(acc * 100).toFixed(0)} % (${right}/${evalCount})`,
+      measure: "demo library: the category the server stored for each of a new account's photos (Analyze Photos)",
+      value: `${demo.right}/${demo.total}`,
       ceiling: '(absolute)',
       ratio: '',
-      target: `>= ${TARGET_ACCURACY * 100} %`,
-      met: acc >= TARGET_ACCURACY,
+      target: `${demo.total}/${demo.total}`,
+      met: demo.total > 0 && demo.right === demo.total,
+      note: demo.wrong.length ? `wrong: ${demo.wrong.join('; ')}` : undefined,
+    },
+    {
+      id: 'P2',
+      measure: `category accuracy, the whole test part (${score.total} photos never used for tuning, via the server)`,
+      value: `${(acc * 100).toFixed(1)} % (${score.right}/${score.total}), ${(abstainedShare * 100).toFixed(1)} % uncategorized`,
+      ceiling: '(absolute)',
+      ratio: '',
+      target: `>= ${TARGET_ACCURACY * 100} % with <= ${MAX_ABSTAINED * 100} % uncategorized`,
+      met: acc >= TARGET_ACCURACY && abstainedShare <= MAX_ABSTAINED && score.notAnalysed === 0,
+      note:
+        `precision of the categories given ${(score.precision * 100).toFixed(1)} %; right per true category: ` +
+        score.perCategory.join(', ') +
+        (score.notAnalysed ? `; ${score.notAnalysed} photos ended not analysed` : ''),
     },
   ];
 }

@@ -19,4 +19,5 @@ export const FREE_SUBSCRIPTION: Subscription = {
   trialAvailable: true,
   trial: false,
   trialEndsAt: null,
+  paymentDue: false,
 };

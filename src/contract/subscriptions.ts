@@ -48,6 +48,11 @@ export const subscription = z.object({
   trial: z.boolean(),
   /** ISO date-time the running trial ends, or null when no trial is running. */
   trialEndsAt: z.string().nullable(),
+  /**
+   * A paid subscription unlocks nothing but Stripe still charges it (a failed renewal it retries,
+   * a paused one): it can be cancelled, and a new plan waits until it is.
+   */
+  paymentDue: z.boolean(),
 });
 export const subscriptionResponse = subscription;
 

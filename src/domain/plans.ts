@@ -207,6 +207,24 @@ export interface SubscriptionStatusInput {
   endDate?: DateInput | null;
 }
 
+/** Stripe statuses of a subscription it keeps and retries charging for, while it unlocks nothing here. */
+const STILL_CHARGED = new Set(['past_due', 'unpaid', 'paused']);
+
+/**
+ * A paid (Stripe) subscription that unlocks nothing but that Stripe still holds and will charge:
+ * a failed renewal it retries (past_due, unpaid), a paused one, or an 'active' one past its end
+ * whose renewal has not been confirmed yet (not one cancelled at its period's end). Cancelling
+ * such a one stops the charges at once, and a new checkout waits until it is settled: two
+ * subscriptions would bill one customer.
+ */
+export function isPaymentDue(
+  sub: (SubscriptionStatusInput & { source: string; cancelAtPeriodEnd: boolean }) | null | undefined,
+  now: Date,
+): boolean {
+  if (!sub || sub.source !== 'stripe' || isSubscriptionActive(sub, now)) return false;
+  return STILL_CHARGED.has(sub.status) || (sub.status === 'active' && !sub.cancelAtPeriodEnd);
+}
+
 /**
  * Active means status 'active' and the end date has not passed (an end date
  * exactly equal to `now` counts as passed). An unparseable end date is not

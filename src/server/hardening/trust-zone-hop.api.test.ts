@@ -52,6 +52,30 @@ describe(`daily rewards across a zone change (${testDbKind})`, () => {
     return res.rows[0];
   };
 
+  it("a move west cannot pay the streak bonus of an earlier login day (a streak's first day has none)", async () => {
+    const record = async (cookie: string, type: string) => {
+      const res = await inject('POST', '/api/rewards/record', cookie, { type });
+      expect(res.statusCode).toBe(200);
+      return res.json() as { awarded: boolean; points: number; currentStreak: number };
+    };
+    const total = async (cookie: string) =>
+      ((await inject('GET', '/api/rewards', cookie)).json() as { totalPoints: number }).totalPoints;
+    // Registered without a zone (UTC): day 1 at 03:00, day 2 at 00:30 UTC.
+    const at = new Date(t.clock.now());
+    at.setUTCDate(at.getUTCDate() + 3);
+    at.setUTCHours(3, 0, 0, 0);
+    t.clock.advance(at.getTime() - t.clock.now().getTime());
+    const { cookie, body } = await signUp(t.app);
+    expect(await record(cookie, 'login')).toMatchObject({ awarded: true, currentStreak: 1 });
+    t.clock.advance(21.5 * HOUR);
+    expect(await record(cookie, 'login')).toMatchObject({ awarded: true, currentStreak: 2 });
+    const before = await total(cookie);
+    // UTC-12 is still on day 1, the streak's first day, whose bonus was never due.
+    const west = await signIn(body.email, body.password, 'Etc/GMT+12');
+    expect(await record(west, 'streak')).toMatchObject({ awarded: false, points: 0 });
+    expect(await total(west)).toBe(before);
+  });
+
   it('pays the activation reward once when the first sign-in moves a UTC account to UTC+14', async () => {
     toHalfPastNineUtc();
     const { cookie, body, user } = await signUp(t.app);

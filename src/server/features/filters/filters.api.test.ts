@@ -107,6 +107,35 @@ describe(`photo filters API (${testDbKind})`, () => {
     expect(other.json().previewUrl).not.toBe(first.json().previewUrl);
   });
 
+  it("one account's renders never answer another's: same file, another owner, a miss (the demo photo's are shared)", async () => {
+    const bytes = await rotatedJpeg();
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const upload = async (cookie: string) => {
+      const res = await postPhotos(t.app, cookie, [{ name: 'private.jpg', bytes }]);
+      const [r] = res.json().results as Array<{ ok: boolean; photo: { id: string } }>;
+      expect(r?.ok).toBe(true);
+      return r!.photo.id;
+    };
+    const preview = (cookie: string, photoId: string) =>
+      post(cookie, '/api/photo-filters/preview', { photoId, filterName: 'dramatic', intensity: 70 });
+    const aPhoto = await upload(a.cookie);
+    const aFirst = await preview(a.cookie, aPhoto);
+    expect(aFirst.statusCode, aFirst.body).toBe(200);
+    expect(aFirst.headers['x-render-cache']).toBe('miss');
+    expect((await preview(a.cookie, aPhoto)).headers['x-render-cache']).toBe('hit');
+    // B holds the same file (the same blobs): a hit would tell B that someone here has this photo
+    // and has just tried this filter on it.
+    const bPhoto = await upload(b.cookie);
+    const bFirst = await preview(b.cookie, bPhoto);
+    expect(bFirst.statusCode).toBe(200);
+    expect(bFirst.headers['x-render-cache']).toBe('miss');
+    // The demo photo is everyone's: its renders are made once for all.
+    const demo = { photoId: 'demo', filterName: 'dramatic', intensity: 90 };
+    expect((await post(a.cookie, '/api/photo-filters/preview', demo)).headers['x-render-cache']).toBe('miss');
+    expect((await post(b.cookie, '/api/photo-filters/preview', demo)).headers['x-render-cache']).toBe('hit');
+  });
+
   it('applies a filter as a new version: the original is kept, every URL serves the edit; revert restores it', async () => {
     const { cookie } = await signUp(t.app);
     const res = await postPhotos(t.app, cookie, [{ name: 'turned.jpg', bytes: await rotatedJpeg() }]);

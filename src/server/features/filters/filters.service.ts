@@ -82,8 +82,15 @@ export function createFiltersService(deps: {
     return size === 'swatch' ? row.thumbnailKey : row.previewKey;
   }
 
-  function cacheKey(source: string, filter: FilterId, intensity: number, size: FilterRenderSize) {
-    return `${RENDER_REVISION}:${source}:${filter}:${intensity}:${size}`;
+  /**
+   * Per owner: blobs are stored by content, so two accounts holding the same file share `source`,
+   * and a shared render (answered at once, marked a hit) told one account that another has that
+   * photo and has just tried that filter on it. The demo library's photos are everyone's, and
+   * their renders are shared.
+   */
+  function cacheKey(row: PhotoRow, filter: FilterId, intensity: number, size: FilterRenderSize) {
+    const scope = row.demoKey ? 'demo' : row.userId;
+    return `${RENDER_REVISION}:${sourceKey(row, size)}:${filter}:${intensity}:${size}:${scope}`;
   }
 
   function etagOf(key: string) {
@@ -103,7 +110,7 @@ export function createFiltersService(deps: {
 
   async function render(row: PhotoRow, filter: FilterId, intensity: number, size: FilterRenderSize) {
     const source = sourceKey(row, size);
-    const key = cacheKey(source, filter, intensity, size);
+    const key = cacheKey(row, filter, intensity, size);
     const { bytes, hit } = await cache.get(key, async () =>
       applyFilter(await decoded(source, RENDER_SIZES[size]), filter, intensity),
     );
@@ -178,7 +185,7 @@ export function createFiltersService(deps: {
     async renderTag(userId: string, photoId: string, filter: FilterId, intensity: number, size: FilterRenderSize) {
       const row = await resolve(userId, photoId);
       const source = sourceKey(row, size);
-      return { etag: etagOf(cacheKey(source, filter, intensity, size)), version: source.slice(0, VERSION_CHARS) };
+      return { etag: etagOf(cacheKey(row, filter, intensity, size)), version: source.slice(0, VERSION_CHARS) };
     },
 
     async render(

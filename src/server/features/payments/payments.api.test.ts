@@ -1,6 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import Stripe from 'stripe';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { PAYMENT_DUE_MESSAGE } from './payments.service';
 import { startStripeDouble, type StripeDouble } from './stripe-test-double';
 
 const WEBHOOK_SECRET = 'whsec_test_eyevu';
@@ -225,6 +226,59 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(invoices.json().invoices).toEqual([
       expect.objectContaining({ id: invoice.id, amount: 499, currency: 'usd', status: 'paid' }),
     ]);
+  });
+
+  it('a failed renewal: the paused plan is cancelled at once on request, and checkout waits until then', async () => {
+    const { cookie, sub } = await checkout('premium', 'monthly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    // Stripe keeps the subscription and retries the charge for weeks.
+    sub.status = 'past_due';
+    await deliver('invoice.payment_failed', { ...invoice, status: 'open' }, { created: t0 + 10 });
+    expect(await getSub(cookie)).toMatchObject({ status: 'past_due', tier: 'free', paymentDue: true });
+    const liveOf = () =>
+      stripe.subscriptions.filter(
+        (s) => s.customer === sub.customer && ['active', 'past_due', 'incomplete'].includes(s.status as string),
+      );
+
+    // A new plan now would be a second subscription billing the same customer.
+    const refused = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(PAYMENT_DUE_MESSAGE);
+    expect(liveOf()).toHaveLength(1);
+
+    // Cancelling stops the retries at once (not at a period's end the plan no longer has).
+    const cancel = await inject({ method: 'POST', url: '/api/subscription/cancel', headers: { cookie } });
+    expect(cancel.statusCode).toBe(200);
+    expect(cancel.json()).toMatchObject({ status: 'canceled', tier: 'free', paymentDue: false });
+    expect(stripe.subscriptions.find((s) => s.id === sub.id)!.status).toBe('canceled');
+    expect(liveOf()).toHaveLength(0);
+    // Stripe's deletion event, when it comes, leaves it so; a new plan can be bought.
+    await deliver(
+      'customer.subscription.deleted',
+      { ...sub, status: 'canceled', ended_at: t0 + 20 },
+      { created: t0 + 20 },
+    );
+    expect(await getSub(cookie)).toMatchObject({ status: 'canceled', paymentDue: false });
+    expect((await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' })).statusCode).toBe(200);
+  });
+
+  it('checkout asks Stripe too: a subscription it still bills, whatever the stored row says, is not doubled', async () => {
+    const { cookie, sub } = await checkout('premium', 'monthly');
+    const { invoice } = stripe.pay(sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    // The row says it ended (an event for it), while Stripe still holds it active.
+    await deliver(
+      'customer.subscription.deleted',
+      { ...sub, status: 'canceled', ended_at: t0 + 5 },
+      { created: t0 + 5 },
+    );
+    expect(await getSub(cookie)).toMatchObject({ status: 'canceled', paymentDue: false });
+    const refused = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(PAYMENT_DUE_MESSAGE);
   });
 
   it('a paid subscription supersedes a running trial', async () => {

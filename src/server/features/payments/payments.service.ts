@@ -4,7 +4,7 @@ import type { CreateSubscriptionBody, Invoice } from '@contract/subscriptions';
 import { badRequest, conflict, unavailable } from '../../http/errors';
 import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
-import { isSubscriptionActive } from '@domain/plans';
+import { isPaymentDue, isSubscriptionActive } from '@domain/plans';
 import type { StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
@@ -93,6 +93,10 @@ function fromInvoice(invoice: Stripe.Invoice, status: 'active' | 'past_due'): St
   };
 }
 
+/** Checkout while Stripe still bills an earlier subscription (see `isPaymentDue`). */
+export const PAYMENT_DUE_MESSAGE =
+  'Your current subscription is still being billed. Cancel it on the billing page before choosing a new plan.';
+
 export function createPaymentsService({ repo, stripe, webhookSecret, now = () => new Date(), log }: Deps) {
   /**
    * Applies one verified event's state. Out-of-order delivery: an event older than the newest one
@@ -158,7 +162,11 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
           'You already have an active subscription. Cancel it on the billing page before switching plans.',
         );
       }
+      if (isPaymentDue(row, now())) throw conflict(PAYMENT_DUE_MESSAGE);
       let customerId = await repo.customerIdOf(user.id);
+      // Stripe's own word as well: a subscription the stored row no longer names (replaced by a
+      // later event) would otherwise be billed beside the new one.
+      if (customerId && (await stripe.hasLiveSubscription(customerId))) throw conflict(PAYMENT_DUE_MESSAGE);
       if (!customerId) {
         const created = await stripe.createCustomer({
           id: user.id,

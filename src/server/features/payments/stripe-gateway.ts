@@ -155,6 +155,10 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       );
     },
 
+    async cancelNow(subscriptionId: string): Promise<void> {
+      await guard('cancel subscription', () => stripe.subscriptions.cancel(subscriptionId));
+    },
+
     async listInvoices(customerId: string) {
       return guard('list invoices', async () => {
         const list = await stripe.invoices.list({ customer: customerId, limit: 24 });

@@ -193,6 +193,7 @@ export async function startStripeDouble() {
       if (method === 'POST' && params.has('cancel_at_period_end')) {
         sub.cancel_at_period_end = params.get('cancel_at_period_end') === 'true';
       }
+      if (method === 'DELETE') sub.status = 'canceled';
       return { status: 200, body: expandSub(sub, list(params, 'expand')) };
     }
     if (method === 'GET' && path === '/v1/invoices') {

@@ -216,12 +216,12 @@ export async function photosRoutes(
       reply.type(f.mime);
       if (f.rendition) {
         // Made from the original on demand; cached like the derivatives (keyed apart from them).
-        const { bytes } = await derivatives.get(`${f.key}:display`, () => service.renderDisplay(f.key));
+        const { bytes } = await derivatives.get(`${f.key}:display:${f.scope}`, () => service.renderDisplay(f.key));
         return reply.send(bytes);
       }
       if (f.small) {
         // Made from the thumbnail (itself from memory) once, then kept beside it.
-        const { bytes } = await derivatives.get(`${f.key}:small`, async () => {
+        const { bytes } = await derivatives.get(`${f.key}:small:${f.scope}`, async () => {
           const thumbnail = await derivatives.get(f.key, () => service.readFile(f.key));
           return service.renderSmall(thumbnail.bytes);
         });

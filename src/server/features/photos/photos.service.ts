@@ -345,18 +345,23 @@ export function createPhotosService(deps: {
      */
     async file(userId: string, id: string, variant: PhotoVariant) {
       const row = await resolve(userId, id);
+      // Whose renders of it may be shared in memory: blobs are stored by content, so two accounts
+      // holding the same file share its keys, and a render already made (answered in a
+      // millisecond, not a decode's hundreds) would tell one that the other has that photo and
+      // has just viewed it. The demo library's files are everyone's, and shared.
+      const scope = row.demoKey ? 'demo' : userId;
       if (variant === 'display') {
         const key = row.originalKey;
         // A browser shows the original as it is; anything else gets a JPEG rendition of it.
         const rendition = !BROWSER_IMAGE_MIMES.has(row.mime);
         const mime = rendition ? 'image/jpeg' : row.mime;
-        return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition, small: false };
+        return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition, small: false, scope };
       }
       const key = variant === 'original' ? row.originalKey : variant === 'preview' ? row.previewKey : row.thumbnailKey;
       const mime = variant === 'original' ? row.mime : 'image/webp';
       // 'small' is made from the thumbnail, so it shares the thumbnail's key and version.
       const small = variant === 'small';
-      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false, small };
+      return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false, small, scope };
     },
 
     /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing. */

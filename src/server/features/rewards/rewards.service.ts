@@ -168,7 +168,10 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
         const day = await today(userId);
         const { days } = await ledger.loginDays(userId);
         const streak = streakFromDays(days).currentStreak;
-        const loggedInToday = days.includes(day);
+        // The current streak is the run ending at the newest login day: only that day's bonus is
+        // this streak's. After a move west `day` can be an earlier login day, whose bonus (never
+        // written: a streak's first day has none) this request paid with today's streak.
+        const loggedInToday = days.at(-1) === day;
         const entries =
           loggedInToday && streak > 1
             ? [

@@ -1,4 +1,4 @@
-import { isSubscriptionActive } from '@domain/plans';
+import { isPaymentDue, isSubscriptionActive } from '@domain/plans';
 import { FREE_SUBSCRIPTION, PREMIUM_REQUIRED_MESSAGE, type Subscription } from '@contract/subscriptions';
 import type { Db } from '../../db/client';
 import { forbidden } from '../../http/errors';
@@ -34,6 +34,7 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
     trialAvailable: false,
     trial,
     trialEndsAt: trial && row.endDate ? row.endDate.toISOString() : null,
+    paymentDue: isPaymentDue(row, now),
   };
 }
 

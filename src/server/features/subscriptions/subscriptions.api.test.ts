@@ -40,6 +40,7 @@ describe(`subscriptions API (${testDbKind})`, () => {
       trialAvailable: true,
       trial: false,
       trialEndsAt: null,
+      paymentDue: false,
     });
   });
 

@@ -51,6 +51,19 @@ export function createSubscriptionsRepository(db: Db) {
       return row;
     },
 
+    /**
+     * The user's Stripe subscription ended now (cancelled on Stripe at once); its deletion webhook,
+     * when it comes, finds it ended already.
+     */
+    async markStripeCanceled(userId: string, stripeSubscriptionId: string, now: Date) {
+      const [row] = await db
+        .update(subscriptions)
+        .set({ status: 'canceled', endDate: now, cancelAtPeriodEnd: false, updatedAt: now })
+        .where(and(eq(subscriptions.userId, userId), eq(subscriptions.stripeSubscriptionId, stripeSubscriptionId)))
+        .returning();
+      return row;
+    },
+
     async customerIdOf(userId: string): Promise<string | null> {
       const [row] = await db.select({ id: users.stripeCustomerId }).from(users).where(eq(users.id, userId)).limit(1);
       return row?.id ?? null;

@@ -1,4 +1,5 @@
 import {
+  isPaymentDue,
   isSubscriptionActive,
   priceAfterTrial,
   priceFor,
@@ -20,6 +21,8 @@ export const PRICE_MISMATCH = 'The price does not match the selected plan. Pleas
 /** What cancelling needs of the payment provider (the payments feature's Stripe gateway). */
 export interface SubscriptionCanceller {
   cancelAtPeriodEnd(stripeSubscriptionId: string): Promise<void>;
+  /** Ends it on Stripe now: no more charges or retries. */
+  cancelNow(stripeSubscriptionId: string): Promise<void>;
 }
 
 interface Deps {
@@ -97,12 +100,20 @@ export function createSubscriptionsService({ repo, stripe, now = () => new Date(
     async cancel(userId: string): Promise<Subscription> {
       const at = now();
       const row = await repo.findByUser(userId);
-      if (!row || !isSubscriptionActive(row, at)) throw conflict('You have no active subscription to cancel.');
+      const due = isPaymentDue(row, at);
+      if (!row || (!due && !isSubscriptionActive(row, at))) {
+        throw conflict('You have no active subscription to cancel.');
+      }
       if (row.source === 'stripe') {
         if (!row.stripeSubscriptionId || !stripe) {
           throw conflict('This subscription cannot be cancelled right now. Please try again later.');
         }
-        if (!row.cancelAtPeriodEnd) {
+        if (due) {
+          // It unlocks nothing already: waiting for its period's end would leave Stripe retrying
+          // the charge until then.
+          await stripe.cancelNow(row.stripeSubscriptionId);
+          await repo.markStripeCanceled(userId, row.stripeSubscriptionId, at);
+        } else if (!row.cancelAtPeriodEnd) {
           await stripe.cancelAtPeriodEnd(row.stripeSubscriptionId);
           await repo.markCancelAtPeriodEnd(userId, row.stripeSubscriptionId, at);
         }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import type { Subscription } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
 import { formatTrialDate } from '../subscription';
 import BillingPage from './billing-page';
 
@@ -18,6 +18,7 @@ const subscription = (over: Partial<Subscription> = {}): Subscription => ({
   trialAvailable: false,
   trial: true,
   trialEndsAt: TRIAL_END,
+  paymentDue: false,
   ...over,
 });
 
@@ -63,5 +64,34 @@ describe('BillingPage', () => {
     expect(within(plan).queryByText('Free trial', { exact: true })).toBeNull();
     expect(row(plan, 'Price')).toHaveTextContent(/^\$47\.90\/year$/);
     expect(within(plan).queryByRole('link', { name: /Subscribe to/ })).toBeNull();
+  });
+
+  it('a paid plan whose renewal failed: says why its features stopped and offers to stop the charges', () => {
+    const plan = renderBilling(
+      subscription({
+        status: 'past_due',
+        tier: 'free',
+        price: 0,
+        source: 'stripe',
+        trial: false,
+        trialEndsAt: null,
+        paymentDue: true,
+      }),
+    );
+    expect(within(plan).getByText('Free', { exact: true })).toBeInTheDocument();
+    expect(within(plan).getByRole('status')).toHaveTextContent('Your last payment did not go through');
+    fireEvent.click(within(plan).getByRole('button', { name: 'Cancel Subscription' }));
+    expect(screen.getByRole('dialog', { name: 'Cancel subscription?' })).toHaveTextContent(
+      'Your account returns to the Free plan right away.',
+    );
+    expect(within(plan).queryByRole('link', { name: 'View Pricing Plans' })).toBeNull();
+  });
+
+  it('a cancelled or never-paid account is simply on the Free plan', () => {
+    const plan = renderBilling(
+      subscription({ status: 'canceled', tier: 'free', price: 0, source: 'stripe', trial: false, trialEndsAt: null }),
+    );
+    expect(within(plan).getByText('You are on the Free plan.')).toBeInTheDocument();
+    expect(within(plan).queryByRole('button', { name: 'Cancel Subscription' })).toBeNull();
   });
 });

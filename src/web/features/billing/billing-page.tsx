@@ -146,6 +146,16 @@ export default function BillingPage() {
               </Button>
             )}
           </>
+        ) : subscription?.paymentDue ? (
+          <div className="flex flex-col gap-2">
+            <p role="status" className="rounded-xl bg-primary-soft p-3 text-sm">
+              Your last payment did not go through, so your plan&apos;s features are paused. Your card will be tried
+              again; cancel to stop the charges.
+            </p>
+            <Button variant="outline" className="text-danger" onClick={() => setConfirmOpen(true)}>
+              Cancel Subscription
+            </Button>
+          </div>
         ) : (
           <div className="flex flex-col gap-2">
             <p className="text-sm text-muted">You are on the Free plan.</p>
@@ -221,7 +231,9 @@ export default function BillingPage() {
         onConfirm={confirmCancel}
         pending={cancel.isPending}
         endsOn={
-          subscription?.source === 'stripe' && subscription.endDate ? formatDate(subscription.endDate) : undefined
+          subscription?.source === 'stripe' && subscription.endDate && !subscription.paymentDue
+            ? formatDate(subscription.endDate)
+            : undefined
         }
       />
       <UpgradeModal open={trialOpen} onOpenChange={setTrialOpen} />

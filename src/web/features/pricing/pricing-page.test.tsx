@@ -18,6 +18,7 @@ const premiumTrial: Subscription = {
   trialAvailable: false,
   trial: true,
   trialEndsAt: TRIAL_END,
+  paymentDue: false,
 };
 
 function renderPricing(sub: Subscription) {
