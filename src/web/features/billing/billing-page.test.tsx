@@ -79,7 +79,7 @@ describe('BillingPage', () => {
       }),
     );
     expect(within(plan).getByText('Free', { exact: true })).toBeInTheDocument();
-    expect(within(plan).getByRole('status')).toHaveTextContent('Your last payment did not go through');
+    expect(within(plan).getByRole('status')).toHaveTextContent("Your plan's renewal payment has not gone through");
     fireEvent.click(within(plan).getByRole('button', { name: 'Cancel Subscription' }));
     expect(screen.getByRole('dialog', { name: 'Cancel subscription?' })).toHaveTextContent(
       'Your account returns to the Free plan right away.',

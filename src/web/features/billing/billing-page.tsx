@@ -149,7 +149,7 @@ export default function BillingPage() {
         ) : subscription?.paymentDue ? (
           <div className="flex flex-col gap-2">
             <p role="status" className="rounded-xl bg-primary-soft p-3 text-sm">
-              Your last payment did not go through, so your plan&apos;s features are paused. Your card will be tried
+              Your plan&apos;s renewal payment has not gone through, so its features are paused. Your card will be tried
               again; cancel to stop the charges.
             </p>
             <Button variant="outline" className="text-danger" onClick={() => setConfirmOpen(true)}>
