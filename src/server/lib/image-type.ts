@@ -47,3 +47,82 @@ export function endsEarly(b: Buffer, mime: ImageMime): boolean {
       return false;
   }
 }
+
+/** Scans a JPEG may have: encoders write about 10 for a progressive file, 1 for a baseline one. */
+export const MAX_JPEG_SCANS = 100;
+/** Memory a JPEG read in more than one scan may take for its coefficients (all of them are held). */
+export const MAX_JPEG_COEFFICIENT_BYTES = 320 * 1024 * 1024;
+
+/** SOFn markers (C4 is DHT, C8 reserved, CC DAC); C2, C6, CA and CE are progressive. */
+const isStartOfFrame = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+
+/**
+ * Why decoding this JPEG would cost far more than its size says, or null. Every scan is a pass
+ * over all of the image's blocks, and a scan can be ~100 bytes: a 340 KB file of 1,000 scans took
+ * 15 s of a decoder thread, and the threads decoding uploads are the ones sign-ins hash passwords
+ * on. A file read in more than one scan also holds every coefficient before a pixel comes out (128
+ * bytes per 8x8 block and component): 20 scans of 10,000 x 10,000 pixels took 580 MB. Read from the
+ * markers alone (memchr over the entropy-coded data), before any decoder sees the file.
+ */
+export function jpegDecodeRefusal(b: Buffer): string | null {
+  let scans = 0;
+  let coefficientBytes = 0;
+  let i = 2;
+  while (i + 4 <= b.length) {
+    if (b[i] !== 0xff) {
+      // Bytes where a marker must be: libjpeg warns and skips to the next marker, so this does too
+      // (stopping here would let junk hide the scans after it).
+      i = b.indexOf(0xff, i);
+      if (i < 0) break;
+      continue;
+    }
+    let m = b[i + 1]!;
+    while (m === 0xff && i + 2 < b.length) m = b[++i + 1]!; // fill bytes
+    if (m === 0xd9) break;
+    if ((m >= 0xd0 && m <= 0xd8) || m === 0x01) {
+      i += 2;
+      continue;
+    }
+    const end = i + 2 + b.readUInt16BE(i + 2);
+    if (isStartOfFrame(m) && i + 10 <= b.length) {
+      const height = b.readUInt16BE(i + 5);
+      const width = b.readUInt16BE(i + 7);
+      const count = b[i + 9]!;
+      const factors: Array<[number, number]> = [];
+      for (let c = 0; c < count && i + 12 + 3 * c <= b.length; c++) {
+        const hv = b[i + 11 + 3 * c]!;
+        factors.push([Math.max(1, hv >> 4), Math.max(1, hv & 15)]);
+      }
+      const hMax = Math.max(1, ...factors.map(([h]) => h));
+      const vMax = Math.max(1, ...factors.map(([, v]) => v));
+      const frame = factors.reduce(
+        (sum, [h, v]) => sum + Math.ceil((width * h) / hMax / 8) * Math.ceil((height * v) / vMax / 8) * 128,
+        0,
+      );
+      coefficientBytes = Math.max(coefficientBytes, frame);
+    }
+    i = end;
+    if (m !== 0xda) continue;
+    scans += 1;
+    if (scans > MAX_JPEG_SCANS) {
+      return `This JPEG is stored in more than ${MAX_JPEG_SCANS} passes, which would take too long to read. Save it again as a standard JPEG and upload it once more.`;
+    }
+    // The scan's entropy-coded data ends at the first marker that is neither a stuffed 0xFF00 nor
+    // a restart marker.
+    for (;;) {
+      i = b.indexOf(0xff, i);
+      if (i < 0 || i + 1 >= b.length) return scansRefusal(scans, coefficientBytes);
+      const next = b[i + 1]!;
+      if (next === 0x00 || next === 0xff || (next >= 0xd0 && next <= 0xd7)) i += next === 0xff ? 1 : 2;
+      else break;
+    }
+  }
+  return scansRefusal(scans, coefficientBytes);
+}
+
+function scansRefusal(scans: number, coefficientBytes: number): string | null {
+  if (scans > 1 && coefficientBytes > MAX_JPEG_COEFFICIENT_BYTES) {
+    return 'This progressive JPEG is too large to read. Save it again as a standard JPEG, or at a smaller size, and upload it once more.';
+  }
+  return null;
+}

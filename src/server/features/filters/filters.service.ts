@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { FILTER_IDS, type FilterId } from '@domain/filters';
 import type { FilterOption, FilterRenderSize, FilterRequest } from '@contract/filters';
 import type { Photo } from '@contract/photos';
-import { conflict, notFound } from '../../http/errors';
+import { AppError, conflict, notFound } from '../../http/errors';
+import { jpegDecodeRefusal, sniffImageType } from '../../lib/image-type';
 import type { BlobStore } from '../../storage/blob-store';
 import { RenderCache } from '../../lib/render-cache';
 import {
@@ -126,7 +127,7 @@ export function createFiltersService(deps: {
   async function applyNow(userId: string, req: FilterRequest): Promise<Photo> {
     const row = await resolve(userId, req.photoId);
     const out: ApplyOutput = await pool.apply(async () => ({
-      original: await blobs.read(row.originalKey),
+      original: decodable(await blobs.read(row.originalKey)),
       preview: await blobs.read(row.previewKey),
       filter: req.filterName,
       intensity: req.intensity,
@@ -165,6 +166,17 @@ export function createFiltersService(deps: {
   }
 
   let lastApply: { threadId: number; pixelPasses: number } | null = null;
+
+  /**
+   * An original the upload checks refuse today (a JPEG whose decode costs far more than its size,
+   * `jpegDecodeRefusal`) may have been stored before them: the one filter thread every user shares
+   * would spend many seconds on it, so the apply is refused instead.
+   */
+  function decodable(original: Buffer): Buffer {
+    const refusal = sniffImageType(original) === 'image/jpeg' ? jpegDecodeRefusal(original) : null;
+    if (refusal) throw new AppError(422, refusal, 'unprocessable');
+    return original;
+  }
 
   async function shown(row: PhotoRow): Promise<Photo> {
     return toPhoto(await repo.shown(row));

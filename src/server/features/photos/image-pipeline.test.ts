@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
 import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
-import { endsEarly } from '../../lib/image-type';
+import { endsEarly, jpegDecodeRefusal, MAX_JPEG_SCANS } from '../../lib/image-type';
+import { progressiveScanBomb } from '../../test/jpeg-bombs';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
 async function twoColourPhoto(): Promise<Buffer> {
@@ -105,5 +106,49 @@ describe('a transparent image', () => {
       expect(g).toBeLessThan(40);
       expect(b).toBeLessThan(40);
     }
+  });
+});
+
+describe('a JPEG whose decode would cost far more than its size', () => {
+  it('is refused from its markers: too many scans, or a multi-scan image whose coefficients need too much memory', () => {
+    // 1,000 scans of one pass over 100 MP each: ~15 s of a decoder thread for 340 KB.
+    const scans = progressiveScanBomb(10_000, 10_000, 1000);
+    expect(scans.length).toBeLessThan(350_000);
+    expect(jpegDecodeRefusal(scans)).toContain(`more than ${MAX_JPEG_SCANS} passes`);
+    // 20 scans, 3 components at 10,000 x 10,000: 600 MB of coefficients held before any pixel.
+    expect(jpegDecodeRefusal(progressiveScanBomb(10_000, 10_000, 20, 3))).toContain('too large to read');
+    // Within both bounds: 20 scans of a 2,000 x 2,000 image.
+    expect(jpegDecodeRefusal(progressiveScanBomb(2000, 2000, 20, 3))).toBeNull();
+  });
+
+  it('junk between segments does not hide the scans after it (libjpeg skips it to the next marker)', () => {
+    const bomb = progressiveScanBomb(10_000, 10_000, 1000);
+    // After the quantisation table (SOI 2 bytes + DQT 4 + 65): a run of bytes that are not a marker.
+    const at = 2 + 4 + 65;
+    const junked = Buffer.concat([bomb.subarray(0, at), Buffer.alloc(40, 0x41), bomb.subarray(at)]);
+    expect(jpegDecodeRefusal(junked)).toContain('passes');
+  });
+
+  it('leaves what encoders write alone: baseline, progressive (4:2:0 and 4:4:4) and mozjpeg scan scripts', async () => {
+    const photo = sharp({
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
+    });
+    for (const options of [{}, { progressive: true }, { progressive: true, chromaSubsampling: '4:4:4' }]) {
+      expect(jpegDecodeRefusal(await photo.clone().jpeg(options).toBuffer())).toBeNull();
+    }
+    expect(jpegDecodeRefusal(await photo.clone().jpeg({ mozjpeg: true, progressive: true }).toBuffer())).toBeNull();
+  });
+
+  it('an upload of one is answered 422 before any decode', async () => {
+    await expect(makeDerivatives(progressiveScanBomb(10_000, 10_000, 1000))).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('passes'),
+    });
   });
 });

@@ -21,7 +21,7 @@ export const THUMBHASH_INPUT = 48;
  */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 
-import { endsEarly, sniffImageType, type ImageMime } from '../../lib/image-type';
+import { endsEarly, jpegDecodeRefusal, sniffImageType, type ImageMime } from '../../lib/image-type';
 
 export { sniffImageType, type ImageMime };
 
@@ -199,10 +199,17 @@ export const BROWSER_IMAGE_MIMES: ReadonlySet<string> = new Set([
  * EXIF-rotated, long side at most DISPLAY_SIZE (the viewer's zoom never needs more), made on
  * demand from the stored original, which already passed the upload's checks.
  */
+/** A JPEG whose decode would cost far more than its size says (`jpegDecodeRefusal`): 422 before any decode. */
+function refuseCostlyJpeg(bytes: Buffer, mime: ImageMime) {
+  const refusal = mime === 'image/jpeg' ? jpegDecodeRefusal(bytes) : null;
+  if (refusal) throw new ImageRejected(422, refusal);
+}
+
 export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: number } = {}): Promise<Buffer> {
   const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
   const mime = sniffImageType(bytes);
   if (!mime) throw new ImageRejected(415, UNSUPPORTED);
+  refuseCostlyJpeg(bytes, mime);
   const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
   try {
     return await decodeWith(mime, input, bytes, maxPixels, (s) =>
@@ -228,6 +235,7 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
   const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
   const mime = sniffImageType(bytes);
   if (!mime) throw new ImageRejected(415, UNSUPPORTED);
+  refuseCostlyJpeg(bytes, mime);
 
   const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
   let meta: Metadata;

@@ -11,7 +11,7 @@ import { sha256Hex } from '../../storage/blob-store';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { zeroPng } from '../../test/png';
 import { createPhotosRepository } from './photos.repository';
-import { createPhotosService } from './photos.service';
+import { createPhotosService, DECODE_SLOTS } from './photos.service';
 import { photoUpload } from '../../test/multipart';
 import { SMALL_THUMBNAIL_SIZE } from './image-pipeline';
 
@@ -95,6 +95,45 @@ describe(`photos API (${testDbKind})`, () => {
     for await (const _ of t.app.ctx.blobs.list()) n += 1;
     return n;
   };
+
+  it('decodes at most DECODE_SLOTS uploads at once, the rest waiting their turn (libuv threads left for sign-ins)', async () => {
+    const { user } = await signUp(t.app);
+    const service = serviceWith();
+    const photo = await sharp({
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 30 },
+      },
+    })
+      .jpeg()
+      .toBuffer();
+    const allowance = service.uploadAllowance(user.id);
+    let most = 0;
+    let queued = 0;
+    let done = false;
+    const all = Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        service.ingestOne(
+          user.id,
+          { fileName: `p${i}.jpg`, stream: Readable.from([photo]), truncated: () => false },
+          allowance,
+        ),
+      ),
+    ).finally(() => (done = true));
+    while (!done) {
+      const { running, waiting } = service.decodeStats();
+      most = Math.max(most, running);
+      queued = Math.max(queued, waiting);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect((await all).every((i) => i.result.ok)).toBe(true);
+    expect(most).toBe(DECODE_SLOTS);
+    expect(queued).toBeGreaterThan(0);
+    expect(service.decodeStats()).toEqual({ running: 0, waiting: 0 });
+  });
 
   it('seeds the demo library on register, with an editor photo and thumbnails', async () => {
     const { cookie, user } = await signUp(t.app);

@@ -15,6 +15,7 @@ import type { AfterAnswer, AppContext } from '../../context';
 import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
+import { createSlots } from '../../lib/slots';
 import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import {
@@ -43,6 +44,13 @@ const VERSION_CHARS = 16;
 const FILE_NOT_FOUND = 'Photo file not found.';
 /** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
+/**
+ * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`): each holds
+ * one of libuv's 4 threads for as long as libvips reads the file (a 100 MP photo: seconds), and
+ * sign-ins' password hashing and every file read wait for a free one. Three uploads of each of two
+ * accounts took all four, and a third user's sign-in waited behind them.
+ */
+export const DECODE_SLOTS = 2;
 
 export const freeLimitMessage = (limit = FREE_PHOTO_LIMIT) =>
   `The Free plan holds up to ${limit} photos (the demo photos do not count). Upgrade your plan to upload more.`;
@@ -257,6 +265,7 @@ export function createPhotosService(deps: {
 }) {
   const { repo, blobs, config, hooks } = deps;
   const now = deps.now ?? (() => new Date());
+  const decodes = createSlots(DECODE_SLOTS);
   let demoStored: Promise<DemoAsset[]> | null = null;
 
   /** Demo derivatives are computed once per process; written to this store once per app. */
@@ -302,6 +311,9 @@ export function createPhotosService(deps: {
   return {
     /** Starts computing the demo library so the first registration does not wait for it. */
     warmDemoLibrary: () => demoAssets().then(() => undefined),
+
+    /** Decodes running and waiting for a place (DECODE_SLOTS). */
+    decodeStats: () => decodes.stats(),
 
     /** Rows as the API shows them (applied filter versions overlaid), for features that select photos themselves. */
     async present(rows: ListedPhotoRow[]): Promise<Photo[]> {
@@ -369,7 +381,7 @@ export function createPhotosService(deps: {
       const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
         throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
       });
-      return makeDisplayRendition(bytes);
+      return decodes.run(() => makeDisplayRendition(bytes));
     },
 
     /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
@@ -468,7 +480,7 @@ export function createPhotosService(deps: {
       staging.catch(() => undefined); // awaited below, after the decode
       let d;
       try {
-        d = await makeDerivatives(bytes);
+        d = await decodes.run(() => makeDerivatives(bytes));
       } catch (err) {
         await (await staging).discard();
         if (err instanceof ImageRejected) {
