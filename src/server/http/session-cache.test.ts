@@ -88,4 +88,13 @@ describe('SessionCache', () => {
     c.set('s4', entry('u4'), c.begin());
     expect(c.get('s4')?.userId).toBe('u4');
   });
+
+  it('a lookup that began while paused is not stored after the resume (a logout then went unheard)', () => {
+    const c = make();
+    c.pause();
+    const during = c.begin();
+    c.resume();
+    c.set('s1', entry('u1'), during);
+    expect(c.get('s1')).toBeUndefined();
+  });
 });

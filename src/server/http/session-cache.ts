@@ -92,6 +92,8 @@ export class SessionCache<U> {
   }
 
   resume() {
+    // A lookup that began while paused read a row whose logout this process may not have heard.
+    this.generation += 1;
     this.paused = false;
   }
 }
