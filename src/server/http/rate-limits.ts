@@ -259,10 +259,7 @@ export async function registerRateLimits(
       const limitedAs = method === 'HEAD' ? 'GET' : method;
       const routeKey = `${limitedAs} ${route.url}`;
       const inFlightMax = inFlightLimits[routeKey];
-      if (inFlightMax) {
-        const existing = route.preHandler ? [route.preHandler].flat() : [];
-        route.preHandler = [inFlightGuard(method, inFlightMax), ...existing];
-      }
+      if (inFlightMax) route.handler = inFlightGuard(method, inFlightMax, route.handler);
       const rules = table[routeKey];
       if (!rules?.length) continue;
       // createRateLimit, not app.rateLimit(): the latter marks the request as checked, so a second
@@ -311,12 +308,14 @@ export async function registerRateLimits(
 
 /**
  * Admits at most `max` requests of one user at once (a private route: the auth gate has answered
- * every request without a session); a place is given back when its response closes, however it ends.
+ * every request without a session). A place is held until the handler has settled, however the
+ * request ends: given back when the connection closed, a client that sent its whole file and hung
+ * up left the handler decoding it while a fourth, fifth, ... file was let in beside it.
  */
-function inFlightGuard(method: string, max: number) {
+function inFlightGuard(method: string, max: number, handler: RouteOptions['handler']): RouteOptions['handler'] {
   const running = new Map<string, number>();
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== method) return;
+  return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (request.method !== method) return handler.call(this, request, reply);
     const key = keyOf('user', request);
     const now = running.get(key) ?? 0;
     if (now >= max) {
@@ -325,10 +324,12 @@ function inFlightGuard(method: string, max: number) {
       throw tooMany(inFlightMessage(max));
     }
     running.set(key, now + 1);
-    reply.raw.once('close', () => {
+    try {
+      return await handler.call(this, request, reply);
+    } finally {
       const left = (running.get(key) ?? 1) - 1;
       if (left > 0) running.set(key, left);
       else running.delete(key);
-    });
+    }
   };
 }
