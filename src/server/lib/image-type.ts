@@ -50,41 +50,67 @@ export function endsEarly(b: Buffer, mime: ImageMime): boolean {
 
 /** Scans a JPEG may have: encoders write about 10 for a progressive file, 1 for a baseline one. */
 export const MAX_JPEG_SCANS = 100;
-/** Memory a JPEG read in more than one scan may take for its coefficients (all of them are held). */
+/** Memory a JPEG read in several scans, or progressive, may take for its coefficients (all are held). */
 export const MAX_JPEG_COEFFICIENT_BYTES = 320 * 1024 * 1024;
+
+const TOO_MANY_SCANS = `This JPEG is stored in more than ${MAX_JPEG_SCANS} passes, which would take too long to read. Save it again as a standard JPEG and upload it once more.`;
+const TOO_MUCH_MEMORY =
+  'This progressive JPEG is too large to read. Save it again as a standard JPEG, or at a smaller size, and upload it once more.';
 
 /** SOFn markers (C4 is DHT, C8 reserved, CC DAC); C2, C6, CA and CE are progressive. */
 const isStartOfFrame = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+const isProgressive = (m: number) => m === 0xc2 || m === 0xc6 || m === 0xca || m === 0xce;
+/** Markers libjpeg reads as a segment with a length: SOFn, DHT, DAC, SOS, DQT, DNL, DRI, DHP, EXP, APPn, COM. */
+const hasLength = (m: number) =>
+  (m >= 0xc0 && m <= 0xcf && m !== 0xc8) || (m >= 0xda && m <= 0xdf) || (m >= 0xe0 && m <= 0xef) || m === 0xfe;
+
+/** How many times the bytes of an SOS marker (FF DA) occur anywhere: at least the scans any decoder can find. */
+function sosBytes(b: Buffer): number {
+  let n = 0;
+  for (let i = b.indexOf(0xff); i >= 0 && i + 1 < b.length; i = b.indexOf(0xff, i + 1)) if (b[i + 1] === 0xda) n++;
+  return n;
+}
 
 /**
  * Why decoding this JPEG would cost far more than its size says, or null. Every scan is a pass
  * over all of the image's blocks, and a scan can be ~100 bytes: a 340 KB file of 1,000 scans took
  * 15 s of a decoder thread, and the threads decoding uploads are the ones sign-ins hash passwords
- * on. A file read in more than one scan also holds every coefficient before a pixel comes out (128
- * bytes per 8x8 block and component): 20 scans of 10,000 x 10,000 pixels took 580 MB. Read from the
- * markers alone (memchr over the entropy-coded data), before any decoder sees the file.
+ * on. A progressive (or multi-scan) file also holds every coefficient before a pixel comes out
+ * (128 bytes per 8x8 block and component): 10,000 x 10,000 pixels in 3 components took 580-680
+ * MB, with 20 scans or one. Read from the bytes alone (memchr), before any decoder sees the file.
+ *
+ * The scans are bounded by every FF DA in the file, wherever it is: a walk of the markers can be
+ * led past scans libjpeg still reads (it discards FF 00 and junk between segments and looks on),
+ * and an SOS is always those two bytes. Metadata holding them by chance (1 in 65,536 byte pairs)
+ * can only count a few too many. The frame's size and kind come from a walk that reads markers as
+ * libjpeg's `next_marker` does.
  */
 export function jpegDecodeRefusal(b: Buffer): string | null {
+  if (sosBytes(b) > MAX_JPEG_SCANS) return TOO_MANY_SCANS;
   let scans = 0;
+  let progressive = false;
   let coefficientBytes = 0;
   let i = 2;
-  while (i + 4 <= b.length) {
-    if (b[i] !== 0xff) {
-      // Bytes where a marker must be: libjpeg warns and skips to the next marker, so this does too
-      // (stopping here would let junk hide the scans after it).
-      i = b.indexOf(0xff, i);
-      if (i < 0) break;
-      continue;
-    }
-    let m = b[i + 1]!;
-    while (m === 0xff && i + 2 < b.length) m = b[++i + 1]!; // fill bytes
-    if (m === 0xd9) break;
-    if ((m >= 0xd0 && m <= 0xd8) || m === 0x01) {
+  for (;;) {
+    // The next marker: skip to an FF, past fill FFs; FF 00 is discarded as data and the search goes on.
+    i = b.indexOf(0xff, i);
+    if (i < 0) break;
+    while (i + 1 < b.length && b[i + 1] === 0xff) i++;
+    if (i + 1 >= b.length) break;
+    const m = b[i + 1]!;
+    if (m === 0x00) {
       i += 2;
       continue;
     }
+    if (m === 0xd9) break;
+    if (!hasLength(m)) {
+      i += 2;
+      continue;
+    }
+    if (i + 4 > b.length) break;
     const end = i + 2 + b.readUInt16BE(i + 2);
     if (isStartOfFrame(m) && i + 10 <= b.length) {
+      progressive ||= isProgressive(m);
       const height = b.readUInt16BE(i + 5);
       const width = b.readUInt16BE(i + 7);
       const count = b[i + 9]!;
@@ -104,25 +130,18 @@ export function jpegDecodeRefusal(b: Buffer): string | null {
     i = end;
     if (m !== 0xda) continue;
     scans += 1;
-    if (scans > MAX_JPEG_SCANS) {
-      return `This JPEG is stored in more than ${MAX_JPEG_SCANS} passes, which would take too long to read. Save it again as a standard JPEG and upload it once more.`;
-    }
-    // The scan's entropy-coded data ends at the first marker that is neither a stuffed 0xFF00 nor
-    // a restart marker.
+    // The scan's entropy-coded data: stuffed FF 00, restart markers and (as libjpeg's resync
+    // discards them) markers below SOF0 are inside it; it ends at the first other marker.
     for (;;) {
       i = b.indexOf(0xff, i);
-      if (i < 0 || i + 1 >= b.length) return scansRefusal(scans, coefficientBytes);
+      if (i < 0 || i + 1 >= b.length) break;
       const next = b[i + 1]!;
-      if (next === 0x00 || next === 0xff || (next >= 0xd0 && next <= 0xd7)) i += next === 0xff ? 1 : 2;
+      if (next === 0xff) i += 1;
+      else if (next < 0xc0 || (next >= 0xd0 && next <= 0xd7)) i += 2;
       else break;
     }
+    if (i < 0) break;
   }
-  return scansRefusal(scans, coefficientBytes);
-}
-
-function scansRefusal(scans: number, coefficientBytes: number): string | null {
-  if (scans > 1 && coefficientBytes > MAX_JPEG_COEFFICIENT_BYTES) {
-    return 'This progressive JPEG is too large to read. Save it again as a standard JPEG, or at a smaller size, and upload it once more.';
-  }
+  if ((progressive || scans > 1) && coefficientBytes > MAX_JPEG_COEFFICIENT_BYTES) return TOO_MUCH_MEMORY;
   return null;
 }

@@ -9,7 +9,20 @@
  * scan). libjpeg walks every block of the image once per scan, and a progressive decode holds the
  * whole image's coefficients (128 bytes per 8x8 block per component) before a pixel is made.
  */
-export function progressiveScanBomb(W: number, H: number, scans: number, comps = 1): Buffer {
+export function progressiveScanBomb(
+  W: number,
+  H: number,
+  scans: number,
+  comps = 1,
+  opts: {
+    /**
+     * After the DC scan: an empty comment, then FF 00 and two bytes spanning every AC scan. A walk
+     * that reads FF 00 as a segment with a length jumps over them; libjpeg discards FF 00 as data,
+     * looks on, and reads them all.
+     */
+    hideScans?: boolean;
+  } = {},
+): Buffer {
   const parts: Buffer[] = [];
   const seg = (marker: number, body: Buffer) => {
     const l = Buffer.alloc(4);
@@ -65,11 +78,19 @@ export function progressiveScanBomb(W: number, H: number, scans: number, comps =
     if (b === 0xff) data.push(0);
   }
   const ac = Buffer.from(data);
+  const acParts: Buffer[] = [];
   for (let s = 0; s < scans; s++) {
     const k = 1 + (s % 63);
-    seg(0xffda, Buffer.from([1, 1 + (Math.floor(s / 63) % comps), 0x00, k, k, 0x00]));
-    parts.push(ac);
+    const sos = Buffer.from([0xff, 0xda, 0x00, 0x08, 1, 1 + (Math.floor(s / 63) % comps), 0x00, k, k, 0x00]);
+    acParts.push(sos, ac);
   }
-  parts.push(Buffer.from([0xff, 0xd9]));
+  const acBytes = Buffer.concat(acParts);
+  if (opts.hideScans) {
+    if (acBytes.length + 2 > 0xffff) throw new Error('too many scans to hide behind one length');
+    const jump = Buffer.from([0xff, 0x00, 0, 0]);
+    jump.writeUInt16BE(acBytes.length + 2, 2);
+    parts.push(Buffer.from([0xff, 0xfe, 0x00, 0x02]), jump);
+  }
+  parts.push(acBytes, Buffer.from([0xff, 0xd9]));
   return Buffer.concat(parts);
 }

@@ -121,6 +121,23 @@ describe('a JPEG whose decode would cost far more than its size', () => {
     expect(jpegDecodeRefusal(progressiveScanBomb(2000, 2000, 20, 3))).toBeNull();
   });
 
+  it('FF 00 between segments does not hide the scans behind it, nor does a single progressive scan escape the memory bound', () => {
+    // A walk reading FF 00 as a length jumped over 500 scans libjpeg still decodes (review, twenty-first session).
+    const hidden = progressiveScanBomb(2000, 2000, 500, 1, { hideScans: true });
+    expect(jpegDecodeRefusal(hidden)).toContain('passes');
+    // Progressive with one scan: libjpeg still allocates every coefficient (680 MB at 10,000 x 10,000 x 3).
+    expect(jpegDecodeRefusal(progressiveScanBomb(10_000, 10_000, 0, 3))).toContain('too large to read');
+    expect(jpegDecodeRefusal(progressiveScanBomb(2000, 2000, 0, 3))).toBeNull();
+  });
+
+  it('a file that ends inside its markers is left to the decoder (no read past the end)', async () => {
+    const cut = Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0x00, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xe0, 0x00]);
+    expect(() => jpegDecodeRefusal(cut)).not.toThrow();
+    for (let n = 3; n <= cut.length; n++) expect(() => jpegDecodeRefusal(cut.subarray(0, n))).not.toThrow();
+    await expect(makeDerivatives(cut)).rejects.toMatchObject({ status: expect.any(Number) });
+    await expect(makeDerivatives(cut)).rejects.not.toBeInstanceOf(RangeError);
+  });
+
   it('junk between segments does not hide the scans after it (libjpeg skips it to the next marker)', () => {
     const bomb = progressiveScanBomb(10_000, 10_000, 1000);
     // After the quantisation table (SOI 2 bytes + DQT 4 + 65): a run of bytes that are not a marker.
