@@ -4,8 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_QUERY_MAX } from '@domain/find';
 import { fromRoot } from '../../lib/paths';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
-import { createFindRepository } from './find.repository';
-import { createFindService, encodeTimelineCursor } from './find.service';
 import { photoUpload } from '../../test/multipart';
 
 let t: TestApp;
@@ -153,28 +151,6 @@ describe('search', () => {
     expect([...names(first), ...names(second)].sort()).toEqual(['zebra-0', 'zebra-1', 'zebra-2']);
     expect(second.nextCursor).toBeNull();
     expect(await search(b.cookie, 'zebra')).toEqual(['zebra-of-b']);
-  });
-
-  it('a later search page with nothing past its cursor is answered from the match count, not a walk of the timeline', async () => {
-    const { user } = await signUp(t.app);
-    const repo = createFindRepository(t.database.db);
-    const pages: unknown[] = [];
-    const service = createFindService({
-      repo: { ...repo, page: (...args: Parameters<typeof repo.page>) => (pages.push(args), repo.page(...args)) },
-      blobs: t.app.ctx.blobs,
-      present: async () => [],
-    });
-    // The client writes the cursor: one above the newest photo, with a word the library lacks.
-    const above = encodeTimelineCursor({ at: '2999-01-01 00:00:00+00', id: 'ffffffff-ffff-4fff-bfff-ffffffffffff' });
-    expect(await service.timeline(user.id, { limit: 100, cursor: above, q: 'nosuchword' })).toEqual({
-      items: [],
-      nextCursor: null,
-      total: null,
-    });
-    expect(pages).toHaveLength(0);
-    // A word the library has past the cursor (the demo library's "Astronaut Portrait") still pages.
-    await service.timeline(user.id, { limit: 100, cursor: above, q: 'astronaut' });
-    expect(pages).toHaveLength(1);
   });
 
   it('bounds the query length with a clear 400', async () => {

@@ -53,12 +53,12 @@ export function createFindRepository(db: Db) {
       };
     },
 
-    /** How many photos the timeline (or the search) holds, after `cursor` when given. */
-    async count(userId: string, tsquery: string | null, cursor: TimelineCursor | null = null): Promise<number> {
+    /** How many photos the timeline (or the search) holds. */
+    async count(userId: string, tsquery: string | null): Promise<number> {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(photos)
-        .where(where(userId, tsquery, cursor));
+        .where(where(userId, tsquery, null));
       return Number(row?.n ?? 0);
     },
 
