@@ -5,6 +5,9 @@ import { FILTER_IDS } from '@domain/filters';
 import { photos, photoVersions } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { postPhotos } from '../../test/multipart';
+import type { FilterPool } from './filter-pool';
+import { createFiltersRepository } from './filters.repository';
+import { createFiltersService } from './filters.service';
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -134,6 +137,26 @@ describe(`photo filters API (${testDbKind})`, () => {
     const demo = { photoId: 'demo', filterName: 'dramatic', intensity: 90 };
     expect((await post(a.cookie, '/api/photo-filters/preview', demo)).headers['x-render-cache']).toBe('miss');
     expect((await post(b.cookie, '/api/photo-filters/preview', demo)).headers['x-render-cache']).toBe('hit');
+  });
+
+  it("one account's decode of a shared file is not reused for another's render (it would answer sooner)", async () => {
+    const bytes = await rotatedJpeg();
+    const reads: string[] = [];
+    const blobs = t.app.ctx.blobs;
+    const service = createFiltersService({
+      repo: createFiltersRepository(t.database.db),
+      blobs: { ...blobs, read: (key: string) => (reads.push(key), blobs.read(key)) } as typeof blobs,
+      pool: {} as FilterPool,
+    });
+    const owners = [await signUp(t.app), await signUp(t.app)];
+    for (const o of owners) {
+      const res = await postPhotos(t.app, o.cookie, [{ name: 'same.jpg', bytes }]);
+      const [r] = res.json().results as Array<{ ok: boolean; photo: { id: string } }>;
+      await service.preview(o.user.id, { photoId: r!.photo.id, filterName: 'sunset', intensity: 110 });
+    }
+    // Each account's render read (and decoded) the shared preview file itself.
+    expect(reads).toHaveLength(2);
+    expect(reads[0]).toBe(reads[1]);
   });
 
   it('applies a filter as a new version: the original is kept, every URL serves the edit; revert restores it', async () => {

@@ -58,9 +58,11 @@ export function createFiltersService(deps: {
   const cache = new RenderCache(deps.cacheBytes ?? DEFAULT_RENDER_CACHE_BYTES);
   const sources = new RenderCache<RawRgb>(DEFAULT_SOURCE_CACHE_BYTES, (r) => r.data.length);
 
-  async function decoded(key: string, maxSize: number): Promise<RawRgb> {
-    return (await sources.get(`${key}:${maxSize}`, async () => decodeForFilters(await blobs.read(key), { maxSize })))
-      .bytes;
+  /** `scope` as in `cacheKey`: a decode another account made would answer this one's render sooner. */
+  async function decoded(key: string, maxSize: number, scope: string): Promise<RawRgb> {
+    return (
+      await sources.get(`${key}:${maxSize}:${scope}`, async () => decodeForFilters(await blobs.read(key), { maxSize }))
+    ).bytes;
   }
 
   /** The user's photo as stored ('demo' is their editor demo photo); anyone else's is a 404. */
@@ -89,8 +91,9 @@ export function createFiltersService(deps: {
    * photo and has just tried that filter on it. The demo library's photos are everyone's, and
    * their renders are shared.
    */
+  const scopeOf = (row: PhotoRow) => (row.demoKey ? 'demo' : row.userId);
   function cacheKey(row: PhotoRow, filter: FilterId, intensity: number, size: FilterRenderSize) {
-    const scope = row.demoKey ? 'demo' : row.userId;
+    const scope = scopeOf(row);
     return `${RENDER_REVISION}:${sourceKey(row, size)}:${filter}:${intensity}:${size}:${scope}`;
   }
 
@@ -113,7 +116,7 @@ export function createFiltersService(deps: {
     const source = sourceKey(row, size);
     const key = cacheKey(row, filter, intensity, size);
     const { bytes, hit } = await cache.get(key, async () =>
-      applyFilter(await decoded(source, RENDER_SIZES[size]), filter, intensity),
+      applyFilter(await decoded(source, RENDER_SIZES[size], scopeOf(row)), filter, intensity),
     );
     return { bytes, hit, etag: etagOf(key), version: source.slice(0, VERSION_CHARS) };
   }

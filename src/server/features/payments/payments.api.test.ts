@@ -1,7 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import Stripe from 'stripe';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
-import { PAYMENT_DUE_MESSAGE } from './payments.service';
+import { LIVE_ON_STRIPE_MESSAGE, PAYMENT_DUE_MESSAGE } from './payments.service';
 import { startStripeDouble, type StripeDouble } from './stripe-test-double';
 
 const WEBHOOK_SECRET = 'whsec_test_eyevu';
@@ -278,7 +278,52 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(await getSub(cookie)).toMatchObject({ status: 'canceled', paymentDue: false });
     const refused = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json().message).toBe(PAYMENT_DUE_MESSAGE);
+    expect(refused.json().message).toBe(LIVE_ON_STRIPE_MESSAGE);
+  });
+
+  /** A paid premium subscription whose renewal then failed: the row past due, as Stripe says. */
+  async function pastDue() {
+    const account = await checkout('premium', 'monthly');
+    const { invoice } = stripe.pay(account.sub.id as string);
+    const t0 = Math.floor(Date.now() / 1000);
+    await deliver('invoice.paid', invoice, { created: t0 });
+    account.sub.status = 'past_due';
+    await deliver('invoice.payment_failed', { ...invoice, status: 'open' }, { created: t0 + 10 });
+    expect(await getSub(account.cookie)).toMatchObject({ status: 'past_due', paymentDue: true });
+    return account;
+  }
+  const cancel = (cookie: string) => inject({ method: 'POST', url: '/api/subscription/cancel', headers: { cookie } });
+
+  it('Cancel on a past-due row whose renewal Stripe has just collected (its webhook on the way) ends it at the period end, not now', async () => {
+    const { cookie, sub } = await pastDue();
+    sub.status = 'active'; // the retry went through; invoice.paid not delivered yet
+    const res = await cancel(cookie);
+    expect(res.statusCode).toBe(200);
+    expect(sub.status).toBe('active');
+    expect(sub.cancel_at_period_end).toBe(true);
+    expect(res.json()).toMatchObject({ cancelAtPeriodEnd: true });
+    // Stripe's update arrives: active until the period's end, then over.
+    const later = Math.floor(Date.now() / 1000) + 60;
+    await deliver('customer.subscription.updated', { ...sub }, { created: later });
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, paymentDue: false });
+  });
+
+  it('two Cancels at once on a past-due subscription both succeed (Stripe refuses the second as missing)', async () => {
+    const { cookie, sub } = await pastDue();
+    const [a, b] = await Promise.all([cancel(cookie), cancel(cookie)]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(sub.status).toBe('canceled');
+    expect(await getSub(cookie)).toMatchObject({ status: 'canceled', paymentDue: false });
+  });
+
+  it('a past-due subscription Stripe has ended itself (its deletion event lost): Cancel marks it ended, and a new plan can be bought', async () => {
+    const { cookie, sub } = await pastDue();
+    sub.status = 'canceled';
+    expect((await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' })).statusCode).toBe(409);
+    const res = await cancel(cookie);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'canceled', paymentDue: false });
+    expect((await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' })).statusCode).toBe(200);
   });
 
   it('a paid subscription supersedes a running trial', async () => {

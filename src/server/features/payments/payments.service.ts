@@ -97,6 +97,10 @@ function fromInvoice(invoice: Stripe.Invoice, status: 'active' | 'past_due'): St
 export const PAYMENT_DUE_MESSAGE =
   'Your current subscription is still being billed. Cancel it on the billing page before choosing a new plan.';
 
+/** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
+export const LIVE_ON_STRIPE_MESSAGE =
+  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
+
 export function createPaymentsService({ repo, stripe, webhookSecret, now = () => new Date(), log }: Deps) {
   /**
    * Applies one verified event's state. Out-of-order delivery: an event older than the newest one
@@ -166,7 +170,7 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
       let customerId = await repo.customerIdOf(user.id);
       // Stripe's own word as well: a subscription the stored row no longer names (replaced by a
       // later event) would otherwise be billed beside the new one.
-      if (customerId && (await stripe.hasLiveSubscription(customerId))) throw conflict(PAYMENT_DUE_MESSAGE);
+      if (customerId && (await stripe.hasLiveSubscription(customerId))) throw conflict(LIVE_ON_STRIPE_MESSAGE);
       if (!customerId) {
         const created = await stripe.createCustomer({
           id: user.id,

@@ -29,6 +29,13 @@ function providerFailure(op: string, err: unknown, log: GatewayLog | undefined):
   return new AppError(retryable ? 503 : 502, PAYMENT_PROVIDER_ERROR, 'payment_provider');
 }
 
+/** Stripe statuses of a subscription Stripe charges or may still charge. */
+const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
+
+/** Stripe's answer for an id it has no object for (also a cancel of one cancelled already). */
+const isMissing = (err: unknown) =>
+  err instanceof Stripe.errors.StripeError && (err.code === 'resource_missing' || err.statusCode === 404);
+
 /**
  * Everything Eyevu asks of Stripe, in one place. Created only when STRIPE_SECRET_KEY is set;
  * `config.stripeApi` (tests only) points the SDK at a local test double. Every API call goes
@@ -141,11 +148,40 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       });
     },
 
-    /** Whether the customer already pays for a live subscription (active, trialing or past due). */
+    /**
+     * Whether Stripe holds a subscription of the customer that it charges or may charge (active,
+     * trialing, past due, unpaid, paused), over every page of the list: abandoned checkouts'
+     * incomplete ones can come first.
+     */
     async hasLiveSubscription(customerId: string): Promise<boolean> {
       return guard('list subscriptions', async () => {
-        const list = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 10 });
-        return list.data.some((s) => ['active', 'trialing', 'past_due'].includes(s.status));
+        for await (const s of stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 })) {
+          if (LIVE_STATUSES.has(s.status)) return true;
+        }
+        return false;
+      });
+    },
+
+    /** The subscription's status on Stripe now; 'missing' when Stripe has none by that id. */
+    async statusOf(subscriptionId: string): Promise<string> {
+      return guard('read subscription', async () => {
+        try {
+          return (await stripe.subscriptions.retrieve(subscriptionId)).status;
+        } catch (err) {
+          if (isMissing(err)) return 'missing';
+          throw err;
+        }
+      });
+    },
+
+    /** Ends it on Stripe now; one Stripe no longer has (already cancelled) is ended already. */
+    async cancelNow(subscriptionId: string): Promise<void> {
+      await guard('cancel subscription', async () => {
+        try {
+          await stripe.subscriptions.cancel(subscriptionId);
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+        }
       });
     },
 
@@ -153,10 +189,6 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       await guard('cancel subscription', () =>
         stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
       );
-    },
-
-    async cancelNow(subscriptionId: string): Promise<void> {
-      await guard('cancel subscription', () => stripe.subscriptions.cancel(subscriptionId));
     },
 
     async listInvoices(customerId: string) {

@@ -188,8 +188,13 @@ export async function startStripeDouble() {
     const subPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (subPath) {
       const sub = subscriptions.find((s) => s.id === subPath[1]);
-      if (!sub)
-        return { status: 404, body: { error: { type: 'invalid_request_error', message: 'No such subscription' } } };
+      const missing = {
+        status: 404,
+        body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } },
+      };
+      if (!sub) return missing;
+      // As Stripe does: a cancelled subscription cannot be cancelled again.
+      if (method === 'DELETE' && sub.status === 'canceled') return missing;
       if (method === 'POST' && params.has('cancel_at_period_end')) {
         sub.cancel_at_period_end = params.get('cancel_at_period_end') === 'true';
       }

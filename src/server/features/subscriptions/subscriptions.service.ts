@@ -21,8 +21,10 @@ export const PRICE_MISMATCH = 'The price does not match the selected plan. Pleas
 /** What cancelling needs of the payment provider (the payments feature's Stripe gateway). */
 export interface SubscriptionCanceller {
   cancelAtPeriodEnd(stripeSubscriptionId: string): Promise<void>;
-  /** Ends it on Stripe now: no more charges or retries. */
+  /** Ends it on Stripe now: no more charges or retries (one cancelled already counts as ended). */
   cancelNow(stripeSubscriptionId: string): Promise<void>;
+  /** Its status on Stripe now ('missing' when Stripe has none by that id). */
+  statusOf(stripeSubscriptionId: string): Promise<string>;
 }
 
 interface Deps {
@@ -109,10 +111,20 @@ export function createSubscriptionsService({ repo, stripe, now = () => new Date(
           throw conflict('This subscription cannot be cancelled right now. Please try again later.');
         }
         if (due) {
-          // It unlocks nothing already: waiting for its period's end would leave Stripe retrying
-          // the charge until then.
-          await stripe.cancelNow(row.stripeSubscriptionId);
-          await repo.markStripeCanceled(userId, row.stripeSubscriptionId, at);
+          // The stored row follows Stripe by a webhook's delay, so Stripe is asked first: one it
+          // has renewed meanwhile is paid for, and ends at its period's end as usual; one it
+          // still retries (or holds paused) unlocks nothing and is ended now, rather than
+          // retried until then; one Stripe has ended already is only marked so here.
+          const live = await stripe.statusOf(row.stripeSubscriptionId);
+          if (live === 'active' || live === 'trialing') {
+            await stripe.cancelAtPeriodEnd(row.stripeSubscriptionId);
+            await repo.markCancelAtPeriodEnd(userId, row.stripeSubscriptionId, at);
+          } else {
+            if (live !== 'canceled' && live !== 'missing' && live !== 'incomplete_expired') {
+              await stripe.cancelNow(row.stripeSubscriptionId);
+            }
+            await repo.markStripeCanceled(userId, row.stripeSubscriptionId, at);
+          }
         } else if (!row.cancelAtPeriodEnd) {
           await stripe.cancelAtPeriodEnd(row.stripeSubscriptionId);
           await repo.markCancelAtPeriodEnd(userId, row.stripeSubscriptionId, at);

@@ -79,12 +79,31 @@ describe('BillingPage', () => {
       }),
     );
     expect(within(plan).getByText('Free', { exact: true })).toBeInTheDocument();
-    expect(within(plan).getByRole('status')).toHaveTextContent("Your plan's renewal payment has not gone through");
+    expect(within(plan).getByRole('status')).toHaveTextContent("Your plan's renewal payment did not go through");
     fireEvent.click(within(plan).getByRole('button', { name: 'Cancel Subscription' }));
     expect(screen.getByRole('dialog', { name: 'Cancel subscription?' })).toHaveTextContent(
       'Your account returns to the Free plan right away.',
     );
     expect(within(plan).queryByRole('link', { name: 'View Pricing Plans' })).toBeNull();
+  });
+
+  it.each([
+    ['paused', 'it has no payment method to renew with'],
+    ['expired', 'has not been confirmed yet'],
+  ] as const)('a paid plan Stripe still holds, %s: the note says what that state means', (status, words) => {
+    const plan = renderBilling(
+      subscription({
+        status,
+        tier: 'free',
+        price: 0,
+        source: 'stripe',
+        trial: false,
+        trialEndsAt: null,
+        paymentDue: true,
+      }),
+    );
+    expect(within(plan).getByRole('status')).toHaveTextContent(words);
+    expect(within(plan).getByRole('button', { name: 'Cancel Subscription' })).toBeInTheDocument();
   });
 
   it('a cancelled or never-paid account is simply on the Free plan', () => {

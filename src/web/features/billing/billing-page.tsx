@@ -34,6 +34,20 @@ function Row({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** Why a paid plan that Stripe still holds unlocks nothing now, in the words of its state. */
+function paymentDueNote(status: string): string {
+  switch (status) {
+    case 'past_due':
+      return "Your plan's renewal payment did not go through, so its features are paused. Your card will be tried again; cancel to stop the charges.";
+    case 'paused':
+      return 'Your plan is paused: it has no payment method to renew with. Cancel to end it.';
+    case 'expired':
+      return "Your plan's renewal has not been confirmed yet, so its features are paused until it is. You can also cancel it.";
+    default:
+      return "Your plan's payments did not go through, so its features are paused. Cancel to end the subscription.";
+  }
+}
+
 export default function BillingPage() {
   const { subscription, isActive, isLoading, trialEndsAt } = useSubscriptionDetails();
   const invoices = useInvoices();
@@ -149,8 +163,7 @@ export default function BillingPage() {
         ) : subscription?.paymentDue ? (
           <div className="flex flex-col gap-2">
             <p role="status" className="rounded-xl bg-primary-soft p-3 text-sm">
-              Your plan&apos;s renewal payment has not gone through, so its features are paused. Your card will be tried
-              again; cancel to stop the charges.
+              {paymentDueNote(subscription.status)}
             </p>
             <Button variant="outline" className="text-danger" onClick={() => setConfirmOpen(true)}>
               Cancel Subscription
