@@ -29,4 +29,31 @@ describe('createSlots', () => {
     expect(order).toEqual([0, 1, 2, 3, 4]);
     expect(slots.stats()).toEqual({ running: 0, waiting: 0 });
   });
+
+  it("takes keys in turns: one key's queue waits its turn behind another key's single job", async () => {
+    const slots = createSlots(1);
+    const order: string[] = [];
+    const gates: Array<() => void> = [];
+    const job = (key: string, label: string) =>
+      slots.run(async () => {
+        order.push(label);
+        await new Promise<void>((resolve) => gates.push(resolve));
+      }, key);
+    const all = [
+      job('a', 'a1'),
+      job('a', 'a2'),
+      job('a', 'a3'),
+      job('a', 'a4'),
+      job('b', 'b1'),
+      job('a', 'a5'),
+      job('c', 'c1'),
+    ];
+    while (order.length < all.length) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    await Promise.all(all);
+    // a1 was running; then each waiting key in turn: a, b, c, a, a, a.
+    expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'a4', 'a5']);
+  });
 });

@@ -216,7 +216,9 @@ export async function photosRoutes(
       reply.type(f.mime);
       if (f.rendition) {
         // Made from the original on demand; cached like the derivatives (keyed apart from them).
-        const { bytes } = await derivatives.get(`${f.key}:display:${f.scope}`, () => service.renderDisplay(f.key));
+        const { bytes } = await derivatives.get(`${f.key}:display:${f.scope}`, () =>
+          service.renderDisplay(f.key, f.scope),
+        );
         return reply.send(bytes);
       }
       if (f.small) {

@@ -45,10 +45,11 @@ const FILE_NOT_FOUND = 'Photo file not found.';
 /** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
 /**
- * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`): each holds
- * one of libuv's 4 threads for as long as libvips reads the file (a 100 MP photo: seconds), and
- * sign-ins' password hashing and every file read wait for a free one. Three uploads of each of two
- * accounts took all four, and a third user's sign-in waited behind them.
+ * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`), taken in
+ * turns per user: each holds one of libuv's 4 threads for as long as libvips reads the file (a
+ * 100 MP photo: seconds), and sign-ins' password hashing and every file read wait for a free one.
+ * Three uploads of each of two accounts took all four, and a third user's sign-in waited behind
+ * them.
  */
 export const DECODE_SLOTS = 2;
 
@@ -376,12 +377,12 @@ export function createPhotosService(deps: {
       return { key, mime, version: key.slice(0, VERSION_CHARS), name: row.name, rendition: false, small, scope };
     },
 
-    /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing. */
-    async renderDisplay(key: string): Promise<Buffer> {
+    /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing; `turnOf` is whose turn it takes among the decodes. */
+    async renderDisplay(key: string, turnOf = ''): Promise<Buffer> {
       const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
         throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
       });
-      return decodes.run(() => makeDisplayRendition(bytes));
+      return decodes.run(() => makeDisplayRendition(bytes), turnOf);
     },
 
     /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
@@ -480,7 +481,7 @@ export function createPhotosService(deps: {
       staging.catch(() => undefined); // awaited below, after the decode
       let d;
       try {
-        d = await decodes.run(() => makeDerivatives(bytes));
+        d = await decodes.run(() => makeDerivatives(bytes), userId);
       } catch (err) {
         await (await staging).discard();
         if (err instanceof ImageRejected) {
