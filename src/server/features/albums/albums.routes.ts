@@ -9,9 +9,9 @@ import { createAlbumsService } from './albums.service';
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const repo = createAlbumsRepository(ctx.db);
   const service = createAlbumsService(repo);
-  // A deleted photo leaves its smart album (its count, or the album itself when it emptied).
-  ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId));
-  (ctx.onPhotosDeleted ??= []).push((userId) => repo.syncSmartAlbums(userId));
+  // A deleted photo's memberships went with it; an album it emptied goes too.
+  ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId, []));
+  (ctx.onPhotosDeleted ??= []).push((userId) => repo.syncSmartAlbums(userId, []));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/albums', { schema: { response: { 200: albumList } } }, async (request) => {

@@ -1,6 +1,6 @@
 import { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME, type Album, type CreateAlbumBody } from '@contract/albums';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import { MANUAL_ALBUMS_MAX, type AlbumsRepository } from './albums.repository';
+import { MANUAL_ALBUMS_MAX, smartAlbumDescription, type AlbumsRepository } from './albums.repository';
 
 /** `GET /api/albums` answers at most this many (smart albums first, then by name). */
 export const ALBUMS_LIST_MAX = 200;
@@ -16,7 +16,7 @@ type Row = Awaited<ReturnType<AlbumsRepository['list']>>[number];
 const toAlbum = (r: Row): Album => ({
   id: r.id,
   name: r.name,
-  description: r.description,
+  description: r.isSmartAlbum ? smartAlbumDescription(Number(r.photoCount)) : r.description,
   isSmartAlbum: r.isSmartAlbum,
   photoCount: Number(r.photoCount),
   createdAt: r.createdAt.toISOString(),

@@ -1,7 +1,6 @@
 import type { AfterAnswer, AppContext } from '../../context';
 import { createAlbumsRepository } from '../albums/index';
 import { ANALYZE_AFTER_JOBS, createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
-import { coalescePerKey } from './coalesce';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
 import { VISION_CLOSE_WAIT_MS } from './vision/pool';
@@ -71,7 +70,8 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     // after an upload's answer (the uploader's gallery refresh); turning quiet wakes it.
     yieldWhile: () => !ctx.activity.quiet(),
     maxYieldMs: opts.maxYieldMs ?? ANALYSIS_MAX_YIELD_MS,
-    onSettled: coalescePerKey((userId) => albums.syncSmartAlbums(userId)),
+    // The analysed photo's memberships alone: a few rows whatever the library's size.
+    onSettled: (userId, photoId) => albums.syncSmartAlbums(userId, [photoId]),
     log,
   });
   ctx.activity.onQuiet(() => worker.notify());

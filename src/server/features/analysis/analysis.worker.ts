@@ -9,7 +9,7 @@ export interface AnalysisWorkerOptions {
   blobs: BlobStore;
   analyze: PhotoAnalyzer;
   /** Called after a user's photo got its final result (analysed or given up), e.g. to sync smart albums. */
-  onSettled?: (userId: string) => Promise<void>;
+  onSettled?: (userId: string, photoId: string) => Promise<void>;
   log?: (msg: string, err?: unknown) => void;
   /** Jobs in flight at once. The vision engine runs one inference at a time; 2 overlaps decoding and I/O. */
   concurrency?: number;
@@ -71,12 +71,12 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
       }
       const outcome = await o.analyze(await o.blobs.read(key));
       await o.repo.complete(job, outcome, performance.now() - t0);
-      await o.onSettled?.(job.userId);
+      await o.onSettled?.(job.userId, job.photoId);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       try {
         const r = await o.repo.fail(job, message.slice(0, 500), maxAttempts, retryDelayMs);
-        if (r === 'gave-up') await o.onSettled?.(job.userId);
+        if (r === 'gave-up') await o.onSettled?.(job.userId, job.photoId);
         log(`photo analysis failed (${r})`, err);
       } catch (err2) {
         log('could not record analysis failure', err2);
