@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import {
   closeHeicThread,
   decodeHeic,
+  HEIC_DECODE_LIMIT_MS,
   HEIC_THREAD_ATTEMPTS,
+  HEIC_TOO_SLOW,
   HeicDecodeError,
   HeicThreadError,
   heicThreadStats,
@@ -47,6 +49,23 @@ describe('HEIC decoding', () => {
     ]);
     expect(copy.equals(HEIC)).toBe(true);
     expect(heicThreadStats()).toMatchObject({ running: 0, queued: 0 });
+  });
+
+  it('refuses a photo still decoding past its time limit, stops its thread, and decodes the next on a fresh one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const slow = decodeHeic(HEIC, 1e6).catch((e: unknown) => e);
+      const after = decodeHeic(HEIC, 1e6);
+      // Before the thread can answer (its reply comes on a later turn of the event loop).
+      vi.advanceTimersByTime(HEIC_DECODE_LIMIT_MS);
+      const err = await slow;
+      expect(err).toBeInstanceOf(HeicDecodeError);
+      expect((err as Error).message).toBe(HEIC_TOO_SLOW);
+      vi.useRealTimers();
+      expect((await after).width).toBe(96);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('fails what is in flight when the thread stops, and starts a fresh thread for the next photo', async () => {

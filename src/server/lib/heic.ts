@@ -47,6 +47,12 @@ export class HeicThreadError extends Error {}
  */
 export const HEIC_THREAD_ATTEMPTS = 3;
 const RESTART_DELAY_MS = 100;
+/**
+ * A photo still decoding after this is refused and its thread stopped: photos are decoded one at a
+ * time, so a slow one held every other user's HEIC uploads behind it. A 100 MP photo takes seconds.
+ */
+export const HEIC_DECODE_LIMIT_MS = 60_000;
+export const HEIC_TOO_SLOW = 'This HEIC photo takes too long to decode.';
 
 interface Job {
   bytes: Uint8Array;
@@ -68,6 +74,8 @@ let nextId = 1;
 let decoded = 0;
 /** Set while a photo waits out the pause before its next thread. */
 let restartTimer: NodeJS.Timeout | undefined;
+/** Set while a photo is decoding: its time limit. */
+let limitTimer: NodeJS.Timeout | undefined;
 
 /** How the HEIC thread is doing, for tests and health output. */
 export const heicThreadStats = () => ({ running: current ? 1 : 0, queued: waiting.length, decoded });
@@ -78,6 +86,7 @@ function startThread(): Worker {
     const cur = current;
     if (!cur || cur.id !== r.id) return;
     current = undefined;
+    clearTimeout(limitTimer);
     decoded += 1;
     if (r.ok) cur.resolve(r.pixels);
     else cur.reject(r.refused ? new HeicDecodeError(r.error, r.tooLarge) : new Error(r.error));
@@ -86,6 +95,7 @@ function startThread(): Worker {
   const stopped = (why: string) => {
     if (thread !== w) return;
     thread = undefined;
+    clearTimeout(limitTimer);
     // A thread that stops under a photo (one that failed to start, or the WASM heap out of
     // memory) gives the photo to a fresh thread, after a pause; the last allowed stop fails only
     // that photo.
@@ -125,6 +135,20 @@ function next() {
   // A copy the thread can own: the caller keeps its bytes (they are stored as the original).
   const bytes = new Uint8Array(job.bytes);
   thread.postMessage({ id: current.id, bytes, maxPixels: job.maxPixels } satisfies HeicThreadRequest, [bytes.buffer]);
+  const id = current.id;
+  limitTimer = setTimeout(() => overtime(id), HEIC_DECODE_LIMIT_MS);
+}
+
+/** The photo decoding is over its time: refused, and its thread stopped (a fresh one takes the next). */
+function overtime(id: number) {
+  const cur = current;
+  if (!cur || cur.id !== id) return;
+  const w = thread;
+  current = undefined;
+  thread = undefined;
+  cur.reject(new HeicDecodeError(HEIC_TOO_SLOW));
+  void w?.terminate();
+  next();
 }
 
 function inThread(bytes: Uint8Array, maxPixels: number): Promise<HeicPixels> {
@@ -159,6 +183,7 @@ export async function closeHeicThread() {
   thread = undefined;
   clearTimeout(restartTimer);
   restartTimer = undefined;
+  clearTimeout(limitTimer);
   for (const job of waiting.splice(0)) job.reject(new HeicThreadError('HEIC decoder is closed'));
   current?.reject(new HeicThreadError('HEIC decoder is closed'));
   current = undefined;
