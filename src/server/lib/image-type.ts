@@ -51,7 +51,7 @@ export function endsEarly(b: Buffer, mime: ImageMime): boolean {
 /** Scans a JPEG may have: encoders write about 10 for a progressive file, 1 for a baseline one. */
 export const MAX_JPEG_SCANS = 100;
 /** Memory a JPEG read in several scans, or progressive, may take for its coefficients (all are held). */
-export const MAX_JPEG_COEFFICIENT_BYTES = 320 * 1024 * 1024;
+const MAX_JPEG_COEFFICIENT_BYTES = 320 * 1024 * 1024;
 
 const TOO_MANY_SCANS = `This JPEG is stored in more than ${MAX_JPEG_SCANS} passes, which would take too long to read. Save it again as a standard JPEG and upload it once more.`;
 const TOO_MUCH_MEMORY =

@@ -47,4 +47,3 @@ export function createSlots(max: number) {
     stats: () => ({ running, waiting }),
   };
 }
-export type Slots = ReturnType<typeof createSlots>;

@@ -22,6 +22,10 @@ const subscription = (over: Partial<Subscription> = {}): Subscription => ({
   ...over,
 });
 
+/** A paid (Stripe) plan that unlocks nothing while Stripe still holds it, in `status`. */
+const paymentDueSubscription = (status: Subscription['status']) =>
+  subscription({ status, tier: 'free', price: 0, source: 'stripe', trial: false, trialEndsAt: null, paymentDue: true });
+
 function renderBilling(sub: Subscription) {
   const qc = new QueryClient({
     defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
@@ -67,17 +71,7 @@ describe('BillingPage', () => {
   });
 
   it('a paid plan whose renewal failed: says why its features stopped and offers to stop the charges', () => {
-    const plan = renderBilling(
-      subscription({
-        status: 'past_due',
-        tier: 'free',
-        price: 0,
-        source: 'stripe',
-        trial: false,
-        trialEndsAt: null,
-        paymentDue: true,
-      }),
-    );
+    const plan = renderBilling(paymentDueSubscription('past_due'));
     expect(within(plan).getByText('Free', { exact: true })).toBeInTheDocument();
     expect(within(plan).getByRole('status')).toHaveTextContent("Your plan's renewal payment did not go through");
     fireEvent.click(within(plan).getByRole('button', { name: 'Cancel Subscription' }));
@@ -91,17 +85,7 @@ describe('BillingPage', () => {
     ['paused', 'it has no payment method to renew with'],
     ['expired', 'has not been confirmed yet'],
   ] as const)('a paid plan Stripe still holds, %s: the note says what that state means', (status, words) => {
-    const plan = renderBilling(
-      subscription({
-        status,
-        tier: 'free',
-        price: 0,
-        source: 'stripe',
-        trial: false,
-        trialEndsAt: null,
-        paymentDue: true,
-      }),
-    );
+    const plan = renderBilling(paymentDueSubscription(status));
     expect(within(plan).getByRole('status')).toHaveTextContent(words);
     expect(within(plan).getByRole('button', { name: 'Cancel Subscription' })).toBeInTheDocument();
   });
