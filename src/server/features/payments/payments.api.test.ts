@@ -339,6 +339,32 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'ultimate', source: 'stripe' });
     expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
   });
+
+  it("an earlier subscription's event delivered late (a retry) does not replace the one bought after it", async () => {
+    const { cookie, user, sub: first } = await checkout('ultimate', 'monthly');
+    const t0 = Math.floor(Date.now() / 1000);
+    const { invoice: firstInvoice } = stripe.pay(first.id as string);
+    await deliver('invoice.paid', firstInvoice, { created: t0 });
+    // The first ends early (Stripe deleted it: failed renewals, a dispute...), its period not over.
+    first.status = 'canceled';
+    await deliver('customer.subscription.deleted', { ...first, ended_at: t0 + 10 }, { created: t0 + 10 });
+    expect(await getSub(cookie)).toMatchObject({ status: 'canceled', tier: 'free' });
+    // A new plan is bought and paid.
+    const res = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+    expect(res.statusCode).toBe(200);
+    const second = stripe.subscriptions.find((s) => s.id === res.json().subscriptionId)!;
+    const { invoice } = stripe.pay(second.id as string);
+    await deliver('invoice.paid', invoice, { created: t0 + 20 });
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic' });
+    // Stripe retries a delivery of the first one's older update (it failed at the time).
+    await deliver('customer.subscription.updated', { ...first, status: 'active' }, { created: t0 + 1 });
+    // Still the second: the plan paid for, and the one Cancel acts on.
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic', price: 499 });
+    const cancel = await inject({ method: 'POST', url: '/api/subscription/cancel', headers: { cookie } });
+    expect(cancel.statusCode).toBe(200);
+    expect(second.cancel_at_period_end).toBe(true);
+    expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
+  });
 });
 
 describe(`payments API without Stripe configuration (${testDbKind})`, () => {

@@ -131,6 +131,10 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
     } else {
       // A failed payment on a subscription we do not hold changes nothing.
       if (kind === 'invoice_failed') return;
+      // Older than the newest event applied to the stored one: an earlier subscription's event
+      // delivered late (Stripe retries for days) would replace the one bought after it, which then
+      // showed the old plan and could not be cancelled (Cancel acted on the ended one).
+      if (row?.lastEventAt && eventCreated < row.lastEventAt) return;
       // Only activation replaces what is stored, except that a deletion is recorded when nothing
       // active is held, so an older event for that subscription delivered later cannot revive it.
       const holdsActive = !!row && isSubscriptionActive(row, now());
