@@ -2,6 +2,7 @@ import type { User } from '@contract/auth';
 import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
+import { forgetFirstPaint } from '../../app/first-paint';
 import { apiRequest, getQueryFn } from '../../lib/api';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
@@ -22,9 +23,15 @@ export function useAuth() {
   return { user: data?.user ?? null, isLoading, isAuthenticated: !!data?.user };
 }
 
-/** Every other cached answer, and the service worker's thumbnails: they belong to the account that asked. */
+/**
+ * Every other cached answer, the service worker's thumbnails and the first screen the server
+ * painted at load: they belong to the account that asked. The painted copy is dropped by its
+ * screen once its answers arrive, but a screen left before then kept it, and the next account's
+ * same screen showed it (the last one's name, points and photo names) while its own answers came.
+ */
 function forgetAccountAnswers(qc: QueryClient) {
   const userKey = userQueryOptions().queryKey;
+  forgetFirstPaint();
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
   if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
 }
