@@ -115,3 +115,34 @@ it("never shows the next account the first screen the server painted for the las
   expect(screen.getByText('Loading')).toBeInTheDocument();
   expect(screen.queryByRole('heading', { name: 'Hi, Alice' })).toBeNull();
 });
+
+it("another tab's sign-out takes this tab to the login screen and forgets the account's answers", async () => {
+  const qc = createQueryClient();
+  const stop = forgetAnswersOnAccountChange(qc);
+  render(
+    <QueryClientProvider client={qc}>
+      <Router>
+        <Screen />
+      </Router>
+    </QueryClientProvider>,
+  );
+  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  // Signed out in another tab: the server ended the session and set the signed-out mark
+  // (auth-values.ts), which every tab of this browser reads. This tab asks nothing by itself.
+  signedIn = null;
+  document.cookie = 'eyevu_signed_out=1; path=/';
+  try {
+    // The next person at the browser comes to this tab.
+    await act(async () => {
+      document.dispatchEvent(new Event('visibilitychange'));
+      window.dispatchEvent(new Event('focus'));
+    });
+    expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
+    expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+    expect(qc.getQueryData(['/api/photos'])).toBeUndefined();
+    expect(cachesDeleted).toContain('eyevu-thumbnails');
+  } finally {
+    document.cookie = 'eyevu_signed_out=; max-age=0; path=/';
+    stop();
+  }
+});

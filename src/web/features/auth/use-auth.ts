@@ -46,7 +46,7 @@ function forgetAccountAnswers(qc: QueryClient) {
 export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
   const userKey = userQueryOptions().queryKey;
   let seen: string | null | undefined;
-  return qc.getQueryCache().subscribe((event) => {
+  const unsubscribe = qc.getQueryCache().subscribe((event) => {
     if (event.type !== 'updated' || event.query.queryKey[0] !== userKey[0]) return;
     const data = event.query.state.data as { user: User } | null | undefined;
     if (data === undefined) return;
@@ -54,6 +54,25 @@ export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
     if (seen !== undefined && id !== seen) forgetAccountAnswers(qc);
     seen = id;
   });
+  // A tab asks who is signed in only when a screen that reads it mounts, so after a Log out in
+  // another tab this one went on showing the account's library, albums and billing from its
+  // cache (and its images from the browser's) to whoever came to it next. The signed-out mark is
+  // one cookie for every tab: read (no request) whenever the tab is shown or focused again.
+  const recheck = () => {
+    if (seen && knownSignedOut()) qc.setQueryData(userKey, null);
+  };
+  const onVisibility = () => {
+    if (document.visibilityState !== 'hidden') recheck();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  window.addEventListener('focus', recheck);
+  window.addEventListener('pageshow', recheck);
+  return () => {
+    unsubscribe();
+    document.removeEventListener('visibilitychange', onVisibility);
+    window.removeEventListener('focus', recheck);
+    window.removeEventListener('pageshow', recheck);
+  };
 }
 
 export function useLogout() {
