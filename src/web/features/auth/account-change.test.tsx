@@ -2,6 +2,8 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { FirstPaint, keepFirstPaint } from '../../app/first-paint';
 import { createQueryClient } from '../../lib/api';
 import { useDashboardPhotos } from '../dashboard/recent-photos-query';
 import LoginPage from './login-page';
@@ -92,4 +94,55 @@ it("shows the next account its own library, never the last one's, and clears the
 it('without the watch, the cached library of the last account is what the next one sees', async () => {
   // The defect this guards against, kept visible: the cache alone never asks again.
   expect(await signInAsBobAfterAliceSessionEnded(false)).toBe('Bob: alice-private-photo');
+});
+
+it("never shows the next account the first screen the server painted for the last one", async () => {
+  // Alice's page came painted from the server (her name and photos, web-pages.ts) and she left the
+  // dashboard before all its answers had arrived (a tap on the bottom bar), so the copy was kept.
+  window.history.replaceState(null, '', '/');
+  const container = document.createElement('div');
+  container.innerHTML =
+    '<div id="first-paint" class="contents"><header>Eyevu</header><main><h1>Hi, Alice</h1>' +
+    '<img src="/api/photos/a1/small?v=1" alt="alice-private-photo"></main></div>';
+  keepFirstPaint(container);
+  await signInAsBobAfterAliceSessionEnded(true);
+  // Bob's dashboard (the login's destination) while its own answers are on their way.
+  render(
+    <Router hook={memoryLocation({ path: '/' }).hook}>
+      <FirstPaint fallback={<p>Loading</p>} />
+    </Router>,
+  );
+  expect(screen.getByText('Loading')).toBeInTheDocument();
+  expect(screen.queryByRole('heading', { name: 'Hi, Alice' })).toBeNull();
+});
+
+it("another tab's sign-out takes this tab to the login screen and forgets the account's answers", async () => {
+  const qc = createQueryClient();
+  const stop = forgetAnswersOnAccountChange(qc);
+  render(
+    <QueryClientProvider client={qc}>
+      <Router>
+        <Screen />
+      </Router>
+    </QueryClientProvider>,
+  );
+  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  // Signed out in another tab: the server ended the session and set the signed-out mark
+  // (auth-values.ts), which every tab of this browser reads. This tab asks nothing by itself.
+  signedIn = null;
+  document.cookie = 'eyevu_signed_out=1; path=/';
+  try {
+    // The next person at the browser comes to this tab.
+    await act(async () => {
+      document.dispatchEvent(new Event('visibilitychange'));
+      window.dispatchEvent(new Event('focus'));
+    });
+    expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
+    expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+    expect(qc.getQueryData(['/api/photos'])).toBeUndefined();
+    expect(cachesDeleted).toContain('eyevu-thumbnails');
+  } finally {
+    document.cookie = 'eyevu_signed_out=; max-age=0; path=/';
+    stop();
+  }
 });

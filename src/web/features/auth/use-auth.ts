@@ -2,6 +2,7 @@ import type { User } from '@contract/auth';
 import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
+import { forgetFirstPaint } from '../../app/first-paint';
 import { apiRequest, getQueryFn } from '../../lib/api';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
@@ -22,9 +23,15 @@ export function useAuth() {
   return { user: data?.user ?? null, isLoading, isAuthenticated: !!data?.user };
 }
 
-/** Every other cached answer, and the service worker's thumbnails: they belong to the account that asked. */
+/**
+ * Every other cached answer, the service worker's thumbnails and the first screen the server
+ * painted at load: they belong to the account that asked. The painted copy is dropped by its
+ * screen once its answers arrive, but a screen left before then kept it, and the next account's
+ * same screen showed it (the last one's name, points and photo names) while its own answers came.
+ */
 function forgetAccountAnswers(qc: QueryClient) {
   const userKey = userQueryOptions().queryKey;
+  forgetFirstPaint();
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
   if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
 }
@@ -39,7 +46,7 @@ function forgetAccountAnswers(qc: QueryClient) {
 export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
   const userKey = userQueryOptions().queryKey;
   let seen: string | null | undefined;
-  return qc.getQueryCache().subscribe((event) => {
+  const unsubscribe = qc.getQueryCache().subscribe((event) => {
     if (event.type !== 'updated' || event.query.queryKey[0] !== userKey[0]) return;
     const data = event.query.state.data as { user: User } | null | undefined;
     if (data === undefined) return;
@@ -47,6 +54,25 @@ export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
     if (seen !== undefined && id !== seen) forgetAccountAnswers(qc);
     seen = id;
   });
+  // A tab asks who is signed in only when a screen that reads it mounts, so after a Log out in
+  // another tab this one went on showing the account's library, albums and billing from its
+  // cache (and its images from the browser's) to whoever came to it next. The signed-out mark is
+  // one cookie for every tab: read (no request) whenever the tab is shown or focused again.
+  const recheck = () => {
+    if (seen && knownSignedOut()) qc.setQueryData(userKey, null);
+  };
+  const onVisibility = () => {
+    if (document.visibilityState !== 'hidden') recheck();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  window.addEventListener('focus', recheck);
+  window.addEventListener('pageshow', recheck);
+  return () => {
+    unsubscribe();
+    document.removeEventListener('visibilitychange', onVisibility);
+    window.removeEventListener('focus', recheck);
+    window.removeEventListener('pageshow', recheck);
+  };
 }
 
 export function useLogout() {
