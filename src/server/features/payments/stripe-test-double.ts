@@ -45,6 +45,7 @@ export async function startStripeDouble() {
   const idempotent = new Map<string, { status: number; body: unknown }>();
   /** Scripted failures, used once each by the first request they match. */
   const failures: Array<{ method: string; path: RegExp; status: number; body: unknown }> = [];
+  const gathers: Array<{ method: string; path: RegExp; count: number; held: Array<() => void> }> = [];
 
   const listOf = (data: unknown[], url: string) => ({ object: 'list', data, has_more: false, url });
 
@@ -226,25 +227,43 @@ export async function startStripeDouble() {
         idempotencyKey: key,
         authorization: req.headers.authorization,
       });
-      const failureAt = failures.findIndex((f) => f.method === req.method && f.path.test(url.pathname));
-      if (failureAt >= 0) {
-        const [failure] = failures.splice(failureAt, 1);
-        // The SDK would otherwise retry a 5xx with real backoff sleeps.
-        res.writeHead(failure!.status, {
-          'content-type': 'application/json',
-          'request-id': id('req'),
-          'stripe-should-retry': 'false',
-        });
-        res.end(JSON.stringify(failure!.body));
+      const gatherAt = gathers.findIndex((g) => g.method === req.method && g.path.test(url.pathname));
+      if (gatherAt >= 0) {
+        const gather = gathers[gatherAt]!;
+        gather.held.push(() => respond(req, res, url, params, key));
+        if (gather.held.length < gather.count) return;
+        gathers.splice(gatherAt, 1);
+        for (const release of gather.held) release();
         return;
       }
-      const cacheKey = key ? `${req.method} ${url.pathname} ${key}` : undefined;
-      const answer = (cacheKey && idempotent.get(cacheKey)) || route(req.method ?? 'GET', url.pathname, params);
-      if (cacheKey && req.method === 'POST') idempotent.set(cacheKey, answer);
-      res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req') });
-      res.end(JSON.stringify(answer.body));
+      respond(req, res, url, params, key);
     });
   });
+  function respond(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    params: URLSearchParams,
+    key: string | undefined,
+  ) {
+    const failureAt = failures.findIndex((f) => f.method === req.method && f.path.test(url.pathname));
+    if (failureAt >= 0) {
+      const [failure] = failures.splice(failureAt, 1);
+      // The SDK would otherwise retry a 5xx with real backoff sleeps.
+      res.writeHead(failure!.status, {
+        'content-type': 'application/json',
+        'request-id': id('req'),
+        'stripe-should-retry': 'false',
+      });
+      res.end(JSON.stringify(failure!.body));
+      return;
+    }
+    const cacheKey = key ? `${req.method} ${url.pathname} ${key}` : undefined;
+    const answer = (cacheKey && idempotent.get(cacheKey)) || route(req.method ?? 'GET', url.pathname, params);
+    if (cacheKey && req.method === 'POST') idempotent.set(cacheKey, answer);
+    res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req') });
+    res.end(JSON.stringify(answer.body));
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -258,6 +277,13 @@ export async function startStripeDouble() {
     /** The next `method` request whose path matches answers `status` with `body` (no retry). */
     failNext(method: string, path: RegExp, status: number, body: unknown) {
       failures.push({ method, path, status, body });
+    },
+    /**
+     * The next `count` `method` requests whose path matches are held until the last of them has
+     * arrived, then answered together: concurrent callers are all past their reads before any acts.
+     */
+    gatherNext(method: string, path: RegExp, count: number) {
+      gathers.push({ method, path, count, held: [] });
     },
     /** Marks a subscription's open invoice paid, as Stripe does after a successful confirmation. */
     pay(subscriptionId: string) {
