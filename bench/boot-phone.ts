@@ -6,7 +6,8 @@
  * the median of RUNS loads of:
  *   - FCP: the first contentful paint;
  *   - LCP: the last largest-contentful-paint candidate before the app's screen came up;
- *   - images: the last of the painted first screen's images in (its thumbnails' responseEnd);
+ *   - images: the last of the painted first screen's images in (its linked thumbnails' responseEnd;
+ *     pictures inside the page count as the first paint);
  *   - app: the moment the app's own screen replaced the server's painted first screen
  *     (`#first-paint` gone from the document), i.e. the page answers taps from then on;
  * Lantern's simulation (Lighthouse's score) does not say when the app starts on a real link: this
@@ -43,7 +44,10 @@ async function load(browser: Browser, server: RunningServer, cookie: string, pag
   await context.addInitScript(() => {
     const w = window as unknown as { __appAt?: number; __lcp?: number; __painted?: string[] };
     document.addEventListener('DOMContentLoaded', () => {
-      w.__painted = [...document.querySelectorAll<HTMLImageElement>('#first-paint img')].map((i) => i.src);
+      // Pictures inside the page (data: URLs) came with it: only linked ones are waited for.
+      w.__painted = [...document.querySelectorAll<HTMLImageElement>('#first-paint img')]
+        .map((i) => i.src)
+        .filter((src) => !src.startsWith('data:'));
     });
     new PerformanceObserver((list) => {
       if (w.__appAt !== undefined) return;
@@ -75,7 +79,7 @@ async function load(browser: Browser, server: RunningServer, cookie: string, pag
     fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
     lcp: (window as unknown as { __lcp?: number }).__lcp ?? NaN,
     images: Math.max(
-      0,
+      performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
       ...((window as unknown as { __painted?: string[] }).__painted ?? []).map(
         (src) => (performance.getEntriesByName(src)[0] as PerformanceResourceTiming | undefined)?.responseEnd ?? NaN,
       ),

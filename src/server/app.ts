@@ -197,6 +197,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       ? pageHandler(pages, {
           firstGallery: (cookie) => firstGalleryPage(app, cookie),
           firstDashboard: (cookie) => firstDashboard(app, cookie),
+          pictures: (cookie) => async (url) => {
+            const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+            return res.statusCode === 200 ? { type: String(res.headers['content-type']), bytes: res.rawPayload } : null;
+          },
           now: ctx.now,
         })
       : null,

@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
 import { postPhotos } from '../test/multipart';
-import { PaintBudget, PAINTED_PAGES_PER_WINDOW, SCREEN_MODULES } from './web-pages';
+import {
+  INLINE_PICTURE_BYTES,
+  inlinePictures,
+  PaintBudget,
+  PAINTED_PAGES_PER_WINDOW,
+  SCREEN_MODULES,
+  type PictureLookup,
+} from './web-pages';
 
 /**
  * The single page as served per path: the screen's chunks and first answers preloaded, the theme
@@ -179,11 +186,27 @@ describe('the page served for a screen', () => {
     expect(first).toContain('<h1 class="text-2xl font-bold">Photo Gallery</h1>');
     expect(first).toContain(`${total} photos available`);
     // The first two rows (four tiles) in the timeline's order, the URLs the grid asks for, high priority.
-    const imgs = [...first!.matchAll(/<img src="([^"]+)" alt="([^"]*)" loading="eager" fetchpriority="high"/g)];
-    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(items.slice(0, 4).map((p) => p.thumbnailUrl));
+    const imgs = [
+      ...first!.matchAll(
+        /<img src="([^"]+)"(?: data-src="([^"]+)")? alt="([^"]*)" loading="eager" fetchpriority="high"/g,
+      ),
+    ];
+    expect(imgs.map((m) => (m[2] ?? m[1])!.replace(/&amp;/g, '&'))).toEqual(
+      items.slice(0, 4).map((p) => p.thumbnailUrl),
+    );
+    // The first row's pictures are inside the page: the bytes their own route gives the owner.
+    for (const [i, m] of imgs.entries()) {
+      if (i >= 2) {
+        expect(m[2]).toBeUndefined();
+        continue;
+      }
+      const thumb = await app.inject({ method: 'GET', url: items[i]!.thumbnailUrl, headers: { cookie: owner.cookie } });
+      expect(m[1]).toBe(`data:${thumb.headers['content-type']};base64,${thumb.rawPayload.toString('base64')}`);
+    }
+    expect(imgs[0]![1]).toMatch(/^data:image\/webp;base64,/);
     // Names are text, never markup.
     expect(items[0]!.name).toContain('<b>a&');
-    expect(imgs[0]![2]).toBe(items[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    expect(imgs[0]![3]).toBe(items[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
     expect(first).not.toContain('<b>');
     // Nothing to press before the script runs.
     expect(first).not.toMatch(/<(button|select|input|a)\b/);
@@ -238,12 +261,19 @@ describe('the page served for a screen', () => {
     expect(first).toContain(`${summary.total} total photos • ${summary.analyzed} analyzed`);
     // The four newest small thumbnails in the list's order, as the screen asks for them, high priority.
     const imgs = [
-      ...first!.matchAll(/<img src="([^"]+)" alt="([^"]*)" class="size-full object-cover" fetchpriority="high">/g),
+      ...first!.matchAll(
+        /<img src="([^"]+)"(?: data-src="([^"]+)")? alt="([^"]*)" class="size-full object-cover" fetchpriority="high">/g,
+      ),
     ];
-    expect(imgs.map((m) => m[1]!.replace(/&amp;/g, '&'))).toEqual(
-      list.slice(0, 4).map((p) => p.thumbnailUrl.replace('/thumbnail?', '/small?')),
-    );
-    expect(imgs[0]![2]).toBe(list[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    const smallUrls = list.slice(0, 4).map((p) => p.thumbnailUrl.replace('/thumbnail?', '/small?'));
+    expect(imgs.map((m) => (m[2] ?? m[1])!.replace(/&amp;/g, '&'))).toEqual(smallUrls);
+    // Small thumbnails: all four are inside the page, as their route answers the owner.
+    for (const [i, m] of imgs.entries()) {
+      const small = await app.inject({ method: 'GET', url: smallUrls[i]!, headers: { cookie: owner.cookie } });
+      expect(small.statusCode).toBe(200);
+      expect(m[1]).toBe(`data:image/webp;base64,${small.rawPayload.toString('base64')}`);
+    }
+    expect(imgs[0]![3]).toBe(list[0]!.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
     expect(first).not.toMatch(/<(b|i)>/);
     // Nothing to press before the script runs.
     expect(first).not.toMatch(/<(button|select|input|a)\b/);
@@ -347,6 +377,60 @@ describe('the page served for a screen', () => {
 
   it('every screen module the pages name exists in the client source', () => {
     for (const m of SCREEN_MODULES) expect(existsSync(path.resolve(m)), m).toBe(true);
+  });
+});
+
+describe('pictures inside a painted page', () => {
+  const picture = (size: number, type = 'image/webp') => ({ type, bytes: Buffer.alloc(size, 7) });
+  const lookupOf =
+    (pictures: Record<string, { type: string; bytes: Buffer } | null | Error>): PictureLookup =>
+    async (url) => {
+      const p = pictures[url];
+      if (p instanceof Error) throw p;
+      return p ?? null;
+    };
+
+  it('takes the leading pictures that fit the budget together, in order, and stops at the first that does not', async () => {
+    const lookup = lookupOf({ a: picture(10), b: picture(20), c: picture(5), d: picture(1) });
+    const inline = await inlinePictures(['a', 'b', 'c', 'd'], lookup, 34);
+    // a + b = 30; c would make 35: it and everything after it stay links, so pictures never arrive out of order.
+    expect([...inline.keys()]).toEqual(['a', 'b']);
+    expect(inline.get('a')).toBe(`data:image/webp;base64,${Buffer.alloc(10, 7).toString('base64')}`);
+    expect([...(await inlinePictures(['a', 'b'], lookup, 9)).keys()]).toEqual([]);
+  });
+
+  it('a picture its route did not answer, answered as something else than an image, or that failed ends the run', async () => {
+    const lookup = lookupOf({
+      ok: picture(1),
+      missing: null,
+      html: picture(1, 'text/html; charset=utf-8'),
+      svg: picture(1, 'image/svg+xml'),
+      broken: new Error('store down'),
+    });
+    for (const bad of ['missing', 'html', 'svg', 'broken']) {
+      expect([...(await inlinePictures(['ok', bad, 'ok2'], lookup)).keys()]).toEqual(['ok']);
+    }
+  });
+
+  it('a first row too large for the budget is linked, as before', async () => {
+    const owner = await signUp(app);
+    // Noise compresses badly: a thumbnail far above the budget.
+    const noisy = await sharp(Buffer.from(Array.from({ length: 600 * 600 * 3 }, (_, i) => (i * 7919) % 251)), {
+      raw: { width: 600, height: 600, channels: 3 },
+    })
+      .png()
+      .toBuffer();
+    expect((await postPhotos(app, owner.cookie, [{ name: 'noise.png', bytes: noisy }])).statusCode).toBe(201);
+    const [newest] = (
+      await app.inject({ method: 'GET', url: '/api/photos/timeline?limit=120', headers: { cookie: owner.cookie } })
+    ).json().items as Array<{ name: string; thumbnailUrl: string }>;
+    expect(newest!.name).toBe('noise');
+    const thumb = await app.inject({ method: 'GET', url: newest!.thumbnailUrl, headers: { cookie: owner.cookie } });
+    expect(thumb.rawPayload.length).toBeGreaterThan(INLINE_PICTURE_BYTES);
+    const res = await app.inject({ method: 'GET', url: '/gallery', headers: { cookie: owner.cookie } });
+    expect(res.body).toContain('first-paint-grid');
+    expect(res.body).not.toContain('data-src=');
+    expect(res.body).not.toContain('src="data:');
   });
 });
 

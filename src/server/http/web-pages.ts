@@ -93,6 +93,60 @@ const FIRST_CONTENT: Record<string, string> = {
     '</div></div></main>',
 };
 
+/**
+ * The first screen's first pictures inside the page, as `data:` URLs (each keeps its own URL in
+ * `data-src`, and the app shows the same bytes from there: src/web/app/first-paint.tsx). Linked,
+ * a picture is a request of its own that starts once the HTML has been read, and shares the link
+ * with the scripts: on a phone's slow link the screen's largest paint (a thumbnail) came 1-1.5 s
+ * after the first one. Inside the page it is painted with it. Only as many bytes as a few small
+ * thumbnails (the first row of the gallery, the dashboard's four small ones): more would hold the
+ * first paint itself back. The bytes are the picture's own route's answer to the page's request
+ * (its cookie, so its owner check), never read from the store here.
+ */
+export type InlinePictures = ReadonlyMap<string, string>;
+const NO_PICTURES: InlinePictures = new Map();
+export const INLINE_PICTURE_BYTES = 32 * 1024;
+const INLINE_TYPES = /^image\/(webp|jpeg|png|avif)$/;
+/** A picture as its route answers the page's request (status 200 only), or null. */
+export type PictureLookup = (url: string) => Promise<{ type: string; bytes: Buffer } | null>;
+
+/**
+ * `data:` URLs for the leading pictures of `urls` whose bytes fit in `budget` together; the first
+ * one missing or too large ends the run, so pictures appear in the screen's order.
+ */
+export async function inlinePictures(
+  urls: string[],
+  lookup: PictureLookup,
+  budget = INLINE_PICTURE_BYTES,
+): Promise<InlinePictures> {
+  const found = await Promise.all(urls.map((url) => lookup(url).catch(() => null)));
+  const inline = new Map<string, string>();
+  let left = budget;
+  for (const [i, url] of urls.entries()) {
+    const picture = found[i];
+    if (!picture || !INLINE_TYPES.test(picture.type) || picture.bytes.length > left) break;
+    left -= picture.bytes.length;
+    inline.set(url, `data:${picture.type};base64,${picture.bytes.toString('base64')}`);
+  }
+  return inline;
+}
+
+/** An `<img>`'s source attributes: the picture inside the page when it is, its URL beside it. */
+function pictureSrc(url: string, inline: InlinePictures) {
+  const data = inline.get(url);
+  return data ? `src="${data}" data-src="${escapeAttr(url)}"` : `src="${escapeAttr(url)}"`;
+}
+
+/** The URLs of the pictures a painted screen puts inside its page (see `inlinePictures`). */
+export function galleryPictureUrls(page: FirstGalleryPage): string[] {
+  return page.items.slice(0, GALLERY_COLUMNS).map((p) => p.thumbnailUrl);
+}
+export function dashboardPictureUrls(d: FirstDashboard): string[] {
+  return d.photos
+    .slice(0, RECENT_PHOTOS_LIMIT)
+    .flatMap((p) => (p.thumbnailUrl ? [smallThumbnailUrl(p.thumbnailUrl)] : []));
+}
+
 /** What the gallery's first screen shows of each photo (fields of the timeline's first page). */
 export interface PaintedPhoto {
   name: string;
@@ -125,7 +179,7 @@ const shape = (cls: string, label: string, withIcon = true) =>
  * with the real thumbnails (eager, high priority), so the largest paint needs no script. React
  * shows this again until the gallery's first answer renders (first-paint.tsx), then replaces it.
  */
-export function galleryFirstContent(page: FirstGalleryPage): string | null {
+export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictures = NO_PICTURES): string | null {
   const items = page.items;
   if (!items.length) return null;
   const rows = timelineRows(items.map(timelineDate), GALLERY_COLUMNS);
@@ -149,7 +203,7 @@ export function galleryFirstContent(page: FirstGalleryPage): string | null {
       grid +=
         '<div class="flex min-w-0 flex-col gap-1 text-left"><div class="relative w-full">' +
         '<div class="relative overflow-hidden bg-surface-2 aspect-square w-full rounded-xl">' +
-        `<img src="${escapeAttr(p.thumbnailUrl)}" alt="${escapeAttr(p.name)}" loading="eager" fetchpriority="high" decoding="async" draggable="false" class="size-full opacity-100 object-cover">` +
+        `<img ${pictureSrc(p.thumbnailUrl, inline)} alt="${escapeAttr(p.name)}" loading="eager" fetchpriority="high" decoding="async" draggable="false" class="size-full opacity-100 object-cover">` +
         `</div>${heart}</div>` +
         `<span class="truncate text-sm font-medium">${escapeHtml(p.name)}</span>` +
         `<span class="text-xs text-muted">${escapeHtml(formatSizeMb(p.size))}</span></div>`;
@@ -229,7 +283,7 @@ const capitalize = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
  * to the script, which only adds to the bottom. React shows this again until the dashboard's
  * answers have all arrived (first-paint.tsx), then replaces it with the same layout.
  */
-export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
+export function dashboardFirstContent(d: FirstDashboard, now: Date, inline: InlinePictures = NO_PICTURES): string {
   const days = memberDays(d.user.createdAt, now);
   const { totalPoints, adsSkipped } = d.stats;
   const subscribed = d.subscription.status === 'active';
@@ -253,7 +307,7 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date): string {
     const category = p.analyzed && p.category ? (isPhotoCategory(p.category) ? p.category : 'uncategorized') : null;
     photos +=
       '<li class="relative aspect-square overflow-hidden rounded-lg bg-surface-2">' +
-      `<img src="${escapeAttr(smallThumbnailUrl(p.thumbnailUrl) || p.url)}" alt="${escapeAttr(p.name)}" class="size-full object-cover" fetchpriority="high">` +
+      `<img ${pictureSrc(smallThumbnailUrl(p.thumbnailUrl) || p.url, inline)} alt="${escapeAttr(p.name)}" class="size-full object-cover" fetchpriority="high">` +
       (category
         ? `<span class="absolute inset-x-0.5 bottom-0.5 truncate rounded bg-black/60 px-1 text-[10px] text-white">${escapeHtml(category.replace(/_/g, ' '))}</span>`
         : '') +
@@ -333,9 +387,9 @@ export interface WebPages {
    * The signed-in gallery's page with its first screen painted from `first` (made per request:
    * it shows the user's own photos), or null when there is nothing to paint.
    */
-  gallery(first: FirstGalleryPage): WebPage | null;
+  gallery(first: FirstGalleryPage, inline?: InlinePictures): WebPage | null;
   /** The signed-in dashboard's page with its first screen painted from `first` (made per request). */
-  dashboard(first: FirstDashboard, now: Date): WebPage;
+  dashboard(first: FirstDashboard, now: Date, inline?: InlinePictures): WebPage;
   /** CSP sources (`'sha256-...'`) of the scripts the pages carry inline. */
   scriptHashes: string[];
 }
@@ -388,13 +442,13 @@ export function loadWebPages(webDir: string): WebPages {
       }
       return page;
     },
-    gallery(first) {
-      const content = galleryFirstContent(first);
+    gallery(first, inline) {
+      const content = galleryFirstContent(first, inline);
       // A few KB made for one answer: fast compression levels, not the cached pages' best ones.
       return content ? { ...compressed(build('/gallery', true, content), FAST), personal: true } : null;
     },
-    dashboard(first, now) {
-      return { ...compressed(build('/', true, dashboardFirstContent(first, now)), FAST), personal: true };
+    dashboard(first, now, inline) {
+      return { ...compressed(build('/', true, dashboardFirstContent(first, now, inline)), FAST), personal: true };
     },
   };
 }
@@ -542,6 +596,8 @@ export function pageHandler(
   opts: {
     firstGallery?: FirstGalleryLookup;
     firstDashboard?: FirstDashboardLookup;
+    /** The painted screen's pictures as their routes answer the page's cookie (inlined when small). */
+    pictures?: (cookie: string) => PictureLookup;
     now?: () => Date;
     paintBudget?: PaintBudget;
   } = {},
@@ -555,13 +611,15 @@ export function pageHandler(
     const signedIn = !!token;
     const mayPaint = !!token && !search && budget.allows(token);
     let page: WebPage | null = null;
+    const inlineFor = (urls: string[]) =>
+      opts.pictures ? inlinePictures(urls, opts.pictures(String(request.headers.cookie ?? ''))) : NO_PICTURES;
     // The gallery's plain view (not favorites, not an album) shows the timeline's first page.
     if (pathname === '/gallery' && mayPaint && opts.firstGallery) {
       const first = await opts.firstGallery(String(request.headers.cookie ?? '')).catch((err: unknown) => {
         request.log.warn({ err }, 'gallery first paint: no first page');
         return null;
       });
-      if (first) page = pages.gallery(first);
+      if (first) page = pages.gallery(first, await inlineFor(galleryPictureUrls(first)));
     }
     // The dashboard (no query: a reset link or a payment return is handled by the script).
     if (pathname === '/' && mayPaint && opts.firstDashboard) {
@@ -569,7 +627,8 @@ export function pageHandler(
         request.log.warn({ err }, 'dashboard first paint: no first screen');
         return null;
       });
-      if (first) page = pages.dashboard(first, opts.now?.() ?? new Date());
+      if (first)
+        page = pages.dashboard(first, opts.now?.() ?? new Date(), await inlineFor(dashboardPictureUrls(first)));
     }
     if (page && token) budget.count(token);
     page ??= pages.page(pathname, signedIn);

@@ -15,10 +15,26 @@ interface Snapshot {
 }
 let snapshot: Snapshot | null = null;
 
+/**
+ * The pictures the server put inside the page (`data:` URLs, src/server/http/web-pages.ts), by
+ * the URL the screen names them with: the screen shows these bytes instead of asking the URL
+ * again, so the first screen's pictures cross the link once. Kept while the account is the same.
+ */
+const inlined = new Map<string, string>();
+
+/** The picture's bytes as the page carried them, else its URL. */
+export function pictureSrc(url: string): string {
+  return inlined.get(url) ?? url;
+}
+
 /** Reads the server's first content before React replaces the container's children. */
 export function keepFirstPaint(container: HTMLElement) {
   const el = container.querySelector('#first-paint');
   if (!el) return;
+  for (const img of el.querySelectorAll<HTMLImageElement>('img[data-src]')) {
+    const src = img.getAttribute('src');
+    if (img.dataset.src && src?.startsWith('data:image/')) inlined.set(img.dataset.src, src);
+  }
   snapshot = {
     path: window.location.pathname,
     bar: el.querySelector(':scope > header')?.outerHTML ?? '',
@@ -41,6 +57,11 @@ export function usePaintedContent(): string | null {
  */
 export function forgetFirstPaint() {
   snapshot = null;
+}
+
+/** Another account, or none: the last one's pictures go with its other answers. */
+export function forgetFirstPaintPictures() {
+  inlined.clear();
 }
 
 /**

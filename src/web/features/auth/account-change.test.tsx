@@ -3,7 +3,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { FirstPaint, keepFirstPaint } from '../../app/first-paint';
+import { FirstPaint, keepFirstPaint, pictureSrc } from '../../app/first-paint';
 import { createQueryClient } from '../../lib/api';
 import { useDashboardPhotos } from '../dashboard/recent-photos-query';
 import LoginPage from './login-page';
@@ -103,9 +103,12 @@ it("never shows the next account the first screen the server painted for the las
   const container = document.createElement('div');
   container.innerHTML =
     '<div id="first-paint" class="contents"><header>Eyevu</header><main><h1>Hi, Alice</h1>' +
-    '<img src="/api/photos/a1/small?v=1" alt="alice-private-photo"></main></div>';
+    '<img src="data:image/webp;base64,UklGRg==" data-src="/api/photos/a1/small?v=1" alt="alice-private-photo"></main></div>';
   keepFirstPaint(container);
+  expect(pictureSrc('/api/photos/a1/small?v=1')).toBe('data:image/webp;base64,UklGRg==');
   await signInAsBobAfterAliceSessionEnded(true);
+  // Her pictures the page carried go with the rest.
+  expect(pictureSrc('/api/photos/a1/small?v=1')).toBe('/api/photos/a1/small?v=1');
   // Bob's dashboard (the login's destination) while its own answers are on their way.
   render(
     <Router hook={memoryLocation({ path: '/' }).hook}>

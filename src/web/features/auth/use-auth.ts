@@ -2,7 +2,7 @@ import type { User } from '@contract/auth';
 import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
-import { forgetFirstPaint } from '../../app/first-paint';
+import { forgetFirstPaint, forgetFirstPaintPictures } from '../../app/first-paint';
 import { apiRequest, getQueryFn } from '../../lib/api';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
@@ -32,6 +32,7 @@ export function useAuth() {
 function forgetAccountAnswers(qc: QueryClient) {
   const userKey = userQueryOptions().queryKey;
   forgetFirstPaint();
+  forgetFirstPaintPictures();
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== userKey[0] });
   if (typeof caches !== 'undefined') void caches.delete('eyevu-thumbnails').catch(() => {});
 }

@@ -16,7 +16,7 @@ import {
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo } from 'react';
 import { Link } from 'wouter';
-import { forgetFirstPaint, usePaintedContent } from '../../app/first-paint';
+import { forgetFirstPaint, pictureSrc, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
@@ -246,7 +246,7 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
               <li key={p.id} className="relative aspect-square overflow-hidden rounded-lg bg-surface-2">
                 {/* On the first screen, and often its largest paint: fetched at once. */}
                 <img
-                  src={smallThumbnailUrl(p.thumbnailUrl) || p.url}
+                  src={pictureSrc(smallThumbnailUrl(p.thumbnailUrl) || p.url)}
                   alt={p.name}
                   className="size-full object-cover"
                   fetchPriority="high"

@@ -32,6 +32,9 @@ const photo = {
   favorite: false,
 };
 
+/** The first tile's picture as the server put it inside the page (web-pages.ts `inlinePictures`). */
+const INLINED = 'data:image/webp;base64,UklGRg==';
+
 let answer: (body: unknown) => void = () => {};
 beforeAll(() => {
   vi.stubGlobal(
@@ -55,7 +58,7 @@ beforeAll(() => {
   const container = document.createElement('div');
   container.innerHTML =
     '<div id="first-paint" class="contents"><header>Eyevu</header><main><h1>Photo Gallery</h1>' +
-    '<img src="/api/photos/p1/thumbnail?v=1" alt="Painted one"></main></div>';
+    `<img src="${INLINED}" data-src="/api/photos/p1/thumbnail?v=1" alt="Painted one"></main></div>`;
   keepFirstPaint(container);
 });
 afterAll(() => vi.unstubAllGlobals());
@@ -78,6 +81,8 @@ describe('the gallery after a server-painted first screen', () => {
     await waitFor(() => expect(screen.getByText('1 photos available')).toBeInTheDocument());
     expect(screen.queryByRole('img', { name: 'Painted one' })).toBeNull();
     expect(screen.getAllByRole('heading', { level: 1, name: 'Photo Gallery' })).toHaveLength(1);
+    // Its own tile shows the bytes the page carried: the picture is not asked for again.
+    expect(screen.getByRole('img', { name: 'Real one' })).toHaveAttribute('src', INLINED);
     first.unmount();
 
     // Back on the gallery later, without its answer yet: skeletons, never the photos painted at load.

@@ -3,6 +3,7 @@ import { Check, Heart } from 'lucide-react';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { timelineDate, timelineRows } from '@domain/find';
 import { formatSizeMb } from '@domain/format';
+import { pictureSrc } from '../../app/first-paint';
 import { cn } from '../../lib/cn';
 import { PhotoImage } from './photo-image';
 import type { Photo } from '@contract/photos';
@@ -107,7 +108,7 @@ function Tile({
     >
       <div className="relative w-full">
         <PhotoImage
-          src={photo.thumbnailUrl}
+          src={pictureSrc(photo.thumbnailUrl)}
           alt={photo.name}
           thumbhash={photo.thumbhash}
           loading="lazy"
