@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { jobs, photos } from '../../db/schema';
+import { lockOwner } from '../photos/index';
 
 export const ANALYZE_JOB = 'analyze-photo';
 /**
@@ -55,16 +56,24 @@ export function createAnalysisRepository(db: Db) {
   let cursor: string | undefined;
 
   return {
-    /** Queues every unanalysed photo of the user that has no pending job yet; returns how many were added. */
+    /**
+     * Queues every unanalysed photo of the user that has no pending job yet; returns how many were
+     * added. Under the user's lock, which every delete of their photos takes first: on PostgreSQL a
+     * delete committed between the insert's read of the photos and its foreign key checks failed
+     * Analyze Photos with a 500.
+     */
     async enqueueUnanalysed(userId: string): Promise<number> {
-      const res = await db.execute(sql`
-        insert into ${jobs} (kind, user_id, photo_id)
-        select ${ANALYZE_JOB}, p.user_id, p.id from ${photos} p
-        where p.user_id = ${userId} and p.analyzed = false
-        order by p.uploaded_at, p.id
-        on conflict do nothing
-        returning id`);
-      return rowsOf(res).length;
+      return db.transaction(async (tx) => {
+        await lockOwner(tx, userId);
+        const res = await tx.execute(sql`
+          insert into ${jobs} (kind, user_id, photo_id)
+          select ${ANALYZE_JOB}, p.user_id, p.id from ${photos} p
+          where p.user_id = ${userId} and p.analyzed = false
+          order by p.uploaded_at, p.id
+          on conflict do nothing
+          returning id`);
+        return rowsOf(res).length;
+      });
     },
 
     /**

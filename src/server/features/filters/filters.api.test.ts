@@ -280,4 +280,44 @@ describe(`photo filters API (${testDbKind})`, () => {
     // The owner can.
     expect((await get(a.cookie, `/api/photo-filters/available?photoId=${aDemo.id}`)).statusCode).toBe(200);
   });
+
+  it('a photo deleted while the editor reads its file: 404 for preview, render and apply (a 500 before), nothing written', async () => {
+    const { cookie } = await signUp(t.app);
+    const blobs = t.app.ctx.blobs;
+    const read = blobs.read;
+    const editor = {
+      preview: (id: string) =>
+        post(cookie, '/api/photo-filters/preview', { photoId: id, filterName: 'black_white', intensity: 60 }),
+      render: (id: string) =>
+        get(cookie, `/api/photo-filters/render?photoId=${id}&filterName=black_white&intensity=60&size=swatch`),
+      apply: (id: string) =>
+        post(cookie, '/api/photo-filters/apply', { photoId: id, filterName: 'black_white', intensity: 60 }),
+    };
+    for (const [i, [what, ask]] of Object.entries(editor).entries()) {
+      const bytes = await sharp({
+        create: { width: 300, height: 200, channels: 3, background: { r: 60 * i, g: 90, b: 30 } },
+      })
+        .jpeg()
+        .toBuffer();
+      const [r] = (await postPhotos(t.app, cookie, [{ name: `${what}.jpg`, bytes }])).json().results as Array<{
+        photo: { id: string };
+      }>;
+      const id = r!.photo.id;
+      // The owner deletes it (its files with it) between the editor's look-up of the photo and its read of the file.
+      blobs.read = async (key) => {
+        blobs.read = read;
+        const del = await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } });
+        expect(del.statusCode, del.body).toBe(200);
+        return read.call(blobs, key);
+      };
+      try {
+        const res = await ask(id);
+        expect(res.statusCode, `${what}: ${res.body}`).toBe(404);
+        expect(res.json().message).toBe('Photo not found.');
+      } finally {
+        blobs.read = read;
+      }
+      expect(await versionsOf(id)).toHaveLength(0);
+    }
+  });
 });

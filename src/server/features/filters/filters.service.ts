@@ -58,10 +58,23 @@ export function createFiltersService(deps: {
   const cache = new RenderCache(deps.cacheBytes ?? DEFAULT_RENDER_CACHE_BYTES);
   const sources = new RenderCache<RawRgb>(DEFAULT_SOURCE_CACHE_BYTES, (r) => r.data.length);
 
+  /**
+   * A file of a photo found a moment ago: gone when the owner deleted the photo since (its files
+   * with it), which is the photo not found, not a 500.
+   */
+  async function readFile(key: string): Promise<Buffer> {
+    try {
+      return await blobs.read(key);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound('Photo not found.');
+      throw err;
+    }
+  }
+
   /** `scope` as in `cacheKey`: a decode another account made would answer this one's render sooner. */
   async function decoded(key: string, maxSize: number, scope: string): Promise<RawRgb> {
     return (
-      await sources.get(`${key}:${maxSize}:${scope}`, async () => decodeForFilters(await blobs.read(key), { maxSize }))
+      await sources.get(`${key}:${maxSize}:${scope}`, async () => decodeForFilters(await readFile(key), { maxSize }))
     ).bytes;
   }
 
@@ -130,8 +143,8 @@ export function createFiltersService(deps: {
   async function applyNow(userId: string, req: FilterRequest): Promise<Photo> {
     const row = await resolve(userId, req.photoId);
     const out: ApplyOutput = await pool.apply(async () => ({
-      original: decodable(await blobs.read(row.originalKey)),
-      preview: await blobs.read(row.previewKey),
+      original: decodable(await readFile(row.originalKey)),
+      preview: await readFile(row.previewKey),
       filter: req.filterName,
       intensity: req.intensity,
       previewSize: PREVIEW_SIZE,

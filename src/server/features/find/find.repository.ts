@@ -93,7 +93,11 @@ export function createFindRepository(db: Db) {
       return row?.key;
     },
 
-    /** Stores a fingerprint unless the photo has one (or is gone: the insert then selects nothing). */
+    /**
+     * Stores a fingerprint unless the photo has one (or is gone: the insert then selects nothing).
+     * On PostgreSQL a delete may also commit between the insert's read of the photo and its foreign
+     * key check, which then fails the statement: the photo is gone all the same.
+     */
     async saveFingerprint(
       userId: string,
       photoId: string,
@@ -101,11 +105,17 @@ export function createFindRepository(db: Db) {
       vector: Buffer,
       bands: readonly [number, number, number, number],
     ): Promise<void> {
-      await db.execute(sql`
+      await db
+        .execute(
+          sql`
         insert into photo_fingerprints (photo_id, user_id, model, vector, band0, band1, band2, band3)
         select p.id, p.user_id, ${model}, ${vector}, ${bands[0]}, ${bands[1]}, ${bands[2]}, ${bands[3]}
         from ${photos} p where p.id = ${photoId} and p.user_id = ${userId}
-        on conflict (photo_id) do nothing`);
+        on conflict (photo_id) do nothing`,
+        )
+        .catch((err: unknown) => {
+          if (!isForeignKeyViolation(err)) throw err;
+        });
     },
 
     async fingerprint(userId: string, photoId: string, model: string): Promise<StoredFingerprint | undefined> {
@@ -170,6 +180,14 @@ export function createFindRepository(db: Db) {
   };
 }
 export type FindRepository = ReturnType<typeof createFindRepository>;
+
+/** PostgreSQL's foreign_key_violation, through drizzle's wrapper (the driver's error is its `cause`). */
+function isForeignKeyViolation(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23503') return true;
+  }
+  return false;
+}
 
 /** node-postgres parses uuid[] into an array; PGlite may hand back the text form '{a,b}'. */
 function parseUuidArray(v: string[] | string): string[] {

@@ -58,8 +58,20 @@ export function createFindService(deps: {
     await repo.saveFingerprint(userId, photoId, FINGERPRINT_MODEL, vectorToBytes(fp.vector), hashBands(fp.hash));
   }
 
+  /**
+   * Nothing when the thumbnail's file is gone: the owner deleted the photo (its files with it)
+   * since it was listed, or the store lost it. Thrown, it failed the whole similar photos or
+   * duplicates answer with a 500, each time, for one photo of the library.
+   */
   async function fingerprintOne(userId: string, photoId: string, thumbnailKey: string): Promise<void> {
-    await fingerprintFrom(userId, photoId, await blobs.read(thumbnailKey));
+    let thumbnail: Buffer;
+    try {
+      thumbnail = await blobs.read(thumbnailKey);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    await fingerprintFrom(userId, photoId, thumbnail);
   }
 
   /** Fingerprints up to FINGERPRINT_BATCH of the user's photos that have none (newest taken first). */

@@ -225,6 +225,50 @@ describe(`photos API (${testDbKind})`, () => {
     expect((await get(cookie, small)).rawPayload.equals(mini.rawPayload)).toBe(true);
   });
 
+  it("one account's previews and thumbnails in memory never answer another's: the same file is read for each owner", async () => {
+    // Blobs are stored by content, so two accounts holding the same file share the preview's key.
+    // Served from memory to the second, the preview told it (an object store's read away from a
+    // memory copy) that someone here has that photo and has just opened it.
+    const bytes = await base().resize(900, 600).jpeg({ quality: 88 }).toBuffer();
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const pa = (await upload(a.cookie, [{ name: 'shared.jpg', bytes }])).json().results[0].photo;
+    const pb = (await upload(b.cookie, [{ name: 'shared.jpg', bytes }])).json().results[0].photo;
+    const [aRow] = await rowsOf(a.user.id).then((rows) => rows.filter((r) => r.id === pa.id));
+    const blobs = t.app.ctx.blobs;
+    const read = blobs.read;
+    const reads: string[] = [];
+    blobs.read = (key) => (reads.push(key), read.call(blobs, key));
+    try {
+      expect((await get(a.cookie, pa.previewUrl)).statusCode).toBe(200);
+      expect((await get(a.cookie, pa.previewUrl)).statusCode).toBe(200);
+      expect((await get(b.cookie, pb.previewUrl)).statusCode).toBe(200);
+      // Once for each owner (A's second answer from memory).
+      expect(reads.filter((k) => k === aRow!.previewKey)).toHaveLength(2);
+      // A thumbnail A viewed, asked by B after its own upload, B's as it kept it.
+      expect((await get(a.cookie, pa.thumbnailUrl)).statusCode).toBe(200);
+      expect((await get(b.cookie, pb.thumbnailUrl)).statusCode).toBe(200);
+      expect(reads.filter((k) => k === aRow!.thumbnailKey)).toHaveLength(0);
+    } finally {
+      blobs.read = read;
+    }
+    // The demo library's files are everyone's: read once for all.
+    const demoOf = async (cookie: string) =>
+      ((await get(cookie, '/api/photos')).json() as Array<{ isDemo: boolean; previewUrl: string }>).find(
+        (p) => p.isDemo,
+      )!;
+    const [da, db] = [await demoOf(a.cookie), await demoOf(b.cookie)];
+    const demoReads: string[] = [];
+    blobs.read = (key) => (demoReads.push(key), read.call(blobs, key));
+    try {
+      await get(a.cookie, da.previewUrl);
+      await get(b.cookie, db.previewUrl);
+      expect(demoReads.length).toBeLessThanOrEqual(1);
+    } finally {
+      blobs.read = read;
+    }
+  });
+
   it('auto-rotates per EXIF and reads the taken-at time', async () => {
     const { cookie } = await signUp(t.app);
     const rotated = await sharp(fx.png)

@@ -224,14 +224,16 @@ export async function photosRoutes(
       if (f.small) {
         // Made from the thumbnail (itself from memory) once, then kept beside it.
         const { bytes } = await derivatives.get(`${f.key}:small:${f.scope}`, async () => {
-          const thumbnail = await derivatives.get(f.key, () => service.readFile(f.key));
+          const thumbnail = await derivatives.get(`${f.key}:${f.scope}`, () => service.readFile(f.key));
           return service.renderSmall(thumbnail.bytes);
         });
         return reply.send(bytes);
       }
       if (request.params.variant === 'preview' || request.params.variant === 'thumbnail') {
-        // Thumbnails and previews from memory: one write, no file system call.
-        const { bytes } = await derivatives.get(f.key, () => service.readFile(f.key));
+        // Thumbnails and previews from memory: one write, no file system call. Per owner, as the
+        // renditions: a file another account holds too, answered from its copy in memory (not an
+        // object store's read), told this one that someone here has that photo and just opened it.
+        const { bytes } = await derivatives.get(`${f.key}:${f.scope}`, () => service.readFile(f.key));
         return reply.send(bytes);
       }
       reply.header('Content-Length', await service.fileSize(f.key));
@@ -313,7 +315,7 @@ export async function photosRoutes(
       if (ingested.length === 0) await allowance;
       // The gallery shows the new thumbnails next: they are served from memory, not read back.
       for (const { thumbnail } of ingested) {
-        if (thumbnail) void derivatives.get(thumbnail.key, async () => thumbnail.bytes);
+        if (thumbnail) void derivatives.get(`${thumbnail.key}:${user.id}`, async () => thumbnail.bytes);
       }
       const reward = await service.afterBatch(user.id, ingested);
       // The gallery's refresh asks for the first page next: its build starts as the answer leaves,

@@ -358,10 +358,11 @@ export function createPhotosService(deps: {
      */
     async file(userId: string, id: string, variant: PhotoVariant) {
       const row = await resolve(userId, id);
-      // Whose renders of it may be shared in memory: blobs are stored by content, so two accounts
-      // holding the same file share its keys, and a render already made (answered in a
-      // millisecond, not a decode's hundreds) would tell one that the other has that photo and
-      // has just viewed it. The demo library's files are everyone's, and shared.
+      // Whose renders and copies of it may be shared in memory: blobs are stored by content, so
+      // two accounts holding the same file share its keys, and a render already made (answered in
+      // a millisecond, not a decode's hundreds) or a file kept (not read from the store) would
+      // tell one that the other has that photo and has just viewed it. The demo library's files
+      // are everyone's, and shared.
       const scope = row.demoKey ? 'demo' : userId;
       if (variant === 'display') {
         const key = row.originalKey;
