@@ -396,6 +396,24 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect((await get(cookie, '/api/stats')).totalPoints).toBe(15);
   });
 
+  it('names the achievement an activation unlocks, apart from its own 15 points', async () => {
+    // 490 points: the activation's 15 reach Point Master (500), whose 75 were added unannounced and
+    // shown as the activation's own ('+90 pts App activated!').
+    const { cookie, user } = await signUp(t.app);
+    await t.database.db
+      .insert(pointsLedger)
+      .values({ userId: user.id, source: 'activity', sourceEventId: 'activity:seed', points: 490 });
+    const on = await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} });
+    expect(on.statusCode).toBe(200);
+    expect(on.json()).toMatchObject({
+      points: 90,
+      message: 'App activated!',
+      newAchievements: [{ id: 'point_master', name: 'Point Master', points: 75 }],
+    });
+    const again = await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} });
+    expect(again.json()).toMatchObject({ points: 0, newAchievements: [] });
+  });
+
   it("pays activation again on the server clock's next day, once", async () => {
     const { cookie } = await signUp(t.app);
     const activate = async () =>
