@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { utcOffsetMinutes } from './rewards';
+import { achievementView, utcOffsetMinutes } from './rewards';
 
 /** App status. Dates are ISO strings or null. */
 export const appStatus = z.object({
@@ -14,9 +14,11 @@ export const activateBody = z.object({ utcOffsetMinutes }).nullish();
 
 export const activateResponse = z.object({
   status: appStatus,
-  /** Activation reward added now (15 once per local day; 0 otherwise). */
+  /** Points added now: the activation reward (15 once per local day; 0 otherwise) and newAchievements'. */
   points: z.number(),
   message: z.string(),
+  /** Achievements the activation unlocked (their points are in `points`). */
+  newAchievements: z.array(achievementView),
 });
 export type ActivateResponse = z.infer<typeof activateResponse>;
 

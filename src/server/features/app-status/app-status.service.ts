@@ -32,7 +32,12 @@ export function createAppStatusService(deps: { repo: AppStatusRepository; reward
       const activeSince = current?.isActive && current.activeSince ? current.activeSince : at;
       const row = await repo.upsert(userId, { isActive: true, isMonitoring: true, activeSince, lastActivity: at });
       const reward = await rewards.recordActivation(userId);
-      return { status: toAppStatus(row), points: reward.points, message: reward.message };
+      return {
+        status: toAppStatus(row),
+        points: reward.points,
+        message: reward.message,
+        newAchievements: reward.newAchievements,
+      };
     },
     async deactivate(userId: string): Promise<AppStatus> {
       const row = await repo.upsert(userId, { isActive: false, isMonitoring: false, activeSince: null });

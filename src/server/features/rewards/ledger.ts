@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, gte, lt, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import {
   ACHIEVEMENTS,
   nextLoginStreak,
@@ -7,7 +7,7 @@ import {
   type AchievementProgress,
   type LoginStreakState,
 } from '@domain/rewards';
-import { isCalendarDay, type CalendarDay } from '@domain/calendar';
+import { DAY_MS, isCalendarDay, type CalendarDay } from '@domain/calendar';
 import { calendarDayInZone, rewardDayRange } from '@domain/time-zone';
 import type { Db } from '../../db/client';
 import { achievements, activities, pointsLedger, users } from '../../db/schema';
@@ -148,14 +148,24 @@ export function createLedger(db: Db) {
     q.select(snapshotColumns(userId)).from(sql`(select 1) as one`);
   /** Outside a transaction the snapshot is a prepared statement (built once, parsed once per connection). */
   const snapshotPrepared = snapshotQuery(db, sql.placeholder('userId')).prepare('ledger_snapshot');
-  const entriesSincePrepared = db
-    .select({ points: pointsLedger.points, createdAt: pointsLedger.createdAt })
+  /**
+   * Points per day of a fixed UTC offset since an instant, summed in the database: at most one row a
+   * day, however many entries the days hold (an ad script writes two every 13 s, uploads past the cap
+   * one 0-point entry a photo). `day` is the local day's number since 1970-01-01.
+   */
+  const pointsByDayPrepared = db
+    .select({
+      day: sql<number>`floor((extract(epoch from ${pointsLedger.createdAt}) + ${sql.placeholder('offsetSeconds')}::int) / 86400)::int`.mapWith(
+        Number,
+      ),
+      points: sql<number>`sum(${pointsLedger.points})`.mapWith(Number),
+    })
     .from(pointsLedger)
     .where(
       and(eq(pointsLedger.userId, sql.placeholder('userId')), gte(pointsLedger.createdAt, sql.placeholder('since'))),
     )
-    .orderBy(desc(pointsLedger.createdAt))
-    .prepare('ledger_entries_since');
+    .groupBy(sql`1`)
+    .prepare('ledger_points_by_day');
 
   /**
    * Everything the rewards summary, stats and the achievement check read, in ONE statement (each
@@ -506,9 +516,22 @@ export function createLedger(db: Db) {
         return { added, newAchievements };
       });
     },
-    /** Ledger entries since `since`, for the per-day chart. */
-    async entriesSince(userId: string, since: Date) {
-      return entriesSincePrepared.execute({ userId, since: since.toISOString() });
+    /**
+     * The points of each local day (`utcOffsetMinutes` east of UTC) since `since`, for the per-day
+     * chart: one entry a day, its `createdAt` the local day's start.
+     */
+    async pointsByDaySince(
+      userId: string,
+      since: Date,
+      utcOffsetMinutes: number,
+    ): Promise<Array<{ points: number; createdAt: Date }>> {
+      const offsetMs = utcOffsetMinutes * 60_000;
+      const rows = await pointsByDayPrepared.execute({
+        userId,
+        since: since.toISOString(),
+        offsetSeconds: utcOffsetMinutes * 60,
+      });
+      return rows.map((r) => ({ points: r.points, createdAt: new Date(r.day * DAY_MS - offsetMs) }));
     },
   };
 }

@@ -2,6 +2,8 @@ import type { InjectOptions } from 'fastify';
 import { addDays, DAY_MS } from '@domain/calendar';
 import { and, eq } from 'drizzle-orm';
 import { achievements, pointsLedger } from '../../db/schema';
+import { pointsPerDay } from '@domain/insights';
+import { createLedger } from './ledger';
 import { adBreakIds, createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 
 describe(`rewards, stats and activities API (${testDbKind})`, () => {
@@ -339,6 +341,34 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(pointsByDay.slice(0, 6).every((d: { points: number }) => d.points === 0)).toBe(true);
   });
 
+  it('sums the 7-day series per local day in the database: one row a day, however many entries', async () => {
+    // An account's ledger grows by two entries an ad (one every 13 s, day and night, for a script)
+    // and one per photo past the upload cap (0 points): 100,000 entries in 8 days made each
+    // GET /api/stats read every one of them into the server (0.5 s a call, 900 calls a window).
+    const { cookie, user } = await signUp(t.app);
+    const now = t.clock.now().getTime();
+    const entries = Array.from({ length: 3000 }, (_, i) => ({
+      userId: user.id,
+      source: 'activity',
+      sourceEventId: `activity:seed-${i}`,
+      // Every 4 minutes back from now over 8.3 days, across every local midnight of the offsets below.
+      points: (i % 7) + (i % 3 === 0 ? 0 : 1),
+      createdAt: new Date(now - i * 4 * 60_000 - 1000),
+    }));
+    for (let i = 0; i < entries.length; i += 500) {
+      await t.database.db.insert(pointsLedger).values(entries.slice(i, i + 500));
+    }
+    for (const offset of [0, 330, -600, 840, -720]) {
+      const { pointsByDay } = await get(cookie, `/api/stats?utcOffsetMinutes=${offset}`);
+      expect(pointsByDay).toEqual(pointsPerDay(entries, t.clock.now(), 7, offset));
+      const rows = await createLedger(t.database.db).pointsByDaySince(user.id, new Date(now - 8 * DAY_MS), offset);
+      expect(rows.length).toBeLessThanOrEqual(9);
+      expect(rows.reduce((s, r) => s + r.points, 0)).toBe(
+        entries.filter((e) => e.createdAt.getTime() >= now - 8 * DAY_MS).reduce((s, e) => s + e.points, 0),
+      );
+    }
+  });
+
   it('activates, heartbeats and deactivates the app status, paying activation once a day', async () => {
     const { cookie } = await signUp(t.app);
     expect(await get(cookie, '/api/app-status')).toEqual({
@@ -364,6 +394,24 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     const off = await inject({ method: 'POST', url: '/api/app-status/deactivate', headers: { cookie } });
     expect(off.json()).toMatchObject({ isActive: false, isMonitoring: false, activeSince: null });
     expect((await get(cookie, '/api/stats')).totalPoints).toBe(15);
+  });
+
+  it('names the achievement an activation unlocks, apart from its own 15 points', async () => {
+    // 490 points: the activation's 15 reach Point Master (500), whose 75 were added unannounced and
+    // shown as the activation's own ('+90 pts App activated!').
+    const { cookie, user } = await signUp(t.app);
+    await t.database.db
+      .insert(pointsLedger)
+      .values({ userId: user.id, source: 'activity', sourceEventId: 'activity:seed', points: 490 });
+    const on = await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} });
+    expect(on.statusCode).toBe(200);
+    expect(on.json()).toMatchObject({
+      points: 90,
+      message: 'App activated!',
+      newAchievements: [{ id: 'point_master', name: 'Point Master', points: 75 }],
+    });
+    const again = await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} });
+    expect(again.json()).toMatchObject({ points: 0, newAchievements: [] });
   });
 
   it("pays activation again on the server clock's next day, once", async () => {

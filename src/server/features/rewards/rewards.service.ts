@@ -214,15 +214,16 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
 
   async function stats(userId: string, utcOffsetMinutes?: number): Promise<Stats> {
     const at = now();
-    const [snap, entries] = await Promise.all([
+    const offset = clampUtcOffset(utcOffsetMinutes ?? 0);
+    const [snap, days] = await Promise.all([
       ledger.snapshot(userId),
-      ledger.entriesSince(userId, new Date(at.getTime() - 8 * DAY_MS)),
+      ledger.pointsByDaySince(userId, new Date(at.getTime() - 8 * DAY_MS), offset),
     ]);
     return {
       totalPoints: snap.totalPoints,
       adsSkipped: snap.adsSkipped,
       timeSaved: snap.timeSaved,
-      pointsByDay: pointsPerDay(entries, at, 7, clampUtcOffset(utcOffsetMinutes ?? 0)),
+      pointsByDay: pointsPerDay(days, at, 7, offset),
     };
   }
 

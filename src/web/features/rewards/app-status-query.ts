@@ -34,7 +34,7 @@ export function useSetAppActive() {
         points: data.points,
         message: data.message,
         currentStreak: 0,
-        newAchievements: [],
+        newAchievements: data.newAchievements,
       });
       if (data.points > 0) {
         void qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey });

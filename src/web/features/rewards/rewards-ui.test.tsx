@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen } from '@testing-library/react';
 import { Toaster } from '../../components/ui/toaster';
+import { useSetAppActive } from './app-status-query';
 import { notify, resetNotifications, showReward, useNotifications } from './notifications-store';
 
 const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
@@ -71,5 +73,46 @@ describe('NotificationToast', () => {
       '+4 points earned!',
       '+3 points earned!',
     ]);
+  });
+});
+
+describe('activation', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows its own 15 points and names the achievement it unlocked', async () => {
+    const pointMaster = { id: 'point_master', name: 'Point Master', description: 'Earn 500 points', points: 75 };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(
+            JSON.stringify({
+              status: { isActive: true, isMonitoring: true, lastActivity: null, activeSince: null },
+              points: 90,
+              message: 'App activated!',
+              newAchievements: [pointMaster],
+            }),
+            { status: 200, headers: { 'Content-Type': 'application/json' } },
+          ),
+      ),
+    );
+    let latest: ReturnType<typeof useNotifications> | undefined;
+    let activate: ((active: boolean) => Promise<unknown>) | undefined;
+    function Probe() {
+      latest = useNotifications();
+      activate = useSetAppActive().mutateAsync;
+      return null;
+    }
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <Toaster />
+        <Probe />
+      </QueryClientProvider>,
+    );
+    await act(() => activate!(true));
+    expect(latest!.map((n) => n.message)).toEqual(['Achievement unlocked! Point Master', 'App activated!']);
+    // The popup shows the newest: the achievement; the activation's was '+15 pts', never '+90 pts'.
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('+75 pts');
+    expect(screen.queryByText('+90 pts')).toBeNull();
   });
 });
