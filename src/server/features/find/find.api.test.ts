@@ -1,12 +1,11 @@
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_QUERY_MAX } from '@domain/find';
-import { photos } from '../../db/schema';
 import { fromRoot } from '../../lib/paths';
-import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { createTestApp, signUp, type TestApp } from '../../test/harness';
 import { photoUpload } from '../../test/multipart';
+import { unfingerprintedLibrary } from './unfingerprinted';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -223,34 +222,7 @@ describe('similar photos and possible duplicates', () => {
 describe('a photo deleted while the fingerprints still missing are made', () => {
   const rows = async <T>(q: ReturnType<typeof sql>) =>
     ((await t.database.db.execute(q)) as unknown as { rows: T[] }).rows;
-  /**
-   * Three photos of the user's own without a fingerprint yet (inserted as rows, so no background
-   * work makes one meanwhile: as photos stored before the feature, or whose fingerprint is still to come).
-   */
-  async function library() {
-    const { cookie, user } = await signUp(t.app);
-    const ids: string[] = [];
-    for (const colour of ['#b03a2a', '#2ab03a', '#3a2ab0']) {
-      const key = await t.app.ctx.blobs.put(await jpeg(colour));
-      const [row] = await t.database.db
-        .insert(photos)
-        .values({
-          userId: user.id,
-          name: colour,
-          mime: 'image/jpeg',
-          size: 1,
-          width: 96,
-          height: 64,
-          originalKey: key,
-          previewKey: key,
-          thumbnailKey: key,
-        })
-        .returning({ id: photos.id });
-      ids.push(row!.id);
-    }
-    const [{ key }] = await rows<{ key: string }>(sql`select thumbnail_key as key from photos where id = ${ids[1]}`);
-    return { cookie, ids, gone: { id: ids[1]!, thumbnailKey: key } };
-  }
+  const library = () => unfingerprintedLibrary(t);
 
   /** While `run` is answered: the moment the photo's thumbnail is read, the owner deletes it (its file goes with it). */
   async function deletedWhileRead<R>(
@@ -289,35 +261,6 @@ describe('a photo deleted while the fingerprints still missing are made', () => 
     const c = await library();
     const own = await deletedWhileRead(c.cookie, c.gone, () => get(c.cookie, `/api/photos/${c.gone.id}/similar`));
     expect(own.statusCode, own.body).toBe(404);
-  });
-
-  // On PostgreSQL a delete can commit between the fingerprint insert's read of the photo and its
-  // foreign key check (the embedded database runs one transaction at a time).
-  it.runIf(testDbKind === 'postgres')('a delete committed under the fingerprint insert is no 500 either', async () => {
-    const a = await library();
-    const deleter = new pg.Client({ connectionString: t.database.url });
-    const watcher = new pg.Client({ connectionString: t.database.url });
-    await Promise.all([deleter.connect(), watcher.connect()]);
-    try {
-      // The row is deleted (its file stays, as when another photo shares it), not yet committed.
-      await deleter.query('begin');
-      await deleter.query('delete from photos where id = $1', [a.gone.id]);
-      const answer = get(a.cookie, `/api/photos/${a.ids[0]}/similar`);
-      // Committed once the insert waits for the deleted row's lock.
-      for (;;) {
-        const { rows: w } = await watcher.query(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into photo_fingerprints%'`,
-        );
-        if (w[0].n > 0) break;
-        await new Promise((r) => setImmediate(r));
-      }
-      await deleter.query('commit');
-      const sim = await answer;
-      expect(sim.statusCode, sim.body).toBe(200);
-    } finally {
-      await Promise.all([deleter.end(), watcher.end()]);
-    }
   });
 });
 
