@@ -646,4 +646,30 @@ describe(`photos API (${testDbKind})`, () => {
     for (const k of [row!.originalKey, row!.previewKey, row!.thumbnailKey]) expect(await blobs.has(k)).toBe(true);
     expect((await get(cookie, p.thumbnailUrl)).statusCode).toBe(200);
   });
+
+  it("a new account's demo library never points at files the orphan sweep removed while it was seeded", async () => {
+    await signUp(t.app);
+    const blobs = t.app.ctx.blobs;
+    const has = blobs.has.bind(blobs);
+    const removed = new Set<string>();
+    // The sweep's moment: each demo file is found present, then removed (no account uses it any
+    // more, its grace over) before the new account's rows are in.
+    blobs.has = async (key) => {
+      if (removed.has(key) || !(await has(key))) return has(key);
+      removed.add(key);
+      await blobs.delete(key);
+      return true;
+    };
+    let userId: string;
+    try {
+      userId = (await signUp(t.app)).user.id;
+    } finally {
+      blobs.has = has;
+    }
+    const rows = await t.database.db.select().from(photos).where(eq(photos.userId, userId));
+    expect(rows).toHaveLength(10);
+    expect(removed.size).toBe(30);
+    for (const r of rows)
+      for (const k of [r.originalKey, r.previewKey, r.thumbnailKey]) expect(await has(k)).toBe(true);
+  });
 });

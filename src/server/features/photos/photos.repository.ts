@@ -453,10 +453,22 @@ export function createPhotosRepository(db: Db) {
       }
     },
 
-    /** The demo library in one statement; skipped entirely if the user already has it. */
-    async insertDemo(rows: NewPhotoRow[]): Promise<PhotoRow[]> {
+    /**
+     * The demo library in one statement; skipped entirely if the user already has it. Under the
+     * blob-key locks the orphan sweep takes, `ensureBlobs` puts back any file the sweep removed
+     * since the caller checked them (no account used them any more): the rows never point at
+     * missing files.
+     */
+    async insertDemo(rows: NewPhotoRow[], ensureBlobs: () => Promise<void>): Promise<PhotoRow[]> {
       if (rows.length === 0) return [];
-      return db.insert(photos).values(rows).onConflictDoNothing().returning();
+      return db.transaction(async (tx) => {
+        await lockBlobKeys(
+          tx,
+          rows.flatMap((r) => [r.originalKey, r.previewKey, r.thumbnailKey]),
+        );
+        await ensureBlobs();
+        return tx.insert(photos).values(rows).onConflictDoNothing().returning();
+      });
     },
 
     /**

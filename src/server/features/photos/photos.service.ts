@@ -567,14 +567,17 @@ export function createPhotosService(deps: {
     async seedDemoLibrary(userId: string) {
       const assets = await demoAssets();
       // Written once per process, but the orphan sweep may have removed a blob no account used
-      // any more since: the new rows must not point at missing files.
-      await Promise.all(
-        assets.flatMap((a) =>
-          (['original', 'preview', 'thumbnail'] as const).map(async (which) => {
-            if (!(await blobs.has(sha(a, which)))) await blobs.put(bufferOf(a, which));
-          }),
-        ),
-      );
+      // any more since: the new rows must not point at missing files. Checked first outside the
+      // locks (a missing file is written without holding them), then again under them.
+      const ensureBlobs = () =>
+        Promise.all(
+          assets.flatMap((a) =>
+            (['original', 'preview', 'thumbnail'] as const).map(async (which) => {
+              if (!(await blobs.has(sha(a, which)))) await blobs.put(bufferOf(a, which));
+            }),
+          ),
+        ).then(() => undefined);
+      await ensureBlobs();
       const t = now().getTime();
       const rows = await repo.insertDemo(
         assets.map((a, i) => ({
@@ -594,6 +597,7 @@ export function createPhotosService(deps: {
           uploadedAt: new Date(t - i),
           demoKey: a.demoKey,
         })),
+        ensureBlobs,
       );
       await announceIngested(rows);
       return rows.length;
