@@ -160,8 +160,32 @@ export const pointsLedger = pgTable(
   (t) => [
     uniqueIndex('points_ledger_user_event_uq').on(t.userId, t.sourceEventId),
     index('points_ledger_user_created_idx').on(t.userId, t.createdAt),
+    /** The login days (one entry a day) without reading the user's other entries; `source` must be the literal 'login'. */
+    index('points_ledger_user_login_idx')
+      .on(t.userId, t.createdAt)
+      .where(sql`${t.source} = 'login'`),
   ],
 );
+
+/**
+ * Each user's running totals of the ledger and the activities, kept by triggers on their INSERTs in
+ * the same transaction (migration 0011): the rewards snapshot reads this row instead of summing all
+ * of the user's entries, whose number the user drives (ad breaks, uploads past the daily cap). No
+ * row: all zero. Never written by the application.
+ */
+export const pointsTotals = pgTable('points_totals', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** sum(points_ledger.points) */
+  points: bigint('points', { mode: 'number' }).notNull().default(0),
+  /** Ledger entries of source 'upload' (paid or past the day's cap). */
+  uploadEntries: bigint('upload_entries', { mode: 'number' }).notNull().default(0),
+  /** count(*) of activities (ads skipped). */
+  activityCount: bigint('activity_count', { mode: 'number' }).notNull().default(0),
+  /** sum(activities.time_saved) */
+  timeSaved: bigint('time_saved', { mode: 'number' }).notNull().default(0),
+});
 
 export const achievements = pgTable(
   'achievements',

@@ -10,7 +10,7 @@ import {
 import { DAY_MS, isCalendarDay, type CalendarDay } from '@domain/calendar';
 import { calendarDayInZone, rewardDayRange } from '@domain/time-zone';
 import type { Db } from '../../db/client';
-import { achievements, activities, pointsLedger, users } from '../../db/schema';
+import { achievements, pointsLedger, pointsTotals, users } from '../../db/schema';
 
 /**
  * The points ledger: the ONLY way points are added. Public API of the rewards feature, used by
@@ -93,6 +93,38 @@ function snapshotOf(row: SnapshotRow | undefined): LedgerSnapshot {
   };
 }
 
+/**
+ * 'login' as a literal, never a parameter: the login-days index is partial (`where source = 'login'`),
+ * and a prepared statement's generic plan can use it only when the query names the same literal.
+ */
+const IS_LOGIN = sql.raw(`'${LOGIN_SOURCE}'`);
+
+/**
+ * The snapshot's columns. Totals come from the user's `points_totals` row (kept by triggers on every
+ * ledger and activity insert, migration 0011; absent: zero), so their cost does not grow with the
+ * ledger, whose size the user drives. Login days and achievements are read from their rows, one a
+ * day and one an achievement, the login entries through `points_ledger_user_login_idx`.
+ */
+const snapshotColumns = (userId: string | Placeholder) => ({
+  total: sql<string>`(select ${pointsTotals.points} from ${pointsTotals} where ${pointsTotals.userId} = ${userId})`,
+  adsSkipped: sql<string>`(select ${pointsTotals.activityCount} from ${pointsTotals} where ${pointsTotals.userId} = ${userId})`,
+  timeSaved: sql<string>`(select ${pointsTotals.timeSaved} from ${pointsTotals} where ${pointsTotals.userId} = ${userId})`,
+  photosUploaded: sql<string>`(select ${pointsTotals.uploadEntries} from ${pointsTotals} where ${pointsTotals.userId} = ${userId})`,
+  loginIds: sql<
+    string[]
+  >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${IS_LOGIN})`,
+  lastLoginAt:
+    sql<Date | null>`(select max(${pointsLedger.createdAt}) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${IS_LOGIN})`.mapWith(
+      pointsLedger.createdAt,
+    ),
+  unlocked: sql<
+    string[]
+  >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
+});
+/** The snapshot as one statement (exported for the test that checks its plan). */
+export const snapshotQuery = (q: Db, userId: string | Placeholder) =>
+  q.select(snapshotColumns(userId)).from(sql`(select 1) as one`);
+
 export function createLedger(db: Db) {
   /** Inserts each entry unless its event id exists (one statement); returns the entries actually added. */
   async function addEntries(tx: Db, userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]> {
@@ -121,31 +153,12 @@ export function createLedger(db: Db) {
     const rows = await tx
       .select({ id: pointsLedger.sourceEventId, at: pointsLedger.createdAt })
       .from(pointsLedger)
-      .where(and(eq(pointsLedger.userId, userId), eq(pointsLedger.source, LOGIN_SOURCE)));
+      .where(and(eq(pointsLedger.userId, userId), sql`${pointsLedger.source} = ${IS_LOGIN}`));
     const days = daysOf(rows.map((r) => r.id));
     const lastLoginAt = rows.reduce<Date | null>((m, r) => (!m || r.at > m ? r.at : m), null);
     return { days, lastLoginAt };
   }
 
-  /** The snapshot's columns: each subquery uses a user_id index. */
-  const snapshotColumns = (userId: string | Placeholder) => ({
-    total: sql<string>`(select coalesce(sum(${pointsLedger.points}), 0) from ${pointsLedger} where ${pointsLedger.userId} = ${userId})`,
-    adsSkipped: sql<string>`(select count(*) from ${activities} where ${activities.userId} = ${userId})`,
-    timeSaved: sql<string>`(select coalesce(sum(${activities.timeSaved}), 0) from ${activities} where ${activities.userId} = ${userId})`,
-    photosUploaded: sql<string>`(select count(*) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${UPLOAD_SOURCE})`,
-    loginIds: sql<
-      string[]
-    >`(select coalesce(array_agg(${pointsLedger.sourceEventId}), '{}'::text[]) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`,
-    lastLoginAt:
-      sql<Date | null>`(select max(${pointsLedger.createdAt}) from ${pointsLedger} where ${pointsLedger.userId} = ${userId} and ${pointsLedger.source} = ${LOGIN_SOURCE})`.mapWith(
-        pointsLedger.createdAt,
-      ),
-    unlocked: sql<
-      string[]
-    >`(select coalesce(array_agg(${achievements.achievementId}), '{}'::text[]) from ${achievements} where ${achievements.userId} = ${userId})`,
-  });
-  const snapshotQuery = (q: Db, userId: string | Placeholder) =>
-    q.select(snapshotColumns(userId)).from(sql`(select 1) as one`);
   /** Outside a transaction the snapshot is a prepared statement (built once, parsed once per connection). */
   const snapshotPrepared = snapshotQuery(db, sql.placeholder('userId')).prepare('ledger_snapshot');
   /**
@@ -168,9 +181,9 @@ export function createLedger(db: Db) {
     .prepare('ledger_points_by_day');
 
   /**
-   * Everything the rewards summary, stats and the achievement check read, in ONE statement (each
-   * subquery uses a user_id index): every statement costs a round trip and a socket write, which
-   * dominate the server's CPU under load.
+   * Everything the rewards summary, stats and the achievement check read, in ONE statement (the
+   * totals row and a few rows through indexes, whatever the ledger's size): every statement costs a
+   * round trip and a socket write, which dominate the server's CPU under load.
    */
   async function snapshot(tx: Db, userId: string): Promise<LedgerSnapshot> {
     const [row] = tx === db ? await snapshotPrepared.execute({ userId }) : await snapshotQuery(tx, userId);
@@ -304,7 +317,8 @@ export function createLedger(db: Db) {
 
   /**
    * The award statement: inserts the entries not yet in the ledger and reads the snapshot as it
-   * was before them (a statement's subqueries do not see its own inserts). With `cap`, only the
+   * was before them (a statement's subqueries do not see its own inserts, nor what the totals
+   * triggers write after them). With `cap`, only the
    * first of them up to `perDay` minus what the day [start, end) already credited of their source
    * keep their points; the rest are written with 0 (recorded, never credited later). Answers the
    * added event ids, those credited (points above 0), and the snapshot's columns.
