@@ -47,7 +47,7 @@ function answerAll(state: TriviaState, gap: number, pick: (s: TriviaState) => nu
 }
 
 describe('trivia pool', () => {
-  it('has the spec\'s pool of 10 well-formed questions in the three categories', () => {
+  it("has the spec's pool of 10 well-formed questions in the three categories", () => {
     // Spec §9: 'Trivia: pool of 10, 8 chosen at random' (12 made a question's odds 2/3, not 4/5).
     expect(TRIVIA_QUESTIONS).toHaveLength(10);
     for (const q of TRIVIA_QUESTIONS) {

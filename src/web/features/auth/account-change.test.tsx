@@ -96,7 +96,7 @@ it('without the watch, the cached library of the last account is what the next o
   expect(await signInAsBobAfterAliceSessionEnded(false)).toBe('Bob: alice-private-photo');
 });
 
-it("never shows the next account the first screen the server painted for the last one", async () => {
+it('never shows the next account the first screen the server painted for the last one', async () => {
   // Alice's page came painted from the server (her name and photos, web-pages.ts) and she left the
   // dashboard before all its answers had arrived (a tap on the bottom bar), so the copy was kept.
   window.history.replaceState(null, '', '/');
