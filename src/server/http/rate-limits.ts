@@ -49,8 +49,8 @@ const PAGES_PER_WINDOW = 1200;
  *   side by side for a whole window make 600. Other refreshes follow writes, bounded by those writes'
  *   limits (uploads 60 requests, a 50-photo upload being 3; deletes 60; filter applies 30; album
  *   creations 60), and a dashboard load asks the summary twice (the painted page's and the app's).
- * - the points ledger's totals (stats, rewards: every entry, one per photo ever uploaded and per ad
- *   skipped), refreshed after each ad (120 by its limit), each upload that earned points (60), an
+ * - the points ledger's totals (stats, rewards: kept per user by triggers, plus the chart's last
+ *   8 days summed by day, two entries per ad skipped), refreshed after each ad (120 by its limit), each upload that earned points (60), an
  *   activation and each page load: a few hundred at most.
  */
 const TOTALS_PER_WINDOW = 900;
@@ -100,8 +100,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // past the first of the day, so repeats buy only database work. The web app asks once per signed-in
   // page load (the day's login) and ignores a refusal; 60 is a reload every 5 s for 5 minutes.
   'POST /api/rewards/record': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
-  // The same for activation: each call writes the status row and checks the achievements (the whole
-  // ledger totalled, twice a /api/rewards read), minting nothing past the day's first. The web app
+  // The same for activation: each call writes the status row and checks the achievements (a
+  // /api/rewards read twice), minting nothing past the day's first. The web app
   // activates only when inactive (the dashboard's switch, an ad break's start): 60 is a toggle every 5 s.
   'POST /api/app-status/activate': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/subscription': [{ key: 'user', max: 10, windowMs: 15 * MINUTE }],
@@ -137,7 +137,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   // Each reads the whole library: every fingerprint (grouped four times), or every photo without a job.
   'GET /api/photos/duplicates': [{ key: 'user', max: 60, windowMs: 5 * MINUTE }],
   'POST /api/photos/analyze-all': [{ key: 'user', max: 30, windowMs: 5 * MINUTE }],
-  // Counted over the whole library or the whole points ledger per call (see TOTALS_PER_WINDOW).
+  // Counted over the whole library per call (see TOTALS_PER_WINDOW).
   'GET /api/photos/summary': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/photos/analysis-status': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],
   'GET /api/albums': [{ key: 'user', max: TOTALS_PER_WINDOW, windowMs: 5 * MINUTE }],

@@ -402,6 +402,7 @@ describe('pictures inside a painted page', () => {
   it('a picture its route did not answer, answered as something else than an image, or that failed ends the run', async () => {
     const lookup = lookupOf({
       ok: picture(1),
+      ok2: picture(1),
       missing: null,
       html: picture(1, 'text/html; charset=utf-8'),
       svg: picture(1, 'image/svg+xml'),

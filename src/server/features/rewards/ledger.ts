@@ -125,6 +125,34 @@ const snapshotColumns = (userId: string | Placeholder) => ({
 export const snapshotQuery = (q: Db, userId: string | Placeholder) =>
   q.select(snapshotColumns(userId)).from(sql`(select 1) as one`);
 
+/**
+ * Runs a statement or a whole transaction again when PostgreSQL ended it as a deadlock's victim
+ * (SQLSTATE 40P01, nothing of it kept). Awards take the user's totals row (the ledger's insert
+ * trigger) and achievement keys in either order: a login or an activation writes its entries, then
+ * unlocks what is due; an ad's or an upload's one statement inserts the achievement rows first and
+ * the totals row at its end. Two of them unlocking the same achievement at once wait on each other
+ * and one is ended. Every insert here is idempotent on its unique key, so the rerun adds only what
+ * the other did not. The embedded database runs one transaction at a time and never deadlocks.
+ */
+export async function retryDeadlock<T>(run: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= tries || sqlStateOf(err) !== '40P01') throw err;
+    }
+  }
+}
+
+/** The SQLSTATE of a driver error, through drizzle's wrapper (the driver's error is its `cause`). */
+function sqlStateOf(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
 export function createLedger(db: Db) {
   /** Inserts each entry unless its event id exists (one statement); returns the entries actually added. */
   async function addEntries(tx: Db, userId: string, entries: LedgerEntry[]): Promise<LedgerEntry[]> {
@@ -302,7 +330,7 @@ export function createLedger(db: Db) {
       select ev.id::text as id, ev.created_at as created_at,
         (select coalesce(array_agg(source_event_id), '{}'::text[]) from led) as added
       from ev`);
-    const res = (await db.execute(q)) as unknown as {
+    const res = (await retryDeadlock(() => db.execute(q))) as unknown as {
       rows: Array<{ id: string; created_at: Date | string; added: string[] | string }>;
     };
     const r = res.rows[0];
@@ -391,32 +419,36 @@ export function createLedger(db: Db) {
     if (dailyCap) {
       const source = normal[0]!.source;
       if (normal.some((e) => e.source !== source)) throw new Error('a daily cap counts entries of one source');
-      r = await db.transaction(async (raw) => {
-        const tx = raw as unknown as Db;
-        // Two-key advisory locks never meet the one-key blob locks (db/locks.ts).
-        const lock =
-          (await tx.execute(sql`select pg_advisory_xact_lock(${DAILY_CAP_LOCK}::int, hashtext(${`${source}:${userId}`}::text)),
+      r = await retryDeadlock(() =>
+        db.transaction(async (raw) => {
+          const tx = raw as unknown as Db;
+          // Two-key advisory locks never meet the one-key blob locks (db/locks.ts).
+          const lock =
+            (await tx.execute(sql`select pg_advisory_xact_lock(${DAILY_CAP_LOCK}::int, hashtext(${`${source}:${userId}`}::text)),
             u.time_zone, u.previous_time_zone, u.time_zone_set_at
             from (select 1) one left join ${users} u on u.id = ${userId}`)) as unknown as {
-            rows: Array<{
-              time_zone: string | null;
-              previous_time_zone: string | null;
-              time_zone_set_at: Date | string | null;
-            }>;
-          };
-        const z = lock.rows[0];
-        const { start, end } = rewardDayRange(dailyCap.at, {
-          timeZone: z?.time_zone ?? null,
-          previousTimeZone: z?.previous_time_zone ?? null,
-          setAt: z?.time_zone_set_at ? new Date(z.time_zone_set_at) : null,
-        });
-        const res = (await tx.execute(
-          awardStatement(userId, normal, { source, perDay: dailyCap.perDay, start, end }),
-        )) as unknown as { rows: AwardRow[] };
-        return res.rows[0];
-      });
+              rows: Array<{
+                time_zone: string | null;
+                previous_time_zone: string | null;
+                time_zone_set_at: Date | string | null;
+              }>;
+            };
+          const z = lock.rows[0];
+          const { start, end } = rewardDayRange(dailyCap.at, {
+            timeZone: z?.time_zone ?? null,
+            previousTimeZone: z?.previous_time_zone ?? null,
+            setAt: z?.time_zone_set_at ? new Date(z.time_zone_set_at) : null,
+          });
+          const res = (await tx.execute(
+            awardStatement(userId, normal, { source, perDay: dailyCap.perDay, start, end }),
+          )) as unknown as { rows: AwardRow[] };
+          return res.rows[0];
+        }),
+      );
     } else {
-      const res = (await db.execute(awardStatement(userId, normal))) as unknown as { rows: AwardRow[] };
+      const res = (await retryDeadlock(() => db.execute(awardStatement(userId, normal)))) as unknown as {
+        rows: AwardRow[];
+      };
       r = res.rows[0];
     }
     const ids = new Set(parseTextArray(r?.added ?? []));
@@ -434,14 +466,16 @@ export function createLedger(db: Db) {
       due.map((a) => sql`(${a.id}, ${a.points}::int, ${a.name})`),
       sql`, `,
     );
-    const unlock = (await db.execute(sql`with due(id, points, message) as (values ${dueValues}),
+    const unlock = (await retryDeadlock(() =>
+      db.execute(sql`with due(id, points, message) as (values ${dueValues}),
         ach as (insert into ${achievements} (user_id, achievement_id)
           select ${userId}::uuid, due.id from due on conflict do nothing returning achievement_id),
         led as (insert into ${pointsLedger} (user_id, source, source_event_id, points, message)
           select ${userId}::uuid, 'achievement', 'achievement:' || ach.achievement_id, due.points, due.message
             from ach join due on due.id = ach.achievement_id
           on conflict (user_id, source_event_id) do nothing returning source_event_id)
-      select coalesce(array_agg(source_event_id), '{}'::text[]) as added from led`)) as unknown as {
+      select coalesce(array_agg(source_event_id), '{}'::text[]) as added from led`),
+    )) as unknown as {
       rows: Array<{ added: string[] | string }>;
     };
     const unlocked = new Set(parseTextArray(unlock.rows[0]?.added ?? []));
@@ -519,16 +553,18 @@ export function createLedger(db: Db) {
     awardInOne,
     /** Runs `fn` in one transaction: everything it does through the handed ledger commits together. */
     transaction<T>(fn: (tx: LedgerTx) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => fn(on(tx as unknown as Db)));
+      return retryDeadlock(() => db.transaction((tx) => fn(on(tx as unknown as Db))));
     },
     /** Adds entries and unlocks achievements in one transaction. */
     async award(userId: string, entries: LedgerEntry[]) {
-      return db.transaction(async (raw) => {
-        const tx = raw as unknown as Db;
-        const added = await addEntries(tx, userId, entries);
-        const newAchievements = await unlockAchievements(tx, userId);
-        return { added, newAchievements };
-      });
+      return retryDeadlock(() =>
+        db.transaction(async (raw) => {
+          const tx = raw as unknown as Db;
+          const added = await addEntries(tx, userId, entries);
+          const newAchievements = await unlockAchievements(tx, userId);
+          return { added, newAchievements };
+        }),
+      );
     },
     /**
      * The points of each local day (`utcOffsetMinutes` east of UTC) since `since`, for the per-day

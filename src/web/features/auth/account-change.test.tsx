@@ -149,3 +149,29 @@ it("another tab's sign-out takes this tab to the login screen and forgets the ac
     stop();
   }
 });
+
+it("another tab's sign-in as someone else replaces this tab's account and its answers when it is focused", async () => {
+  const qc = createQueryClient();
+  const stop = forgetAnswersOnAccountChange(qc);
+  render(
+    <QueryClientProvider client={qc}>
+      <Router>
+        <Screen />
+      </Router>
+    </QueryClientProvider>,
+  );
+  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  // Alice logged out in another tab and Bob signed in there: the signed-out mark was set, then
+  // cleared by his sign-in, so this tab finds no mark; the cookie it sends is now Bob's.
+  signedIn = 'B';
+  try {
+    await act(async () => {
+      window.dispatchEvent(new Event('focus'));
+    });
+    expect(await screen.findByText('Bob: bob-photo')).toBeInTheDocument();
+    expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+    expect(cachesDeleted).toContain('eyevu-thumbnails');
+  } finally {
+    stop();
+  }
+});

@@ -57,10 +57,16 @@ export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
   });
   // A tab asks who is signed in only when a screen that reads it mounts, so after a Log out in
   // another tab this one went on showing the account's library, albums and billing from its
-  // cache (and its images from the browser's) to whoever came to it next. The signed-out mark is
-  // one cookie for every tab: read (no request) whenever the tab is shown or focused again.
+  // cache (and its images from the browser's) to whoever came to it next. Whenever the tab is
+  // shown or focused again: the signed-out mark, one cookie for every tab, is read (no request);
+  // without it the server is asked, since a sign-in in another tab clears the mark and may be
+  // another account's (the answer then differs from `seen`, and the cache goes).
   const recheck = () => {
-    if (seen && knownSignedOut()) qc.setQueryData(userKey, null);
+    if (knownSignedOut()) {
+      if (seen) qc.setQueryData(userKey, null);
+      return;
+    }
+    void qc.invalidateQueries({ queryKey: userKey });
   };
   const onVisibility = () => {
     if (document.visibilityState !== 'hidden') recheck();
