@@ -3,6 +3,8 @@ import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } f
 import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
 import { endsEarly, jpegDecodeRefusal, MAX_JPEG_SCANS } from '../../lib/image-type';
 import { progressiveScanBomb } from '../../test/jpeg-bombs';
+import exifr from 'exifr';
+import { exifPointerList, iccpBomb, jpegWithExif, pngWithChunk } from '../../test/metadata-bombs';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
 async function twoColourPhoto(): Promise<Buffer> {
@@ -167,5 +169,80 @@ describe('a JPEG whose decode would cost far more than its size', () => {
       status: 422,
       message: expect.stringContaining('passes'),
     });
+  });
+});
+
+/** The prototype in `parser`'s chain that defines `method` (exifr's parsers inherit theirs). */
+function definerOf(parser: unknown, method: string): Record<string, (...args: unknown[]) => unknown> {
+  let p = (parser as { prototype: object }).prototype;
+  while (!Object.getOwnPropertyNames(p).includes(method)) p = Object.getPrototypeOf(p) as object;
+  return p as Record<string, (...args: unknown[]) => unknown>;
+}
+
+describe('metadata that cost the EXIF reader (on the HTTP thread) far more than its size', () => {
+  const small = () => sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } });
+
+  it('an IFD pointer written as a list of values is skipped, not used as the offset of ~19,000 entries', async () => {
+    // 64 KB of EXIF in a JPEG: 2 s of the HTTP thread, a 60 KB PNG eXIf chunk 5 s, growing with its size.
+    const tiff = exifPointerList(15_000);
+    // Counts the blocks read from anything but one offset, and stops them there (unstopped, each
+    // took seconds; recorded, their growing strings filled the test's memory).
+    const parser = definerOf(exifr.segmentParsers.get('tiff'), 'parseTags');
+    const parseTags = parser.parseTags!;
+    let fromList = 0;
+    const tags = vi.spyOn(parser, 'parseTags').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (typeof args[0] !== 'number') {
+        fromList += 1;
+        throw new Error('a block read from a list');
+      }
+      return parseTags.apply(this, args);
+    });
+    try {
+      const jpeg = jpegWithExif(await small().jpeg().toBuffer(), tiff);
+      const png = pngWithChunk(await small().png().toBuffer(), 'eXIf', tiff);
+      for (const file of [jpeg, png]) {
+        const d = await makeDerivatives(file);
+        expect(d.width).toBe(64);
+        expect(d.exif).toBeNull();
+      }
+      expect(tags).toHaveBeenCalled();
+      expect(fromList).toBe(0);
+    } finally {
+      tags.mockRestore();
+    }
+  });
+
+  it("a PNG's iCCP chunk is not inflated (1 MB of it took 1 GB in one synchronous inflate)", async () => {
+    // Counts the profiles inflated for the ICC parser (and drops them: recorded, they filled the test's heap).
+    const parser = definerOf(exifr.fileParsers.get('png'), 'injectSegment');
+    const injectSegment = parser.injectSegment!;
+    let inflated = 0;
+    const inject = vi.spyOn(parser, 'injectSegment').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (args[0] === 'icc') return void (inflated += 1);
+      return injectSegment.apply(this, args);
+    });
+    try {
+      const png = pngWithChunk(await small().png().toBuffer(), 'iCCP', iccpBomb(16 * 1024 * 1024));
+      expect(png.length).toBeLessThan(40_000);
+      expect((await makeDerivatives(png)).width).toBe(64);
+      expect(inflated).toBe(0);
+    } finally {
+      inject.mockRestore();
+    }
+  });
+
+  it('EXIF a camera writes is still read, from a JPEG and from a PNG eXIf chunk', async () => {
+    const jpeg = await small()
+      .jpeg()
+      .withExif({ IFD0: { Make: 'Canon', Model: 'EOS R5' }, IFD2: { DateTimeOriginal: '2024:05:06 07:08:09' } })
+      .toBuffer();
+    const d = await makeDerivatives(jpeg);
+    expect(d.exif).toMatchObject({ Make: 'Canon', Model: 'EOS R5' });
+    expect(d.takenAt).toBeInstanceOf(Date);
+    const png = await small()
+      .png()
+      .withExif({ IFD0: { Make: 'Canon' } })
+      .toBuffer();
+    expect((await makeDerivatives(png)).exif).toMatchObject({ Make: 'Canon' });
   });
 });

@@ -1,5 +1,5 @@
-import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import { guardedExifr } from '../../lib/exifr-guards';
 import { decodeHeic, HeicDecodeError, HeicThreadError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 import { rgbaToThumbHash } from './thumbhash';
 
@@ -124,6 +124,8 @@ async function readExif(
   container?: Buffer,
 ): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {
   try {
+    // exifr runs on this (the HTTP) thread: see exifr-guards.ts for what it once spent here.
+    const exifr = guardedExifr();
     const parse = async (b: Buffer) => {
       const d = (await exifr.parse(b, { pick: EXIF_PICK, reviveValues: true }).catch(() => undefined)) as
         Record<string, unknown> | undefined;
