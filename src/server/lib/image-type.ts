@@ -145,3 +145,28 @@ export function jpegDecodeRefusal(b: Buffer): string | null {
   if ((progressive || scans > 1) && coefficientBytes > MAX_JPEG_COEFFICIENT_BYTES) return TOO_MUCH_MEMORY;
   return null;
 }
+
+/**
+ * Whether an ISO-BMFF (HEIF/AVIF) file's `meta` box holds an AV1 codec configuration (`av1C`): libheif
+ * decodes an image by its item's codec, whatever the brands say, and libvips names the compression
+ * by the brand, so an AV1 image under a HEIC brand is reported as HEVC. Searched inside the top-level
+ * `meta` box only, so coded data that happens to hold those four bytes does not count.
+ */
+export function heifHasAv1(b: Buffer): boolean {
+  let at = 0;
+  while (at + 8 <= b.length) {
+    let size = b.readUInt32BE(at);
+    let header = 8;
+    if (size === 1) {
+      if (at + 16 > b.length) return false;
+      size = Number(b.readBigUInt64BE(at + 8));
+      header = 16;
+    } else if (size === 0) size = b.length - at;
+    if (size < header) return false;
+    if (ascii(b, at + 4, at + 8) === 'meta') {
+      return b.subarray(at + header, Math.min(b.length, at + size)).includes('av1C', 0, 'latin1');
+    }
+    at += size;
+  }
+  return false;
+}

@@ -41,3 +41,53 @@ export function pngWithChunk(png: Buffer, type: string, data: Buffer): Buffer {
 export function iccpBomb(inflatedBytes: number): Buffer {
   return Buffer.concat([Buffer.from('icc\0\0', 'latin1'), deflateSync(Buffer.alloc(inflatedBytes), { level: 9 })]);
 }
+
+/**
+ * `avif` (a small AVIF) with every `ispe` (image spatial extent) box claiming `width` x `height`:
+ * the size libheif reports from the header, before any pixel, as a real AVIF of that size would.
+ * With `brand` 'mif1' the file names no AVIF brand and is sniffed as HEIC, though AV1 inside.
+ */
+export function avifClaiming(avif: Buffer, width: number, height: number, brand?: 'mif1'): Buffer {
+  const out = Buffer.from(avif);
+  for (let i = out.indexOf('ispe'); i >= 0; i = out.indexOf('ispe', i + 4)) {
+    out.writeUInt32BE(width, i + 8);
+    out.writeUInt32BE(height, i + 12);
+  }
+  if (brand) {
+    const ftypEnd = out.readUInt32BE(0);
+    for (let i = out.indexOf('avif'); i >= 0 && i < ftypEnd; i = out.indexOf('avif', i + 4))
+      out.write(brand, i, 'latin1');
+  }
+  return out;
+}
+
+/** An interlaced (Adam7) PNG header of `width` x `height` in 16-bit RGBA, with a few rows' worth of zeros. */
+export function interlacedPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 16;
+  ihdr[9] = 6; // RGBA
+  ihdr[12] = 1; // Adam7
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(64 * 1024))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A GIF whose screen and one frame are `width` x `height`, its pixels a single clear-and-end code. */
+export function gifCanvas(width: number, height: number): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeUInt16LE(width, 0);
+  size.writeUInt16LE(height, 2);
+  return Buffer.concat([
+    Buffer.from('GIF89a', 'latin1'),
+    size,
+    Buffer.from([0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff]), // a 2-colour global table
+    Buffer.from([0x2c, 0, 0, 0, 0]),
+    size,
+    Buffer.from([0, 2, 2, 0x4c, 0x01, 0, 0x3b]),
+  ]);
+}

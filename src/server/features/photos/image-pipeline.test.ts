@@ -1,10 +1,18 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
-import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
+import { makeDerivatives, makeDisplayRendition, THUMBHASH_INPUT, wholeFrameRefusal } from './image-pipeline';
 import { endsEarly, jpegDecodeRefusal, MAX_JPEG_SCANS } from '../../lib/image-type';
 import { progressiveScanBomb } from '../../test/jpeg-bombs';
 import exifr from 'exifr';
-import { exifPointerList, iccpBomb, jpegWithExif, pngWithChunk } from '../../test/metadata-bombs';
+import {
+  avifClaiming,
+  exifPointerList,
+  gifCanvas,
+  iccpBomb,
+  interlacedPng,
+  jpegWithExif,
+  pngWithChunk,
+} from '../../test/metadata-bombs';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
 async function twoColourPhoto(): Promise<Buffer> {
@@ -244,5 +252,62 @@ describe('metadata that cost the EXIF reader (on the HTTP thread) far more than 
       .withExif({ IFD0: { Make: 'Canon' } })
       .toBuffer();
     expect((await makeDerivatives(png)).exif).toMatchObject({ Make: 'Canon' });
+  });
+});
+
+describe('an image whose decoder holds its whole frame at once', () => {
+  const grey = (width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: '#808080' } });
+
+  it('is refused from its header past 320 MB: AVIF (also inside a HEIF sniffed as HEIC), interlaced PNG, GIF', async () => {
+    const avif = await grey(64, 64).avif({ effort: 0 }).toBuffer();
+    // Measured before: 2 KB of AVIF at this size took 1.8 GB and 3 s; 35 bytes of GIF 541 MB; 1.2 MB of interlaced PNG 943 MB.
+    const files = {
+      AVIF: avifClaiming(avif, 10_000, 10_000),
+      'AVIF image': avifClaiming(avif, 10_000, 10_000, 'mif1'),
+      'interlaced PNG': interlacedPng(10_000, 10_000),
+      GIF: gifCanvas(10_000, 10_000),
+    };
+    for (const [kind, file] of Object.entries(files)) {
+      expect(file.length).toBeLessThan(1000);
+      await expect(makeDerivatives(file)).rejects.toMatchObject({
+        status: 422,
+        message: expect.stringContaining(`${kind === 'AVIF image' ? 'AVIF' : kind}`),
+      });
+      await expect(makeDerivatives(file)).rejects.toMatchObject({
+        message: expect.stringContaining('too large to read here'),
+      });
+    }
+    // The HEIF one gets a display rendition (not an image type browsers show): refused there too.
+    await expect(makeDisplayRendition(files['AVIF image'])).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('AVIF'),
+    });
+  });
+
+  it('leaves photos within the bound alone: a 20 MP AVIF, a 100 MP 8-bit interlaced PNG, an 80 MP GIF; small files decode', async () => {
+    const meta = (m: Partial<Metadata>) => wholeFrameRefusal(m as Metadata, Buffer.alloc(0));
+    const avif = { format: 'heif', compression: 'av1', bitsPerSample: 8 } as const;
+    expect(meta({ ...avif, width: 5472, height: 3648 })).toBeNull();
+    expect(meta({ ...avif, width: 6000, height: 4000 })).toContain('AVIF');
+    expect(meta({ ...avif, width: 4000, height: 3000, bitsPerSample: 12 })).toBeNull();
+    expect(meta({ ...avif, width: 5472, height: 3648, bitsPerSample: 12 })).toContain('AVIF');
+    expect(meta({ format: 'heif', compression: 'hevc', width: 10_000, height: 10_000 })).toBeNull();
+    const png = { format: 'png', isProgressive: true, depth: 'uchar' } as const;
+    expect(meta({ ...png, channels: 3, width: 10_000, height: 10_000 })).toBeNull();
+    expect(meta({ ...png, channels: 4, width: 10_000, height: 10_000 })).toContain('interlaced PNG');
+    expect(
+      meta({ ...png, isProgressive: false, depth: 'ushort', channels: 4, width: 10_000, height: 10_000 }),
+    ).toBeNull();
+    expect(meta({ format: 'gif', width: 8944, height: 8944 })).toBeNull();
+    expect(meta({ format: 'gif', width: 10_000, height: 10_000 })).toContain('GIF');
+
+    for (const file of [
+      await grey(640, 480).avif({ effort: 0 }).toBuffer(),
+      await grey(640, 480).png({ progressive: true }).toBuffer(),
+      await grey(640, 480).gif().toBuffer(),
+    ]) {
+      expect((await makeDerivatives(file)).width).toBe(640);
+    }
   });
 });
