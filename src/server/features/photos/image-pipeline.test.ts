@@ -1,7 +1,7 @@
 import sharp, { type Metadata } from 'sharp';
 import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
 import { makeDerivatives, makeDisplayRendition, THUMBHASH_INPUT, wholeFrameRefusal } from './image-pipeline';
-import { endsEarly, jpegDecodeRefusal, MAX_JPEG_SCANS } from '../../lib/image-type';
+import { endsEarly, jpegDecodeRefusal, MAX_JPEG_APP_SEGMENTS, MAX_JPEG_SCANS } from '../../lib/image-type';
 import { progressiveScanBomb } from '../../test/jpeg-bombs';
 import exifr from 'exifr';
 import {
@@ -172,6 +172,24 @@ describe('a JPEG whose decode would cost far more than its size', () => {
     expect(jpegDecodeRefusal(await photo.clone().jpeg({ mozjpeg: true, progressive: true }).toBuffer())).toBeNull();
   });
 
+  it('thousands of APPn segments are refused from the markers; a profile in 255 chunks is not', async () => {
+    // libjpeg keeps each APP1/2/13/14 for libvips: 49 MB of empty APP2s took 3.5 GB and 10 s.
+    const base = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+      .jpeg()
+      .toBuffer();
+    const withSegments = (n: number, body: Buffer) => {
+      const seg = Buffer.concat([Buffer.from([0xff, 0xe2, 0, 0]), body]);
+      seg.writeUInt16BE(body.length + 2, 2);
+      return Buffer.concat([base.subarray(0, 2), ...Array.from({ length: n }, () => seg), base.subarray(2)]);
+    };
+    const many = withSegments(MAX_JPEG_APP_SEGMENTS + 1, Buffer.alloc(0));
+    expect(many.length).toBeLessThan(5000);
+    expect(jpegDecodeRefusal(many)).toContain('metadata segments');
+    await expect(makeDerivatives(many)).rejects.toMatchObject({ status: 422 });
+    const icc = withSegments(255, Buffer.concat([Buffer.from('ICC_PROFILE\0', 'latin1'), Buffer.alloc(2000)]));
+    expect(jpegDecodeRefusal(icc)).toBeNull();
+  });
+
   it('an upload of one is answered 422 before any decode', async () => {
     await expect(makeDerivatives(progressiveScanBomb(10_000, 10_000, 1000))).rejects.toMatchObject({
       status: 422,
@@ -236,6 +254,25 @@ describe('metadata that cost the EXIF reader (on the HTTP thread) far more than 
       expect(inflated).toBe(0);
     } finally {
       inject.mockRestore();
+    }
+  });
+
+  it("a PNG's chunks are not walked by exifr: its eXIf chunk is read as libvips found it", async () => {
+    // 500,000 text chunks (7.5 MB) held the HTTP thread 1.6 s and took 325 MB in exifr's walk.
+    const parse = vi.spyOn(definerOf(exifr.fileParsers.get('png'), 'parse'), 'parse');
+    try {
+      const png = await small()
+        .png()
+        .withExif({ IFD0: { Make: 'Canon' } })
+        .toBuffer();
+      const texts = Array.from({ length: 100 }, () =>
+        pngWithChunk(Buffer.alloc(33), 'tEXt', Buffer.from('a\0b')).subarray(33),
+      );
+      const d = await makeDerivatives(Buffer.concat([png.subarray(0, 33), ...texts, png.subarray(33)]));
+      expect(d.exif).toMatchObject({ Make: 'Canon' });
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
     }
   });
 
