@@ -91,3 +91,45 @@ export function gifCanvas(width: number, height: number): Buffer {
     Buffer.from([0, 2, 2, 0x4c, 0x01, 0, 0x3b]),
   ]);
 }
+
+/**
+ * An 8 x 8 RGB TIFF whose Make and Model (0x010F, 0x0110: tags the gallery reads) are each `count`
+ * LONGs, both pointing at one shared run of bytes: exifr read every value into an array on the HTTP
+ * thread (a 48 MB TIFF of 13 such tags: 2.1 s and 1.1 GB), for a value kept only if it is one
+ * number or a short text.
+ */
+export function tiffWithLongTags(count: number): Buffer {
+  const W = 8;
+  const pixels = W * W * 3;
+  const tags: Array<[tag: number, type: number, count: number, value: number | 'pixels' | 'values']> = [
+    [256, 3, 1, W],
+    [257, 3, 1, W],
+    [258, 3, 1, 8],
+    [259, 3, 1, 1],
+    [262, 3, 1, 2],
+    [0x010f, 4, count, 'values'],
+    [0x0110, 4, count, 'values'],
+    [273, 4, 1, 'pixels'],
+    [277, 3, 1, 3],
+    [278, 3, 1, W],
+    [279, 4, 1, pixels],
+  ];
+  const ifdEnd = 8 + 2 + tags.length * 12 + 4;
+  const at = { pixels: ifdEnd, values: ifdEnd + pixels };
+  const b = Buffer.alloc(at.values + count * 4, 0x41);
+  b.write('II*\0', 0, 'latin1');
+  b.writeUInt32LE(8, 4);
+  b.writeUInt16LE(tags.length, 8);
+  tags.forEach(([tag, type, n, value], i) => {
+    const p = 10 + i * 12;
+    b.writeUInt16LE(tag, p);
+    b.writeUInt16LE(type, p + 2);
+    b.writeUInt32LE(n, p + 4);
+    const v = typeof value === 'number' ? value : at[value];
+    if (type === 3) b.writeUInt16LE(v, p + 8);
+    else b.writeUInt32LE(v, p + 8);
+  });
+  b.writeUInt32LE(0, 10 + tags.length * 12);
+  b.fill(0x80, at.pixels, at.pixels + pixels);
+  return b;
+}

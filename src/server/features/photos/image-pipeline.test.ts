@@ -12,6 +12,7 @@ import {
   interlacedPng,
   jpegWithExif,
   pngWithChunk,
+  tiffWithLongTags,
 } from '../../test/metadata-bombs';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
@@ -235,6 +236,26 @@ describe('metadata that cost the EXIF reader (on the HTTP thread) far more than 
       expect(fromList).toBe(0);
     } finally {
       tags.mockRestore();
+    }
+  });
+
+  it('a tag of a million values is skipped, not read into an array (the gallery keeps one number or a short text)', async () => {
+    const parser = definerOf(exifr.segmentParsers.get('tiff'), 'parseTag');
+    const parseTag = parser.parseTag!;
+    let longest = 0;
+    const tag = vi.spyOn(parser, 'parseTag').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      const value = parseTag.apply(this, args) as { length?: number } | undefined;
+      longest = Math.max(longest, value?.length ?? 0);
+      return value;
+    });
+    try {
+      const d = await makeDerivatives(tiffWithLongTags(1_000_000));
+      expect(d.width).toBe(8);
+      expect(d.exif).toBeNull();
+      expect(tag).toHaveBeenCalled();
+      expect(longest).toBeLessThanOrEqual(4096);
+    } finally {
+      tag.mockRestore();
     }
   });
 
