@@ -3,11 +3,11 @@ import { FILTER_IDS, type FilterId } from '@domain/filters';
 import type { FilterOption, FilterRenderSize, FilterRequest } from '@contract/filters';
 import type { Photo } from '@contract/photos';
 import { AppError, conflict, notFound } from '../../http/errors';
-import { jpegDecodeRefusal, sniffImageType } from '../../lib/image-type';
 import type { BlobStore } from '../../storage/blob-store';
 import { RenderCache } from '../../lib/render-cache';
 import {
   DEFAULT_MAX_PIXELS,
+  decodeRefusal,
   EDITOR_DEMO_KEY,
   PREVIEW_SIZE,
   THUMBNAIL_SIZE,
@@ -143,7 +143,7 @@ export function createFiltersService(deps: {
   async function applyNow(userId: string, req: FilterRequest): Promise<Photo> {
     const row = await resolve(userId, req.photoId);
     const out: ApplyOutput = await pool.apply(async () => ({
-      original: decodable(await readFile(row.originalKey)),
+      original: await decodable(await readFile(row.originalKey)),
       preview: await readFile(row.previewKey),
       filter: req.filterName,
       intensity: req.intensity,
@@ -185,11 +185,12 @@ export function createFiltersService(deps: {
 
   /**
    * An original the upload checks refuse today (a JPEG whose decode costs far more than its size,
-   * `jpegDecodeRefusal`) may have been stored before them: the one filter thread every user shares
-   * would spend many seconds on it, so the apply is refused instead.
+   * `jpegDecodeRefusal`, or an image whose decoder holds its whole frame, `wholeFrameRefusal`) may
+   * have been stored before them: the one filter thread every user shares would spend many seconds
+   * or gigabytes on it, so the apply is refused instead.
    */
-  function decodable(original: Buffer): Buffer {
-    const refusal = sniffImageType(original) === 'image/jpeg' ? jpegDecodeRefusal(original) : null;
+  async function decodable(original: Buffer): Promise<Buffer> {
+    const refusal = await decodeRefusal(original);
     if (refusal) throw new AppError(422, refusal, 'unprocessable');
     return original;
   }

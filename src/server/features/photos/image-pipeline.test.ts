@@ -1,8 +1,19 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { rgbaToThumbHash, thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
-import { makeDerivatives, THUMBHASH_INPUT } from './image-pipeline';
-import { endsEarly, jpegDecodeRefusal, MAX_JPEG_SCANS } from '../../lib/image-type';
+import { makeDerivatives, makeDisplayRendition, THUMBHASH_INPUT, wholeFrameRefusal } from './image-pipeline';
+import { endsEarly, jpegDecodeRefusal, MAX_JPEG_APP_SEGMENTS, MAX_JPEG_SCANS } from '../../lib/image-type';
 import { progressiveScanBomb } from '../../test/jpeg-bombs';
+import exifr from 'exifr';
+import {
+  avifClaiming,
+  exifPointerList,
+  gifCanvas,
+  iccpBomb,
+  interlacedPng,
+  jpegWithExif,
+  pngWithChunk,
+  tiffWithLongTags,
+} from '../../test/metadata-bombs';
 
 /** A 1200 x 600 JPEG: red on the left, blue on the right, a soft gradient from top to bottom. */
 async function twoColourPhoto(): Promise<Buffer> {
@@ -162,10 +173,199 @@ describe('a JPEG whose decode would cost far more than its size', () => {
     expect(jpegDecodeRefusal(await photo.clone().jpeg({ mozjpeg: true, progressive: true }).toBuffer())).toBeNull();
   });
 
+  it('thousands of APPn segments are refused from the markers; a profile in 255 chunks is not', async () => {
+    // libjpeg keeps each APP1/2/13/14 for libvips: 49 MB of empty APP2s took 3.5 GB and 10 s.
+    const base = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+      .jpeg()
+      .toBuffer();
+    const withSegments = (n: number, body: Buffer) => {
+      const seg = Buffer.concat([Buffer.from([0xff, 0xe2, 0, 0]), body]);
+      seg.writeUInt16BE(body.length + 2, 2);
+      return Buffer.concat([base.subarray(0, 2), ...Array.from({ length: n }, () => seg), base.subarray(2)]);
+    };
+    const many = withSegments(MAX_JPEG_APP_SEGMENTS + 1, Buffer.alloc(0));
+    expect(many.length).toBeLessThan(5000);
+    expect(jpegDecodeRefusal(many)).toContain('metadata segments');
+    await expect(makeDerivatives(many)).rejects.toMatchObject({ status: 422 });
+    const icc = withSegments(255, Buffer.concat([Buffer.from('ICC_PROFILE\0', 'latin1'), Buffer.alloc(2000)]));
+    expect(jpegDecodeRefusal(icc)).toBeNull();
+  });
+
   it('an upload of one is answered 422 before any decode', async () => {
     await expect(makeDerivatives(progressiveScanBomb(10_000, 10_000, 1000))).rejects.toMatchObject({
       status: 422,
       message: expect.stringContaining('passes'),
     });
+  });
+});
+
+/** The prototype in `parser`'s chain that defines `method` (exifr's parsers inherit theirs). */
+function definerOf(parser: unknown, method: string): Record<string, (...args: unknown[]) => unknown> {
+  let p = (parser as { prototype: object }).prototype;
+  while (!Object.getOwnPropertyNames(p).includes(method)) p = Object.getPrototypeOf(p) as object;
+  return p as Record<string, (...args: unknown[]) => unknown>;
+}
+
+describe('metadata that cost the EXIF reader (on the HTTP thread) far more than its size', () => {
+  const small = () => sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } });
+
+  it('an IFD pointer written as a list of values is skipped, not used as the offset of ~19,000 entries', async () => {
+    // 64 KB of EXIF in a JPEG: 2 s of the HTTP thread, a 60 KB PNG eXIf chunk 5 s, growing with its size.
+    const tiff = exifPointerList(15_000);
+    // Counts the blocks read from anything but one offset, and stops them there (unstopped, each
+    // took seconds; recorded, their growing strings filled the test's memory).
+    const parser = definerOf(exifr.segmentParsers.get('tiff'), 'parseTags');
+    const parseTags = parser.parseTags!;
+    let fromList = 0;
+    const tags = vi.spyOn(parser, 'parseTags').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (typeof args[0] !== 'number') {
+        fromList += 1;
+        throw new Error('a block read from a list');
+      }
+      return parseTags.apply(this, args);
+    });
+    try {
+      const jpeg = jpegWithExif(await small().jpeg().toBuffer(), tiff);
+      const png = pngWithChunk(await small().png().toBuffer(), 'eXIf', tiff);
+      for (const file of [jpeg, png]) {
+        const d = await makeDerivatives(file);
+        expect(d.width).toBe(64);
+        expect(d.exif).toBeNull();
+      }
+      expect(tags).toHaveBeenCalled();
+      expect(fromList).toBe(0);
+    } finally {
+      tags.mockRestore();
+    }
+  });
+
+  it('a tag of a million values is skipped, not read into an array (the gallery keeps one number or a short text)', async () => {
+    const parser = definerOf(exifr.segmentParsers.get('tiff'), 'parseTag');
+    const parseTag = parser.parseTag!;
+    let longest = 0;
+    const tag = vi.spyOn(parser, 'parseTag').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      const value = parseTag.apply(this, args) as { length?: number } | undefined;
+      longest = Math.max(longest, value?.length ?? 0);
+      return value;
+    });
+    try {
+      const d = await makeDerivatives(tiffWithLongTags(1_000_000));
+      expect(d.width).toBe(8);
+      expect(d.exif).toBeNull();
+      expect(tag).toHaveBeenCalled();
+      expect(longest).toBeLessThanOrEqual(4096);
+    } finally {
+      tag.mockRestore();
+    }
+  });
+
+  it("a PNG's iCCP chunk is not inflated (1 MB of it took 1 GB in one synchronous inflate)", async () => {
+    // Counts the profiles inflated for the ICC parser (and drops them: recorded, they filled the test's heap).
+    const parser = definerOf(exifr.fileParsers.get('png'), 'injectSegment');
+    const injectSegment = parser.injectSegment!;
+    let inflated = 0;
+    const inject = vi.spyOn(parser, 'injectSegment').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (args[0] === 'icc') return void (inflated += 1);
+      return injectSegment.apply(this, args);
+    });
+    try {
+      const png = pngWithChunk(await small().png().toBuffer(), 'iCCP', iccpBomb(16 * 1024 * 1024));
+      expect(png.length).toBeLessThan(40_000);
+      expect((await makeDerivatives(png)).width).toBe(64);
+      expect(inflated).toBe(0);
+    } finally {
+      inject.mockRestore();
+    }
+  });
+
+  it("a PNG's chunks are not walked by exifr: its eXIf chunk is read as libvips found it", async () => {
+    // 500,000 text chunks (7.5 MB) held the HTTP thread 1.6 s and took 325 MB in exifr's walk.
+    const parse = vi.spyOn(definerOf(exifr.fileParsers.get('png'), 'parse'), 'parse');
+    try {
+      const png = await small()
+        .png()
+        .withExif({ IFD0: { Make: 'Canon' } })
+        .toBuffer();
+      const texts = Array.from({ length: 100 }, () =>
+        pngWithChunk(Buffer.alloc(33), 'tEXt', Buffer.from('a\0b')).subarray(33),
+      );
+      const d = await makeDerivatives(Buffer.concat([png.subarray(0, 33), ...texts, png.subarray(33)]));
+      expect(d.exif).toMatchObject({ Make: 'Canon' });
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('EXIF a camera writes is still read, from a JPEG and from a PNG eXIf chunk', async () => {
+    const jpeg = await small()
+      .jpeg()
+      .withExif({ IFD0: { Make: 'Canon', Model: 'EOS R5' }, IFD2: { DateTimeOriginal: '2024:05:06 07:08:09' } })
+      .toBuffer();
+    const d = await makeDerivatives(jpeg);
+    expect(d.exif).toMatchObject({ Make: 'Canon', Model: 'EOS R5' });
+    expect(d.takenAt).toBeInstanceOf(Date);
+    const png = await small()
+      .png()
+      .withExif({ IFD0: { Make: 'Canon' } })
+      .toBuffer();
+    expect((await makeDerivatives(png)).exif).toMatchObject({ Make: 'Canon' });
+  });
+});
+
+describe('an image whose decoder holds its whole frame at once', () => {
+  const grey = (width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: '#808080' } });
+
+  it('is refused from its header past 320 MB: AVIF (also inside a HEIF sniffed as HEIC), interlaced PNG, GIF', async () => {
+    const avif = await grey(64, 64).avif({ effort: 0 }).toBuffer();
+    // Measured before: 2 KB of AVIF at this size took 1.8 GB and 3 s; 35 bytes of GIF 541 MB; 1.2 MB of interlaced PNG 943 MB.
+    const files = {
+      AVIF: avifClaiming(avif, 10_000, 10_000),
+      'AVIF image': avifClaiming(avif, 10_000, 10_000, 'mif1'),
+      'interlaced PNG': interlacedPng(10_000, 10_000),
+      GIF: gifCanvas(10_000, 10_000),
+    };
+    for (const [kind, file] of Object.entries(files)) {
+      expect(file.length).toBeLessThan(1000);
+      await expect(makeDerivatives(file)).rejects.toMatchObject({
+        status: 422,
+        message: expect.stringContaining(`${kind === 'AVIF image' ? 'AVIF' : kind}`),
+      });
+      await expect(makeDerivatives(file)).rejects.toMatchObject({
+        message: expect.stringContaining('too large to read here'),
+      });
+    }
+    // The HEIF one gets a display rendition (not an image type browsers show): refused there too.
+    await expect(makeDisplayRendition(files['AVIF image'])).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('AVIF'),
+    });
+  });
+
+  it('leaves photos within the bound alone: a 20 MP AVIF, a 100 MP 8-bit interlaced PNG, an 80 MP GIF; small files decode', async () => {
+    const meta = (m: Partial<Metadata>) => wholeFrameRefusal(m as Metadata, Buffer.alloc(0));
+    const avif = { format: 'heif', compression: 'av1', bitsPerSample: 8 } as const;
+    expect(meta({ ...avif, width: 5472, height: 3648 })).toBeNull();
+    expect(meta({ ...avif, width: 6000, height: 4000 })).toContain('AVIF');
+    expect(meta({ ...avif, width: 4000, height: 3000, bitsPerSample: 12 })).toBeNull();
+    expect(meta({ ...avif, width: 5472, height: 3648, bitsPerSample: 12 })).toContain('AVIF');
+    expect(meta({ format: 'heif', compression: 'hevc', width: 10_000, height: 10_000 })).toBeNull();
+    const png = { format: 'png', isProgressive: true, depth: 'uchar' } as const;
+    expect(meta({ ...png, channels: 3, width: 10_000, height: 10_000 })).toBeNull();
+    expect(meta({ ...png, channels: 4, width: 10_000, height: 10_000 })).toContain('interlaced PNG');
+    expect(
+      meta({ ...png, isProgressive: false, depth: 'ushort', channels: 4, width: 10_000, height: 10_000 }),
+    ).toBeNull();
+    expect(meta({ format: 'gif', width: 8944, height: 8944 })).toBeNull();
+    expect(meta({ format: 'gif', width: 10_000, height: 10_000 })).toContain('GIF');
+
+    for (const file of [
+      await grey(640, 480).avif({ effort: 0 }).toBuffer(),
+      await grey(640, 480).png({ progressive: true }).toBuffer(),
+      await grey(640, 480).gif().toBuffer(),
+    ]) {
+      expect((await makeDerivatives(file)).width).toBe(640);
+    }
   });
 });

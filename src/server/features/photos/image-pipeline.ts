@@ -1,5 +1,5 @@
-import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import { guardedExifr } from '../../lib/exifr-guards';
 import { decodeHeic, HeicDecodeError, HeicThreadError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 import { rgbaToThumbHash } from './thumbhash';
 
@@ -21,7 +21,7 @@ export const THUMBHASH_INPUT = 48;
  */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 
-import { endsEarly, jpegDecodeRefusal, sniffImageType, type ImageMime } from '../../lib/image-type';
+import { endsEarly, heifHasAv1, jpegDecodeRefusal, sniffImageType, type ImageMime } from '../../lib/image-type';
 
 export { sniffImageType, type ImageMime };
 
@@ -117,19 +117,22 @@ const EXIF_PICK = [
 
 /**
  * The EXIF fields the gallery shows. `container` is the EXIF block sharp found in the file's
- * container, read when exifr cannot find the block in the file itself (some HEIF layouts).
+ * container, read when exifr cannot find the block in the file itself (some HEIF layouts), or
+ * alone when `bytes` is null.
  */
 async function readExif(
-  bytes: Buffer,
+  bytes: Buffer | null,
   container?: Buffer,
 ): Promise<{ takenAt: Date | null; exif: Record<string, unknown> | null }> {
   try {
+    // exifr runs on this (the HTTP) thread: see exifr-guards.ts for what it once spent here.
+    const exifr = guardedExifr();
     const parse = async (b: Buffer) => {
       const d = (await exifr.parse(b, { pick: EXIF_PICK, reviveValues: true }).catch(() => undefined)) as
         Record<string, unknown> | undefined;
       return d && EXIF_PICK.some((k) => d[k] !== undefined) ? d : undefined;
     };
-    const data = (await parse(bytes)) ?? (container ? await parse(container) : undefined);
+    const data = (bytes ? await parse(bytes) : undefined) ?? (container ? await parse(container) : undefined);
     if (!data) return { takenAt: null, exif: null };
     const raw = data.DateTimeOriginal ?? data.CreateDate;
     const takenAt = raw instanceof Date && !Number.isNaN(raw.getTime()) ? raw : null;
@@ -205,11 +208,66 @@ function refuseCostlyJpeg(bytes: Buffer, mime: ImageMime) {
   if (refusal) throw new ImageRejected(422, refusal);
 }
 
+/**
+ * Memory a decoder may hold for a whole frame at once: the bound a progressive JPEG's coefficients
+ * have (`jpegDecodeRefusal`). libvips streams most images by rows and shrinks a JPEG as it reads,
+ * so a 100 MP baseline JPEG, non-interlaced PNG, TIFF or WebP costs 115-350 MB of RSS (measured
+ * through `makeDerivatives`); the decoders below hold the whole frame first, so a few KB could ask
+ * for gigabytes within the 100 MP cap.
+ */
+export const MAX_FRAME_BYTES = 320 * 1024 * 1024;
+
+/**
+ * Why this image's decoder would hold far more memory than its size says, or null. From the header
+ * (sharp's metadata), before any pixel is decoded:
+ * - AV1 (AVIF, or AV1 in a HEIF under a HEIC brand, which libvips reports as HEVC and decodes all
+ *   the same: `bytes` tell): libheif and libaom hold the frame several times over, ~18 bytes a pixel
+ *   measured at 8 bits (a 12 MP photo: 312 MB of RSS), ~26 at 12 bits with alpha; a 2 KB AVIF of
+ *   10,000 x 10,000 took 1.8 GB and 3 s, one of 12 bits with alpha 2.4 GB. Counted at 16 and 24.
+ * - An interlaced PNG: libpng returns rows only once every pass is read, so the whole image is held
+ *   at its own depth (a 1.2 MB PNG of 10,000 x 10,000 in 16-bit RGBA: 943 MB).
+ * - GIF: a 4-byte-a-pixel canvas (a 68 KB GIF of 10,000 x 10,000: 544 MB).
+ */
+export function wholeFrameRefusal(meta: Metadata, bytes: Buffer): string | null {
+  const { width = 0, height = 0, format } = meta;
+  const pixels = width * height;
+  const size = `${width} x ${height} pixels`;
+  if (format === 'heif' && (meta.compression === 'av1' || heifHasAv1(bytes))) {
+    if (pixels * ((meta.bitsPerSample ?? 8) > 8 ? 24 : 16) <= MAX_FRAME_BYTES) return null;
+    return `This AVIF image is too large to read here (${size}). Save it as JPEG, or at a smaller size, and upload it once more.`;
+  }
+  if (format === 'png' && meta.isProgressive) {
+    if (pixels * (meta.channels ?? 4) * (meta.depth === 'ushort' ? 2 : 1) <= MAX_FRAME_BYTES) return null;
+    return `This interlaced PNG is too large to read here (${size}). Save it again without interlacing, or at a smaller size, and upload it once more.`;
+  }
+  if (format === 'gif') {
+    if (pixels * 4 <= MAX_FRAME_BYTES) return null;
+    return `This GIF is too large to read here (${size}). Save it as PNG or JPEG and upload it once more.`;
+  }
+  return null;
+}
+
+/**
+ * Why decoding this stored file would cost far more than its size says, or null: the upload's
+ * checks, for a file that may have been stored before they were made (the filter apply reads the
+ * original again). A file sharp cannot read the header of is left to the decode, which refuses it.
+ */
+export async function decodeRefusal(bytes: Buffer): Promise<string | null> {
+  const mime = sniffImageType(bytes);
+  if (mime === 'image/jpeg') return jpegDecodeRefusal(bytes);
+  if (!mime) return null;
+  const meta = await sharp(bytes, { limitInputPixels: false })
+    .metadata()
+    .catch(() => null);
+  return meta ? wholeFrameRefusal(meta, bytes) : null;
+}
+
 export async function makeDisplayRendition(bytes: Buffer, opts: { maxPixels?: number } = {}): Promise<Buffer> {
   const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
   const mime = sniffImageType(bytes);
   if (!mime) throw new ImageRejected(415, UNSUPPORTED);
-  refuseCostlyJpeg(bytes, mime);
+  const refusal = await decodeRefusal(bytes);
+  if (refusal) throw new ImageRejected(422, refusal);
   const input = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', autoOrient: true });
   try {
     return await decodeWith(mime, input, bytes, maxPixels, (s) =>
@@ -253,6 +311,8 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
       `This image is too large (${meta.width} x ${meta.height} pixels). The limit is ${Math.round(maxPixels / 1e6)} megapixels.`,
     );
   }
+  const frameRefusal = wholeFrameRefusal(meta, bytes);
+  if (frameRefusal) throw new ImageRejected(422, frameRefusal);
   let width = meta.autoOrient?.width ?? meta.width;
   let height = meta.autoOrient?.height ?? meta.height;
 
@@ -271,7 +331,9 @@ export async function makeDerivatives(bytes: Buffer, opts: { maxPixels?: number 
           .raw()
           .toBuffer({ resolveWithObject: true });
       }),
-      readExif(bytes, meta.exif),
+      // Not a PNG's own chunks, which exifr walks in JS on this thread (a 7.5 MB PNG of 500,000
+      // text chunks: 1.6 s and 325 MB): its eXIf chunk, as libvips found it, is a bare TIFF.
+      readExif(mime === 'image/png' ? null : bytes, meta.exif),
     ]);
     const raw = { width: previewRaw.info.width, height: previewRaw.info.height, channels: 3 as const };
     const fromRaw = () => sharp(previewRaw.data, { raw });

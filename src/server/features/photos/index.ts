@@ -13,4 +13,4 @@ export {
 export { type FirstPages } from './first-pages';
 export { createStorageCheck, toPhoto, type PhotosService, type StorageCheck } from './photos.service';
 export { EDITOR_DEMO_KEY } from './demo-library';
-export { DEFAULT_MAX_PIXELS, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';
+export { decodeRefusal, DEFAULT_MAX_PIXELS, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';

@@ -383,7 +383,13 @@ export function createPhotosService(deps: {
       const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
         throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
       });
-      return decodes.run(() => makeDisplayRendition(bytes), turnOf);
+      // An original the upload's checks refuse today may have been stored before them: its refusal
+      // is the answer (422), not a server error.
+      return decodes
+        .run(() => makeDisplayRendition(bytes), turnOf)
+        .catch((err: unknown) => {
+          throw err instanceof ImageRejected ? new AppError(err.status, err.message, 'unprocessable') : err;
+        });
     },
 
     /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
