@@ -23,7 +23,7 @@ const LOOKS = {
   },
 } as const;
 
-type ContentProps = Omit<ComponentPropsWithoutRef<typeof RadixDialog.Content>, 'className' | 'onCloseAutoFocus'>;
+type ContentProps = Omit<ComponentPropsWithoutRef<typeof RadixDialog.Content>, 'className'>;
 
 export interface DialogProps extends ContentProps {
   open: boolean;
@@ -38,7 +38,7 @@ export interface DialogProps extends ContentProps {
 /**
  * The one modal dialog: a backdrop and a panel on the same rung of the stacking scale (the panel
  * paints over its backdrop because it comes later). Focus returns to whatever opened it, since our
- * dialogs are controlled and have no Radix trigger to return to.
+ * dialogs are controlled and have no Radix trigger to return to, unless `onCloseAutoFocus` prevents it.
  */
 export function Dialog({
   open,
@@ -47,6 +47,7 @@ export function Dialog({
   look = 'card',
   backdropTestId,
   children,
+  onCloseAutoFocus,
   ...content
 }: DialogProps) {
   const returnFocus = useReturnFocus(open);
@@ -59,7 +60,11 @@ export function Dialog({
         />
         <RadixDialog.Content
           {...content}
-          onCloseAutoFocus={returnFocus}
+          onCloseAutoFocus={(event) => {
+            // A caller may send focus elsewhere (preventDefault) when the opener is now hidden.
+            onCloseAutoFocus?.(event);
+            if (!event.defaultPrevented) returnFocus(event);
+          }}
           className={cn('fixed', LAYERS[layer], LOOKS[look].content)}
         >
           {children}

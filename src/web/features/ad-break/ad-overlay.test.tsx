@@ -2,6 +2,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { getQueryFn } from '../../lib/api';
+import { useState } from 'react';
 import { PhotoViewer } from '../gallery';
 import { AdOverlay } from './ad-overlay';
 
@@ -134,5 +135,36 @@ describe('AdOverlay', () => {
       completed: true,
     });
     expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('AdOverlay focus', () => {
+  it('moves focus to Back to Photos when the viewer is closed mid-ad, not to the control behind the overlay', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse([])),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    function Harness() {
+      const [running, setRunning] = useState(false);
+      return (
+        <QueryClientProvider client={qc}>
+          <button type="button" onClick={() => setRunning(true)}>
+            YouTube (30s)
+          </button>
+          {running && <AdOverlay app="YouTube" duration={30} onClose={() => setRunning(false)} adBreakId="evt-2" />}
+        </QueryClientProvider>
+      );
+    }
+    render(<Harness />);
+    const start = screen.getByRole('button', { name: 'YouTube (30s)' });
+    start.focus();
+    await act(async () => fireEvent.click(start));
+    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
+    await advance(0);
+    expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
   });
 });

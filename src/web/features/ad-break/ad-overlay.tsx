@@ -43,6 +43,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const [gameInPlay, setGameInPlay] = useState(false);
   const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
+  const backToPhotos = useRef<HTMLButtonElement>(null);
   const finished = useRef(false);
 
   // Once per second from the ad duration to 0.
@@ -114,7 +115,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
               {formatCountdown(remaining)}
             </p>
             {remaining > 0 && !galleryOpen && (
-              <Button variant="outline" onClick={() => setGalleryOpen(true)} className="text-fg">
+              <Button ref={backToPhotos} variant="outline" onClick={() => setGalleryOpen(true)} className="text-fg">
                 <Images className="size-4" aria-hidden />
                 Back to Photos
               </Button>
@@ -129,6 +130,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         onOpenChange={setGalleryOpen}
         countdown={remaining}
         countdownFrom={duration}
+        // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
+        // not to the control that started the ad, which the overlay covers.
+        onCloseAutoFocus={(event) => {
+          if (!backToPhotos.current) return;
+          event.preventDefault();
+          backToPhotos.current.focus();
+        }}
         onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
       />
 

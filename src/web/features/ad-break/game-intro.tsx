@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Button } from '../../components/ui/button';
 import { Emoji } from '../../components/ui/emoji';
 
@@ -14,14 +14,20 @@ export function GameIntro({
   children: ReactNode;
   onStart: () => void;
 }) {
+  const textId = useId();
+  // The choice that led here is gone: focus goes to Start, which reads out what to do.
+  const start = useRef<HTMLButtonElement>(null);
+  useEffect(() => start.current?.focus(), []);
   return (
     <div className="flex flex-col items-center gap-4 py-2 text-center">
       <span className="text-5xl" aria-hidden>
         <Emoji emoji={icon} />
       </span>
       <h3 className="text-lg font-bold">{title}</h3>
-      <div className="text-sm text-muted">{children}</div>
-      <Button size="lg" className="w-full" onClick={onStart}>
+      <div id={textId} className="text-sm text-muted">
+        {children}
+      </div>
+      <Button ref={start} size="lg" className="w-full" onClick={onStart} aria-describedby={textId}>
         Start Game
       </Button>
     </div>

@@ -235,3 +235,20 @@ describe('Reaction', () => {
     expect(screen.getByText(`You earned ${Math.floor(score / 10)} Eyevu points!`)).toBeInTheDocument();
   });
 });
+
+describe('MiniGameDialog focus between views', () => {
+  it('moves focus to Start Game (described by the intro) and then to Continue Browsing, not the dialog itself', () => {
+    setup({ timeLimitSeconds: 10 });
+    const pick = button(/Quick Trivia/);
+    act(() => pick.focus());
+    click(pick);
+    const start = button('Start Game');
+    expect(start).toHaveFocus();
+    expect(start).toHaveAccessibleDescription(/Answer 8 questions about technology, photography and social media\./);
+    click(start);
+    advance(10_000);
+    const next = button('Continue Browsing');
+    expect(next).toHaveFocus();
+    expect(next).toHaveAccessibleDescription(/Game Complete! 0 points.*Good try!.*You earned 0 Eyevu points!/);
+  });
+});

@@ -8,7 +8,7 @@ import {
   rating,
 } from '@domain/games/scoring';
 import { Brain, HelpCircle, Star, Target, X } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { Emoji } from '../../components/ui/emoji';
@@ -163,29 +163,35 @@ function GameSelection({ onPick, onSkip }: { onPick: (game: PlayableGameType) =>
 function GameResult({ score, onContinue }: { score: number; onContinue: () => void }) {
   const points = gamePoints(score);
   const { label, stars } = rating(score);
+  const summaryId = useId();
+  // The game that had focus is gone: Continue takes it and reads out the result.
+  const next = useRef<HTMLButtonElement>(null);
+  useEffect(() => next.current?.focus(), []);
   return (
     <div className="flex flex-col items-center gap-3 text-center">
       <span className="text-5xl" aria-hidden>
         <Emoji emoji="🏆" />
       </span>
-      <h3 className="text-xl font-bold">Game Complete!</h3>
-      <p className="text-3xl font-bold text-primary">
-        {score} <span className="text-base font-medium text-muted">points</span>
-      </p>
-      <div className="flex flex-col items-center gap-1">
-        <span className="flex gap-1" role="img" aria-label={`${stars} of 3 stars`}>
-          {[1, 2, 3].map((n) => (
-            <Star
-              key={n}
-              aria-hidden
-              className={cn('size-6', n <= stars ? 'fill-warning text-warning' : 'text-border')}
-            />
-          ))}
-        </span>
-        <span className="font-semibold">{label}</span>
+      <div id={summaryId} className="contents">
+        <h3 className="text-xl font-bold">Game Complete!</h3>
+        <p className="text-3xl font-bold text-primary">
+          {score} <span className="text-base font-medium text-muted">points</span>
+        </p>
+        <div className="flex flex-col items-center gap-1">
+          <span className="flex gap-1" role="img" aria-label={`${stars} of 3 stars`}>
+            {[1, 2, 3].map((n) => (
+              <Star
+                key={n}
+                aria-hidden
+                className={cn('size-6', n <= stars ? 'fill-warning text-warning' : 'text-border')}
+              />
+            ))}
+          </span>
+          <span className="font-semibold">{label}</span>
+        </div>
+        <p className="text-sm">You earned {points} Eyevu points!</p>
       </div>
-      <p className="text-sm">You earned {points} Eyevu points!</p>
-      <Button size="lg" className="w-full" onClick={onContinue}>
+      <Button ref={next} size="lg" className="w-full" onClick={onContinue} aria-describedby={summaryId}>
         Continue Browsing
       </Button>
     </div>

@@ -1,6 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { deletePhotosQuestion } from '@domain/photo-details';
 import { Button } from '../../components/ui/button';
+import { useReturnFocus } from '../../lib/use-return-focus';
 
 interface ConfirmDeleteProps {
   open: boolean;
@@ -13,12 +14,15 @@ interface ConfirmDeleteProps {
 
 /** Asks before photos are deleted, naming how many; Escape or Cancel keeps them. */
 export function ConfirmDeleteDialog({ open, onOpenChange, count, onConfirm, pending }: ConfirmDeleteProps) {
+  // Opened by a plain button, not a Radix trigger: without this, closing drops focus to the page.
+  const returnFocus = useReturnFocus(open);
   return (
     <Dialog.Root open={open} onOpenChange={(next) => !pending && onOpenChange(next)}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-[70] bg-black/60" />
         <Dialog.Content
           role="alertdialog"
+          onCloseAutoFocus={returnFocus}
           className="fixed top-1/2 left-1/2 z-[71] flex w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 rounded-2xl bg-surface p-5 text-fg shadow-xl"
         >
           <Dialog.Title className="text-lg font-bold">{deletePhotosQuestion(count)}</Dialog.Title>

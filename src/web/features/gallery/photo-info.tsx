@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import { formatSizeMb } from '@domain/format';
 import { formatExposure, formatPlace, placeMapUrl } from '@domain/photo-details';
 import { errorMessage } from '../../lib/api';
+import { useReturnFocus } from '../../lib/use-return-focus';
 import { photoInfoQueryOptions, type PhotoInfo } from './manage-photos';
 
 const categoryLabel = (c: string) => c.replace(/_/g, ' ');
@@ -54,12 +55,15 @@ export function PhotoInfoDialog({
   onOpenChange: (open: boolean) => void;
 }) {
   const info = useQuery({ ...photoInfoQueryOptions(photoId), enabled: open });
+  // Opened by the viewer's Info button, not a Radix trigger: closing gives focus back to it.
+  const returnFocus = useReturnFocus(open);
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-[60] bg-black/40" />
         <Dialog.Content
           aria-describedby={undefined}
+          onCloseAutoFocus={returnFocus}
           className="fixed inset-x-0 bottom-0 z-[61] mx-auto flex max-h-[80dvh] w-full max-w-[430px] flex-col gap-3 overflow-y-auto rounded-t-2xl bg-surface p-5 text-fg shadow-xl"
         >
           <div className="flex items-center justify-between">

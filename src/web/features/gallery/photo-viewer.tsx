@@ -35,6 +35,8 @@ export interface PhotoViewerProps {
   showSimilar?: boolean;
   /** Shows Download and Delete (the gallery; not the ad overlay). */
   showManage?: boolean;
+  /** Runs as the viewer closes; preventDefault keeps focus from returning to the opener. */
+  onCloseAutoFocus?: (event: Event) => void;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
@@ -56,6 +58,7 @@ export function PhotoViewer({
   showEdit = false,
   showSimilar = false,
   showManage = false,
+  onCloseAutoFocus,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
   // A similar photo chosen in 'Similar photos' (it may not be in `photos`), shown until the user moves on.
@@ -161,6 +164,7 @@ export function PhotoViewer({
       layer="overlay"
       look="screen"
       onKeyDown={onKeyDown}
+      onCloseAutoFocus={onCloseAutoFocus}
       aria-describedby={undefined}
     >
       <header className="flex items-center justify-between gap-2 px-3 pt-3 pb-2">

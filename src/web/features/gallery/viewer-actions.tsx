@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
+import { useReturnFocus } from '../../lib/use-return-focus';
 import { ConfirmDeleteDialog } from './confirm-delete-dialog';
 import { downloadUrl, useDeletePhotos, useSetFavorite } from './manage-photos';
 import { PhotoInfoDialog } from './photo-info';
@@ -90,6 +91,8 @@ export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDele
   const [confirming, setConfirming] = useState(false);
   const del = useDeletePhotos();
   const edited = !!photo.appliedFilter;
+  // The Download choice is opened by a plain button: closing gives focus back to it.
+  const returnFocusFromChoice = useReturnFocus(choosing);
 
   const confirmDelete = () =>
     del.mutate([photo.id], {
@@ -138,7 +141,10 @@ export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDele
       <Dialog.Root open={choosing} onOpenChange={setChoosing}>
         <Dialog.Portal>
           <Dialog.Overlay className="fixed inset-0 z-[60] bg-black/40" />
-          <Dialog.Content className="fixed top-1/2 left-1/2 z-[61] flex w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-3 rounded-2xl bg-surface p-5 text-fg shadow-xl">
+          <Dialog.Content
+            onCloseAutoFocus={returnFocusFromChoice}
+            className="fixed top-1/2 left-1/2 z-[61] flex w-[calc(100%-1.5rem)] max-w-[400px] -translate-x-1/2 -translate-y-1/2 flex-col gap-3 rounded-2xl bg-surface p-5 text-fg shadow-xl"
+          >
             <div className="flex items-center justify-between">
               <Dialog.Title className="text-lg font-bold">Download photo</Dialog.Title>
               <Dialog.Close

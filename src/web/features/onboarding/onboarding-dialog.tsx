@@ -149,6 +149,10 @@ export function OnboardingDialog({ open: wanted }: { open: boolean }) {
         <p className="mb-1 text-sm text-muted">
           Step {step + 1} of {total}
         </p>
+        {/* Next and Previous keep focus while the step changes around them: this says where it went. */}
+        <p role="status" className="sr-only">
+          Step {step + 1} of {total}: {current.title}
+        </p>
         <ProgressBar value={percent} label="Setup progress" />
       </div>
       <div

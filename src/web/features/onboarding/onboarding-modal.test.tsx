@@ -91,4 +91,15 @@ describe('OnboardingModal', () => {
     expect(localStorage.getItem(ONBOARDING_SEEN_KEY)).toBeNull();
     expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
   });
+
+  it('announces each new step, since Next keeps focus and the step changes around it', () => {
+    render(<OnboardingModal />);
+    advance(1000);
+    click(screen.getByRole('button', { name: 'Next' }));
+    advance(300);
+    expect(screen.getByRole('status')).toHaveTextContent('Step 2 of 7: How it works');
+    click(screen.getByRole('button', { name: 'Next' }));
+    advance(300);
+    expect(screen.getByRole('status')).toHaveTextContent('Step 3 of 7: Add your photos');
+  });
 });
