@@ -119,7 +119,8 @@ it('never shows the next account the first screen the server painted for the las
   expect(screen.queryByRole('heading', { name: 'Hi, Alice' })).toBeNull();
 });
 
-it("another tab's sign-out takes this tab to the login screen and forgets the account's answers", async () => {
+/** This tab, watched for account changes, showing Alice's library from its answers. */
+async function aliceInThisTab() {
   const qc = createQueryClient();
   const stop = forgetAnswersOnAccountChange(qc);
   render(
@@ -130,6 +131,11 @@ it("another tab's sign-out takes this tab to the login screen and forgets the ac
     </QueryClientProvider>,
   );
   expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  return { qc, stop };
+}
+
+it("another tab's sign-out takes this tab to the login screen and forgets the account's answers", async () => {
+  const { qc, stop } = await aliceInThisTab();
   // Signed out in another tab: the server ended the session and set the signed-out mark
   // (auth-values.ts), which every tab of this browser reads. This tab asks nothing by itself.
   signedIn = null;
@@ -151,16 +157,7 @@ it("another tab's sign-out takes this tab to the login screen and forgets the ac
 });
 
 it("another tab's sign-in as someone else replaces this tab's account and its answers when it is focused", async () => {
-  const qc = createQueryClient();
-  const stop = forgetAnswersOnAccountChange(qc);
-  render(
-    <QueryClientProvider client={qc}>
-      <Router>
-        <Screen />
-      </Router>
-    </QueryClientProvider>,
-  );
-  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  const { stop } = await aliceInThisTab();
   // Alice logged out in another tab and Bob signed in there: the signed-out mark was set, then
   // cleared by his sign-in, so this tab finds no mark; the cookie it sends is now Bob's.
   signedIn = 'B';
