@@ -251,4 +251,36 @@ describe('MiniGameDialog focus between views', () => {
     expect(next).toHaveFocus();
     expect(next).toHaveAccessibleDescription(/Game Complete! 0 points.*Good try!.*You earned 0 Eyevu points!/);
   });
+
+  it("trivia: the answer's result is in the polite status, then the next question's first option takes focus and reads out the question", () => {
+    const [q1, q2] = createTriviaGame({ seed: SEED, timeLimitSeconds: 15 }).questions;
+    const option = (q: typeof q1, i: number) => button(`${'ABCD'[i]}. ${q!.options[i]}`);
+    setup();
+    click(button(/Quick Trivia/));
+    click(button('Start Game'));
+    // Start Game is gone: the first question's first option takes focus.
+    expect(option(q1, 0)).toHaveFocus();
+    expect(option(q1, 0)).toHaveAccessibleDescription(`Question 1/8 ${q1!.question}`);
+
+    const right = option(q1, q1!.correctAnswer);
+    act(() => right.focus());
+    click(right);
+    const status = screen.getByRole('status');
+    expect(status).toHaveAttribute('aria-live', 'polite');
+    expect(status).toHaveTextContent('Correct! +10 points');
+
+    advance(2000);
+    // The options were swapped for new ones: focus goes to the new first option, not the dialog.
+    const first = option(q2, 0);
+    expect(first).toHaveFocus();
+    expect(screen.getByRole('dialog')).not.toHaveFocus();
+    // The question is read once, as that option's description, and not also by the status.
+    expect(first).toHaveAccessibleDescription(`Question 2/8 ${q2!.question}`);
+    for (let i = 1; i < 4; i++) expect(option(q2, i)).not.toHaveAttribute('aria-describedby');
+    expect(status).toHaveTextContent('');
+
+    const wrong = (q2!.correctAnswer + 1) % 4;
+    click(option(q2, wrong));
+    expect(status).toHaveTextContent(`Incorrect. The answer was ${q2!.options[q2!.correctAnswer]}.`);
+  });
 });

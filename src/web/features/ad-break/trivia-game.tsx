@@ -15,7 +15,7 @@ import {
   type TriviaState,
   triviaTimeLeftSeconds,
 } from '@domain/games/trivia';
-import { useReducer } from 'react';
+import { useEffect, useId, useReducer, useRef } from 'react';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro } from './game-intro';
@@ -51,6 +51,14 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
   useDeadline(triviaNextDeadline(game), (now) => dispatch({ type: 'tick', now }));
   useReportOnce(game.result, onComplete);
   const now = useNow(game.phase === 'question');
+  const labelId = useId();
+  const questionId = useId();
+  // Each question brings new option buttons and the pressed one (Start, or the last answer) is gone:
+  // focus goes to the first option, which reads out the question as its description. The answer's
+  // result is read by the polite status below.
+  const question = currentTriviaQuestion(game);
+  const firstOption = useRef<HTMLButtonElement>(null);
+  useEffect(() => firstOption.current?.focus(), [question]);
 
   if (game.phase === 'intro') {
     return (
@@ -61,7 +69,6 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
     );
   }
 
-  const question = currentTriviaQuestion(game);
   const progress = Math.round(triviaProgress(game) * 100);
   const answered = game.selectedAnswer !== null;
 
@@ -69,7 +76,7 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
     <div className="flex flex-col gap-3">
       <div className="flex items-center justify-between text-sm">
         <span className="font-semibold">Score: {game.score}</span>
-        <span>{triviaQuestionLabel(game)}</span>
+        <span id={labelId}>{triviaQuestionLabel(game)}</span>
         <span className="tabular-nums">{triviaTimeLeftSeconds(game, now)}s left</span>
       </div>
       <ProgressBar value={progress} label="Trivia progress" />
@@ -78,14 +85,18 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
           <span className="self-start rounded-full bg-primary-soft px-2 py-0.5 text-xs font-medium">
             {question.category}
           </span>
-          <h3 className="text-base font-semibold">{question.question}</h3>
+          <h3 id={questionId} className="text-base font-semibold">
+            {question.question}
+          </h3>
           <ul className="flex flex-col gap-2">
             {question.options.map((option, i) => (
               <li key={option}>
                 <button
+                  ref={i === 0 ? firstOption : undefined}
                   type="button"
                   disabled={answered}
                   aria-label={`${optionLetter(i)}. ${option}`}
+                  aria-describedby={i === 0 ? `${labelId} ${questionId}` : undefined}
                   onClick={() => dispatch({ type: 'answer', option: i, now: Date.now() })}
                   className={cn(
                     'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition disabled:cursor-default',
