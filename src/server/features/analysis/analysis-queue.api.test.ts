@@ -123,7 +123,8 @@ describe('analysis queue', () => {
 
     let calls = 0;
     // What the worker reports besides the expected failures, for a failure of this test to name
-    // its cause (it failed once in CI on PostgreSQL with the photo left unanalysed).
+    // its cause. It failed twice in CI on PostgreSQL with the photo left unanalysed: drain() ended
+    // while the job, queued again for its retry, was claimable (analysis.worker.test.ts).
     const reported: string[] = [];
     await worker(
       async (img) => {

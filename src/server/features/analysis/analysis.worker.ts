@@ -54,6 +54,8 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
   /** When the worker first held back for `yieldWhile` without claiming since; undefined when not holding back. */
   let yieldingSince: number | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Jobs finished so far: a claim that ran while one finished may have read it still running. */
+  let settled = 0;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
@@ -107,6 +109,7 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
     const jobs = await o.repo.claim(concurrency - inFlight.size, lockMs);
     for (const job of jobs) {
       const p = process(job).finally(() => {
+        settled++;
         inFlight.delete(p);
         if (running) schedule(0);
       });
@@ -152,8 +155,11 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
     },
     async drain() {
       for (;;) {
+        // A job that failed and was queued again while the claim ran (on PostgreSQL the claim's
+        // snapshot may predate that write) is claimable once the claim has ended: claim again.
+        const before = settled;
         const claimed = await fill({ yielding: false });
-        if (claimed === 0 && inFlight.size === 0) return;
+        if (claimed === 0 && inFlight.size === 0 && settled === before) return;
         if (inFlight.size > 0) await Promise.race([...inFlight]);
       }
     },
