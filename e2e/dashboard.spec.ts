@@ -7,16 +7,16 @@ test('a new user sees the onboarding after about 1 s, steps through it, and it s
   await register(page);
   const guide = page.getByRole('dialog', { name: 'Setup Guide' });
   await expect(guide).toBeVisible({ timeout: 4000 });
-  await expect(guide.getByText('Step 1 of 7')).toBeVisible();
+  await expect(guide.getByText('Step 1 of 7', { exact: true })).toBeVisible();
   await expect(guide.getByText('14%')).toBeVisible();
   await expect(guide.getByRole('button', { name: 'Previous' })).toBeDisabled();
   for (let step = 2; step <= 7; step++) {
     await guide.getByRole('button', { name: 'Next' }).click();
-    await expect(guide.getByText(`Step ${step} of 7`)).toBeVisible();
+    await expect(guide.getByText(`Step ${step} of 7`, { exact: true })).toBeVisible();
   }
   await expect(guide.getByText('100%')).toBeVisible();
   await guide.getByRole('button', { name: 'Previous' }).click();
-  await expect(guide.getByText('Step 6 of 7')).toBeVisible();
+  await expect(guide.getByText('Step 6 of 7', { exact: true })).toBeVisible();
   await guide.getByRole('button', { name: 'Next' }).click();
   await guide.getByRole('button', { name: 'Get Started' }).click();
   await expect(guide).toBeHidden();
@@ -31,10 +31,14 @@ test('a new user sees the onboarding after about 1 s, steps through it, and it s
   // Settings reopens it and, once completed, resets it to step 1.
   await page.goto('/settings');
   await page.getByRole('button', { name: 'View Tutorial' }).click();
-  await expect(page.getByRole('dialog', { name: 'Setup Guide' }).getByText('Step 1 of 7')).toBeVisible();
+  await expect(
+    page.getByRole('dialog', { name: 'Setup Guide' }).getByText('Step 1 of 7', { exact: true }),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Close', exact: true }).click();
   await page.getByRole('button', { name: 'Reset Tutorial' }).click();
-  await expect(page.getByRole('dialog', { name: 'Setup Guide' }).getByText('Step 1 of 7')).toBeVisible();
+  await expect(
+    page.getByRole('dialog', { name: 'Setup Guide' }).getByText('Step 1 of 7', { exact: true }),
+  ).toBeVisible();
 });
 
 test('dashboard cards show the spec texts and points come from the server', async ({ page }) => {
