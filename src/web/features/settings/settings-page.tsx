@@ -1,6 +1,6 @@
 import * as Switch from '@radix-ui/react-switch';
 import { CheckCircle2, LogOut } from 'lucide-react';
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
@@ -67,6 +67,7 @@ export default function SettingsPage() {
   const [autoSync, setAutoSync] = useState(false);
   const [quality, setQuality] = useState('high');
   const qualityId = useId();
+  const viewTutorial = useRef<HTMLButtonElement>(null);
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">
@@ -128,11 +129,19 @@ export default function SettingsPage() {
       </Section>
 
       <Section title="Help & Support">
-        <Button variant="outline" onClick={() => openOnboarding(0)}>
+        <Button ref={viewTutorial} variant="outline" onClick={() => openOnboarding(0)}>
           View Tutorial
         </Button>
         {completed && (
-          <Button variant="outline" onClick={resetOnboarding}>
+          <Button
+            variant="outline"
+            onClick={() => {
+              // This button hides as the guide opens (it shows only once completed), so the guide
+              // would return focus to nothing and leave it on the page: it returns to View Tutorial.
+              viewTutorial.current?.focus();
+              resetOnboarding();
+            }}
+          >
             Reset Tutorial
           </Button>
         )}

@@ -1,0 +1,52 @@
+// @vitest-environment jsdom
+import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { createQueryClient } from '../../lib/api';
+import { OnboardingModal } from '../onboarding';
+import { preloadSetupGuide } from '../onboarding/onboarding-modal';
+import { ONBOARDING_COMPLETED_KEY, resetOnboardingState } from '../onboarding/onboarding-store';
+import SettingsPage from './settings-page';
+
+const json = (body: unknown) =>
+  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+
+beforeAll(() => preloadSetupGuide());
+beforeEach(() => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => json(url === '/api/subscription' ? FREE_SUBSCRIPTION : [])),
+  );
+  localStorage.clear();
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function renderSettings() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/settings' }).hook}>
+        <SettingsPage />
+        <OnboardingModal />
+      </Router>
+    </QueryClientProvider>,
+  );
+}
+
+it('Reset Tutorial reopens the guide and, closed, focus comes back to the tutorial controls, not the page', async () => {
+  localStorage.setItem(ONBOARDING_COMPLETED_KEY, 'true');
+  resetOnboardingState();
+  const user = userEvent.setup();
+  renderSettings();
+
+  // Pressed from the keyboard: the button hides as the guide opens (it shows only once completed).
+  screen.getByRole('button', { name: 'Reset Tutorial' }).focus();
+  await user.keyboard('{Enter}');
+  const guide = await screen.findByRole('dialog', { name: 'Setup Guide' });
+  await user.click(within(guide).getByRole('button', { name: 'Close' }));
+
+  await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Setup Guide' })).toBeNull());
+  expect(screen.getByRole('button', { name: 'View Tutorial' })).toHaveFocus();
+});
