@@ -11,8 +11,8 @@ import { preloadSetupGuide } from '../onboarding/onboarding-modal';
 import { ONBOARDING_COMPLETED_KEY, resetOnboardingState } from '../onboarding/onboarding-store';
 import SettingsPage from './settings-page';
 
-const json = (body: unknown) =>
-  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 beforeAll(() => preloadSetupGuide());
 beforeEach(() => {
@@ -49,4 +49,27 @@ it('Reset Tutorial reopens the guide and, closed, focus comes back to the tutori
 
   await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Setup Guide' })).toBeNull());
   expect(screen.getByRole('button', { name: 'View Tutorial' })).toHaveFocus();
+});
+
+it('Activity History says the list could not be read, never that there are no activities, when its answer fails', async () => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) =>
+      url === '/api/activities'
+        ? json({ message: 'Too many attempts. Please wait 2 minute(s) and try again.' }, 429)
+        : json(FREE_SUBSCRIPTION),
+    ),
+  );
+  renderSettings();
+  const history = screen.getByRole('region', { name: 'Activity History' });
+  expect(within(history).getByRole('status')).toHaveTextContent('Loading activities...');
+  expect(await within(history).findByRole('alert')).toHaveTextContent(
+    'Too many attempts. Please wait 2 minute(s) and try again.',
+  );
+  expect(within(history).queryByText('No activities yet')).toBeNull();
+});
+
+it('Activity History says there are none when the answer is an empty list', async () => {
+  renderSettings();
+  expect(await screen.findByText('No activities yet')).toBeInTheDocument();
 });

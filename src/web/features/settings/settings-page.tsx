@@ -7,6 +7,7 @@ import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { useLogout } from '../auth';
 import { useSubscription } from '../subscription';
+import { errorMessage } from '../../lib/api';
 import { useNow } from '../../lib/use-now';
 import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
 import { ActivityList, useActivities } from '../rewards';
@@ -62,7 +63,7 @@ export default function SettingsPage() {
   const logout = useLogout();
   const { isActive: subscribed } = useSubscription();
   const { completed } = useOnboarding();
-  const { data: activities = [] } = useActivities();
+  const activitiesQuery = useActivities();
   const now = useNow();
   const [autoSync, setAutoSync] = useState(false);
   const [quality, setQuality] = useState('high');
@@ -121,10 +122,20 @@ export default function SettingsPage() {
       </Section>
 
       <Section title="Activity History">
-        {activities.length === 0 ? (
+        {/* 'No activities yet' only from an answer that says so: while loading, or when the list
+            could not be read (a limit, the network), it told a user with a history that it was gone. */}
+        {activitiesQuery.isPending ? (
+          <p role="status" className="text-sm text-muted">
+            Loading activities...
+          </p>
+        ) : activitiesQuery.isError ? (
+          <p role="alert" className="text-sm text-danger">
+            {errorMessage(activitiesQuery.error, 'Could not load your activities.')}
+          </p>
+        ) : activitiesQuery.data.length === 0 ? (
           <p className="text-sm text-muted">No activities yet</p>
         ) : (
-          <ActivityList activities={activities} now={now} />
+          <ActivityList activities={activitiesQuery.data} now={now} />
         )}
       </Section>
 
