@@ -45,7 +45,12 @@ export const registerBody = z.object({
 });
 export const forgotPasswordBody = z.object({ email });
 export const resetPasswordBody = z.object({
-  token: z.string({ error: 'Reset token is required' }).trim().min(1, 'Reset token is required').max(200),
+  token: z
+    .string({ error: 'Reset token is required' })
+    .trim()
+    .min(1, 'Reset token is required')
+    // Without its own message the type's ('required') was given for a token too long to be one.
+    .max(200, 'This reset token is invalid or has expired.'),
   password,
 });
 

@@ -257,6 +257,16 @@ describe(`auth API (${testDbKind})`, () => {
     expect(res.json().message).toContain('Password must be at least 6 characters');
   });
 
+  it('a pasted reset token longer than any token is refused as invalid, not as missing', async () => {
+    const res = await inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: 'a'.repeat(201), password: 'secret12' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('token: This reset token is invalid or has expired.');
+  });
+
   it('refuses a cross-site POST', async () => {
     const { body } = await signUp(t.app);
     const res = await inject({
