@@ -97,7 +97,7 @@ export default function ForgotPasswordPage() {
             error={emailForm.formState.errors.email?.message}
             {...emailForm.register('email')}
           />
-          <Button type="submit" size="lg" disabled={forgot.isPending}>
+          <Button type="submit" size="lg" pending={forgot.isPending}>
             {forgot.isPending ? 'Sending...' : 'Send reset link'}
           </Button>
           {/* Someone coming back from the mail (another tab, later) has a token and no need for a new one. */}
@@ -122,7 +122,7 @@ export default function ForgotPasswordPage() {
             error={resetForm.formState.errors.password?.message}
             {...resetForm.register('password')}
           />
-          <Button type="submit" size="lg" disabled={reset.isPending || reset.isSuccess}>
+          <Button type="submit" size="lg" pending={reset.isPending || reset.isSuccess}>
             {reset.isPending ? 'Resetting...' : 'Reset password'}
           </Button>
         </form>

@@ -179,7 +179,7 @@ export default function SettingsPage() {
           Upgrade Plan
         </Link>
       )}
-      <Button variant="outline" onClick={() => logout.mutate()} disabled={logout.isPending}>
+      <Button variant="outline" onClick={() => logout.mutate()} pending={logout.isPending}>
         <LogOut className="size-4" aria-hidden />
         Sign Out
       </Button>
