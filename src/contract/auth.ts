@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalTimeZone, TIME_ZONE_MAX_LENGTH } from '@domain/time-zone';
+import { TIME_ZONE_MAX_LENGTH } from '@domain/time-zone';
 
 /**
  * Request and response shapes of the auth endpoints. The client's forms use the same schemas, so
@@ -27,13 +27,13 @@ const name = (label: string) =>
 
 /**
  * The browser's IANA zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`); it decides the
- * user's calendar day for daily rewards; the server stores its canonical spelling.
+ * user's calendar day for daily rewards; the server stores its canonical spelling. A name the
+ * server does not know is ignored (the stored zone stays, UTC if none), never refused: Chrome and
+ * Safari report 'Etc/Unknown' when the device's zone is newer than their own zone data, and a
+ * browser may know a zone this server's Node does not yet, and a 400 here locked those users out
+ * of signing in and signing up.
  */
-const timeZone = z
-  .string()
-  .max(TIME_ZONE_MAX_LENGTH, 'Time zone is too long')
-  .refine((v) => canonicalTimeZone(v) !== null, 'Time zone must be an IANA name such as Europe/Paris')
-  .optional();
+const timeZone = z.string().max(TIME_ZONE_MAX_LENGTH, 'Time zone is too long').optional();
 
 export const loginBody = z.object({ email, password, timeZone });
 export const registerBody = z.object({
@@ -45,7 +45,12 @@ export const registerBody = z.object({
 });
 export const forgotPasswordBody = z.object({ email });
 export const resetPasswordBody = z.object({
-  token: z.string({ error: 'Reset token is required' }).trim().min(1, 'Reset token is required').max(200),
+  token: z
+    .string({ error: 'Reset token is required' })
+    .trim()
+    .min(1, 'Reset token is required')
+    // Without its own message the type's ('required') was given for a token too long to be one.
+    .max(200, 'This reset token is invalid or has expired.'),
   password,
 });
 

@@ -14,6 +14,7 @@ vi.mock('../features/pricing', () => ({
     return <h1>Choose Your Plan</h1>;
   },
 }));
+vi.mock('../features/dashboard', () => ({ DashboardPage: () => <h1>Dashboard</h1> }));
 // The service worker's registration is a build-time virtual module; the shell under test does not use it.
 vi.mock('./pwa/register-sw', () => ({ ServiceWorkerUpdates: () => null }));
 vi.mock('../features/rewards', async (original) => ({
@@ -60,4 +61,25 @@ describe('SignedInApp and the app status', () => {
 
     expect(screenRenders.count).toBe(before);
   });
+});
+
+it('a signed-out screen reached signed in (Back after signing in, a bookmark) goes home, not to Page not found', async () => {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { staleTime: Infinity, queryFn: () => new Promise(() => {}), retry: false } },
+  });
+  for (const path of ['/login', '/register', '/forgot-password']) {
+    const location = memoryLocation({ path, record: true });
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <Router hook={location.hook}>
+          <SignedInApp />
+        </Router>
+      </QueryClientProvider>,
+    );
+    expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Page not found' })).toBeNull();
+    // Replaced, so Back does not land on it again.
+    expect(location.history).toEqual(['/']);
+    view.unmount();
+  }
 });

@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
-import { Route, Switch, useLocation } from 'wouter';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
 import { Toaster } from '../components/ui/toaster';
 import { createQueryClient } from '../lib/api';
@@ -41,6 +41,8 @@ function SignedInStatusBar() {
   return <StatusBar active={useAppActive()} />;
 }
 
+const SIGNED_OUT_PATHS = ['/login', '/register', '/forgot-password'];
+
 export function SignedInApp() {
   const offline = useOfflineWithoutData();
   const [location] = useLocation();
@@ -62,6 +64,13 @@ export function SignedInApp() {
                 <Route path="/organizer" component={OrganizerPage} />
                 <Route path="/photo-editor" component={PhotoEditorPage} />
                 <Route path="/checkout" component={CheckoutPage} />
+                {/* The signed-out screens, reached signed in (Back after signing in, a bookmark, a
+                    sign-in in another tab while this one showed the login): home, not 'Page not found'. */}
+                {SIGNED_OUT_PATHS.map((path) => (
+                  <Route key={path} path={path}>
+                    <Redirect to="/" replace />
+                  </Route>
+                ))}
                 <Route component={NotFoundPage} />
               </Switch>
             </div>

@@ -89,6 +89,21 @@ describe(`auth API (${testDbKind})`, () => {
     expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
   });
 
+  it('signing up while signed in ends the session the browser held, as a sign-in does', async () => {
+    const { cookie } = await signUp(t.app);
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(200);
+    const other = await inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { cookie },
+      payload: { firstName: 'Bo', lastName: 'B', email: `bo-${Date.now()}@example.com`, password: 'secret12' },
+    });
+    expect(other.statusCode).toBe(201);
+    // The browser now holds the new account's cookie; the one it replaced no longer opens anything.
+    expect((await inject({ method: 'GET', url: '/api/auth/user', headers: { cookie } })).statusCode).toBe(401);
+    expect((await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).statusCode).toBe(401);
+  });
+
   it('the signed-out mark: set by a sign-out and by an auth check that finds no session, dropped at sign-in', async () => {
     const mark = (res: { cookies: { name: string; value: string; httpOnly?: boolean; maxAge?: number }[] }) =>
       res.cookies.find((c) => c.name === 'eyevu_signed_out');
@@ -255,6 +270,16 @@ describe(`auth API (${testDbKind})`, () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain('Password must be at least 6 characters');
+  });
+
+  it('a pasted reset token longer than any token is refused as invalid, not as missing', async () => {
+    const res = await inject({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: 'a'.repeat(201), password: 'secret12' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('token: This reset token is invalid or has expired.');
   });
 
   it('refuses a cross-site POST', async () => {

@@ -88,6 +88,9 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     { schema: { body: registerBody, response: { 201: userResponse } } },
     async (request, reply) => {
       const { user, token, expiresAt } = await service.register(request.body);
+      // The cookie replaced below belonged to a session nobody could end any more (no browser
+      // holds it to sign out with), left open for its 30 days: it ends here, as at a sign-in.
+      if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
       return reply.status(201).send({ user: toUser(user) });
     },

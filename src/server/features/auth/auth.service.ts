@@ -62,7 +62,7 @@ export function createAuthService(deps: {
     await mailer.send(
       email,
       'Reset your Eyevu password',
-      `Use this code to reset your password within one hour:\n\n${token}\n\nIf you did not ask for it, ignore this email.`,
+      `To reset your password, choose 'Forgot your password?' on the sign-in screen, then 'I already have a reset token', and enter this token within one hour:\n\n${token}\n\nIf you did not ask for it, ignore this email.`,
     );
   }
 

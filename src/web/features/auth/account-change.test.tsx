@@ -4,7 +4,7 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { FirstPaint, keepFirstPaint, pictureSrc } from '../../app/first-paint';
-import { createQueryClient } from '../../lib/api';
+import { apiRequest, createQueryClient } from '../../lib/api';
 import { useDashboardPhotos } from '../dashboard/recent-photos-query';
 import LoginPage from './login-page';
 import { forgetAnswersOnAccountChange, useAuth } from './use-auth';
@@ -168,6 +168,42 @@ it("another tab's sign-in as someone else replaces this tab's account and its an
     expect(await screen.findByText('Bob: bob-photo')).toBeInTheDocument();
     expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
     expect(cachesDeleted).toContain('eyevu-thumbnails');
+  } finally {
+    stop();
+  }
+});
+
+it('a session ended while this tab is in use (expiry, a reset elsewhere) takes it to the login screen at its first 401', async () => {
+  const { qc, stop } = await aliceInThisTab();
+  // The server ended the session (a password reset on her phone ended every session): no mark is
+  // set in this browser, and the tab keeps its focus, so nothing but its own requests can tell.
+  signedIn = null;
+  try {
+    // The screen asks for its data again (a write's refresh, a screen opened from the bottom bar).
+    await act(async () => {
+      await qc.refetchQueries({ queryKey: ['/api/photos'] });
+    });
+    expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
+    expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+    expect(qc.getQueryData(['/api/photos'])).toBeUndefined();
+  } finally {
+    stop();
+  }
+});
+
+it('a write answered 401 in a signed-in tab does the same', async () => {
+  const { qc, stop } = await aliceInThisTab();
+  signedIn = null;
+  try {
+    await act(async () => {
+      await qc
+        .getMutationCache()
+        .build(qc, { mutationFn: () => apiRequest('POST', '/api/albums', { name: 'Trip' }) })
+        .execute(undefined)
+        .catch(() => {});
+    });
+    expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
+    expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
   } finally {
     stop();
   }

@@ -8,7 +8,7 @@ import {
 } from '@contract/auth';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link, useLocation } from 'wouter';
 import { toast } from '../../lib/toast';
@@ -32,15 +32,31 @@ export default function ForgotPasswordPage() {
     defaultValues: { token: '', password: '' },
   });
 
+  // The step's form replaces the one whose button was pressed, so focus would fall to the page:
+  // it goes to the first field still to fill (the new password when the demo filled the token).
+  const focusNext = useRef<keyof ResetPasswordBody | null>(null);
+  useEffect(() => {
+    if (step !== 'reset' || !focusNext.current) return;
+    resetForm.setFocus(focusNext.current);
+    focusNext.current = null;
+  }, [step, resetForm]);
+  const toResetStep = (focus: keyof ResetPasswordBody) => {
+    focusNext.current = focus;
+    setStep('reset');
+  };
+
   const forgot = useMutation({
     mutationFn: async (body: ForgotPasswordBody) =>
       (await (await apiRequest('POST', '/api/auth/forgot-password', body)).json()) as ForgotPasswordResponse,
     onSuccess: (data) => {
       if (data.resetToken) {
         resetForm.setValue('token', data.resetToken);
-        setStep('reset');
+        toResetStep('password');
         toast({ title: 'Demo mode: reset token', description: data.resetToken, duration: DEMO_TOKEN_TOAST_MS });
       } else {
+        // The token comes by mail: this step is where it is entered (without it a mailed token
+        // had nowhere to go, and no one could finish a reset outside the local demo).
+        toResetStep('token');
         toast({ title: 'Reset email sent', description: data.message });
       }
     },
@@ -81,8 +97,12 @@ export default function ForgotPasswordPage() {
             error={emailForm.formState.errors.email?.message}
             {...emailForm.register('email')}
           />
-          <Button type="submit" size="lg" disabled={forgot.isPending}>
+          <Button type="submit" size="lg" pending={forgot.isPending}>
             {forgot.isPending ? 'Sending...' : 'Send reset link'}
+          </Button>
+          {/* Someone coming back from the mail (another tab, later) has a token and no need for a new one. */}
+          <Button type="button" variant="ghost" onClick={() => toResetStep('token')}>
+            I already have a reset token
           </Button>
         </form>
       ) : (
@@ -102,7 +122,7 @@ export default function ForgotPasswordPage() {
             error={resetForm.formState.errors.password?.message}
             {...resetForm.register('password')}
           />
-          <Button type="submit" size="lg" disabled={reset.isPending || reset.isSuccess}>
+          <Button type="submit" size="lg" pending={reset.isPending || reset.isSuccess}>
             {reset.isPending ? 'Resetting...' : 'Reset password'}
           </Button>
         </form>

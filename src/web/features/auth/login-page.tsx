@@ -46,7 +46,7 @@ export default function LoginPage() {
           error={errors.password?.message}
           {...form.register('password')}
         />
-        <Button type="submit" size="lg" disabled={login.isPending}>
+        <Button type="submit" size="lg" pending={login.isPending}>
           {login.isPending ? 'Signing in...' : 'Sign In'}
         </Button>
       </form>

@@ -66,7 +66,7 @@ export default function RegisterPage() {
           error={errors.password?.message}
           {...form.register('password')}
         />
-        <Button type="submit" size="lg" disabled={register.isPending}>
+        <Button type="submit" size="lg" pending={register.isPending}>
           {register.isPending ? 'Creating account...' : 'Create Account'}
         </Button>
       </form>

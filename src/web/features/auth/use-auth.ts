@@ -3,7 +3,7 @@ import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { forgetFirstPaint, forgetFirstPaintPictures } from '../../app/first-paint';
-import { apiRequest, getQueryFn } from '../../lib/api';
+import { apiRequest, errorStatus, getQueryFn } from '../../lib/api';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
 
@@ -68,6 +68,20 @@ export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
     }
     void qc.invalidateQueries({ queryKey: userKey });
   };
+  // A session can also end while this tab is in use (it expired, or a password reset on another
+  // device ended every session): each later request answers 401 while the tab, asking no one who
+  // is signed in, went on showing the account's cached screens with errors and failing toasts.
+  // The first 401 of a signed-in tab asks again (joining a check already on its way), and the
+  // answer takes it to the login screen, forgetting the answers.
+  const onUnauthorized = (error: unknown) => {
+    if (seen && errorStatus(error) === 401) void qc.invalidateQueries({ queryKey: userKey }, { cancelRefetch: false });
+  };
+  const stopQueryErrors = qc.getQueryCache().subscribe((event) => {
+    if (event.type === 'updated' && event.action.type === 'error') onUnauthorized(event.action.error);
+  });
+  const stopMutationErrors = qc.getMutationCache().subscribe((event) => {
+    if (event.type === 'updated' && event.action.type === 'error') onUnauthorized(event.action.error);
+  });
   const onVisibility = () => {
     if (document.visibilityState !== 'hidden') recheck();
   };
@@ -76,6 +90,8 @@ export function forgetAnswersOnAccountChange(qc: QueryClient): () => void {
   window.addEventListener('pageshow', recheck);
   return () => {
     unsubscribe();
+    stopQueryErrors();
+    stopMutationErrors();
     document.removeEventListener('visibilitychange', onVisibility);
     window.removeEventListener('focus', recheck);
     window.removeEventListener('pageshow', recheck);

@@ -1,12 +1,13 @@
 import * as Switch from '@radix-ui/react-switch';
 import { CheckCircle2, LogOut } from 'lucide-react';
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { useLogout } from '../auth';
 import { useSubscription } from '../subscription';
+import { errorMessage } from '../../lib/api';
 import { useNow } from '../../lib/use-now';
 import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
 import { ActivityList, useActivities } from '../rewards';
@@ -62,11 +63,12 @@ export default function SettingsPage() {
   const logout = useLogout();
   const { isActive: subscribed } = useSubscription();
   const { completed } = useOnboarding();
-  const { data: activities = [] } = useActivities();
+  const activitiesQuery = useActivities();
   const now = useNow();
   const [autoSync, setAutoSync] = useState(false);
   const [quality, setQuality] = useState('high');
   const qualityId = useId();
+  const viewTutorial = useRef<HTMLButtonElement>(null);
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">
@@ -120,19 +122,37 @@ export default function SettingsPage() {
       </Section>
 
       <Section title="Activity History">
-        {activities.length === 0 ? (
+        {/* 'No activities yet' only from an answer that says so: while loading, or when the list
+            could not be read (a limit, the network), it told a user with a history that it was gone. */}
+        {activitiesQuery.isPending ? (
+          <p role="status" className="text-sm text-muted">
+            Loading activities...
+          </p>
+        ) : activitiesQuery.isError ? (
+          <p role="alert" className="text-sm text-danger">
+            {errorMessage(activitiesQuery.error, 'Could not load your activities.')}
+          </p>
+        ) : activitiesQuery.data.length === 0 ? (
           <p className="text-sm text-muted">No activities yet</p>
         ) : (
-          <ActivityList activities={activities} now={now} />
+          <ActivityList activities={activitiesQuery.data} now={now} />
         )}
       </Section>
 
       <Section title="Help & Support">
-        <Button variant="outline" onClick={() => openOnboarding(0)}>
+        <Button ref={viewTutorial} variant="outline" onClick={() => openOnboarding(0)}>
           View Tutorial
         </Button>
         {completed && (
-          <Button variant="outline" onClick={resetOnboarding}>
+          <Button
+            variant="outline"
+            onClick={() => {
+              // This button hides as the guide opens (it shows only once completed), so the guide
+              // would return focus to nothing and leave it on the page: it returns to View Tutorial.
+              viewTutorial.current?.focus();
+              resetOnboarding();
+            }}
+          >
             Reset Tutorial
           </Button>
         )}
@@ -159,7 +179,7 @@ export default function SettingsPage() {
           Upgrade Plan
         </Link>
       )}
-      <Button variant="outline" onClick={() => logout.mutate()} disabled={logout.isPending}>
+      <Button variant="outline" onClick={() => logout.mutate()} pending={logout.isPending}>
         <LogOut className="size-4" aria-hidden />
         Sign Out
       </Button>

@@ -1,0 +1,75 @@
+// @vitest-environment jsdom
+import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { createQueryClient } from '../../lib/api';
+import { OnboardingModal } from '../onboarding';
+import { preloadSetupGuide } from '../onboarding/onboarding-modal';
+import { ONBOARDING_COMPLETED_KEY, resetOnboardingState } from '../onboarding/onboarding-store';
+import SettingsPage from './settings-page';
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+beforeAll(() => preloadSetupGuide());
+beforeEach(() => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => json(url === '/api/subscription' ? FREE_SUBSCRIPTION : [])),
+  );
+  localStorage.clear();
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function renderSettings() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/settings' }).hook}>
+        <SettingsPage />
+        <OnboardingModal />
+      </Router>
+    </QueryClientProvider>,
+  );
+}
+
+it('Reset Tutorial reopens the guide and, closed, focus comes back to the tutorial controls, not the page', async () => {
+  localStorage.setItem(ONBOARDING_COMPLETED_KEY, 'true');
+  resetOnboardingState();
+  const user = userEvent.setup();
+  renderSettings();
+
+  // Pressed from the keyboard: the button hides as the guide opens (it shows only once completed).
+  screen.getByRole('button', { name: 'Reset Tutorial' }).focus();
+  await user.keyboard('{Enter}');
+  const guide = await screen.findByRole('dialog', { name: 'Setup Guide' });
+  await user.click(within(guide).getByRole('button', { name: 'Close' }));
+
+  await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Setup Guide' })).toBeNull());
+  expect(screen.getByRole('button', { name: 'View Tutorial' })).toHaveFocus();
+});
+
+it('Activity History says the list could not be read, never that there are no activities, when its answer fails', async () => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) =>
+      url === '/api/activities'
+        ? json({ message: 'Too many attempts. Please wait 2 minute(s) and try again.' }, 429)
+        : json(FREE_SUBSCRIPTION),
+    ),
+  );
+  renderSettings();
+  const history = screen.getByRole('region', { name: 'Activity History' });
+  expect(within(history).getByRole('status')).toHaveTextContent('Loading activities...');
+  expect(await within(history).findByRole('alert')).toHaveTextContent(
+    'Too many attempts. Please wait 2 minute(s) and try again.',
+  );
+  expect(within(history).queryByText('No activities yet')).toBeNull();
+});
+
+it('Activity History says there are none when the answer is an empty list', async () => {
+  renderSettings();
+  expect(await screen.findByText('No activities yet')).toBeInTheDocument();
+});
