@@ -63,10 +63,17 @@ describe('SignedInApp and the app status', () => {
   });
 });
 
-it('a signed-out screen reached signed in (Back after signing in, a bookmark) goes home, not to Page not found', async () => {
+const USER_KEY = ['/api/auth/user'];
+const signedIn = () => {
   const qc = new QueryClient({
     defaultOptions: { queries: { staleTime: Infinity, queryFn: () => new Promise(() => {}), retry: false } },
   });
+  qc.setQueryData(USER_KEY, { user: { id: 'u1', email: 'ann@example.com', firstName: 'Ann' } });
+  return qc;
+};
+
+it('a signed-out screen reached signed in (Back after signing in, a bookmark) goes home, not to Page not found', async () => {
+  const qc = signedIn();
   for (const path of ['/login', '/register', '/forgot-password']) {
     const location = memoryLocation({ path, record: true });
     const view = render(
@@ -82,4 +89,22 @@ it('a signed-out screen reached signed in (Back after signing in, a bookmark) go
     expect(location.history).toEqual(['/']);
     view.unmount();
   }
+});
+
+it('signing out stays on the login screen: the location moves before the app learns the session ended', () => {
+  const qc = signedIn();
+  const location = memoryLocation({ path: '/settings', record: true });
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={location.hook}>
+        <SignedInApp />
+      </Router>
+    </QueryClientProvider>,
+  );
+  // What useLogout does on success: the answer emptied (its notification batched), then /login.
+  act(() => {
+    qc.setQueryData(USER_KEY, null);
+    location.navigate('/login');
+  });
+  expect(location.history.at(-1)).toBe('/login');
 });

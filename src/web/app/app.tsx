@@ -1,4 +1,4 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { CenteredSpinner } from '../components/ui/spinner';
@@ -7,7 +7,14 @@ import { createQueryClient } from '../lib/api';
 import { WhenIdle } from '../lib/when-idle';
 // Screens come from their features' front doors as lazy components: each is its own chunk, so the
 // login screen does not download the gallery.
-import { ForgotPasswordPage, forgetAnswersOnAccountChange, LoginPage, RegisterPage, useAuth } from '../features/auth';
+import {
+  ForgotPasswordPage,
+  forgetAnswersOnAccountChange,
+  LoginPage,
+  RegisterPage,
+  useAuth,
+  userQueryOptions,
+} from '../features/auth';
 import { BillingPage } from '../features/billing';
 import { CheckoutPage } from '../features/checkout';
 import { DashboardPage } from '../features/dashboard';
@@ -43,6 +50,17 @@ function SignedInStatusBar() {
 
 const SIGNED_OUT_PATHS = ['/login', '/register', '/forgot-password'];
 
+/**
+ * A signed-out screen's path while the session is still in the cache: home. A sign-out empties
+ * the session's answer and then moves to /login, and the location's change renders this app at
+ * once while the answer's reaches it a task later (the query cache batches its notifications), so
+ * this reads the cache itself: a redirect on the render in between sent every sign-out home.
+ */
+function HomeIfStillSignedIn() {
+  const qc = useQueryClient();
+  return qc.getQueryData(userQueryOptions().queryKey)?.user ? <Redirect to="/" replace /> : null;
+}
+
 export function SignedInApp() {
   const offline = useOfflineWithoutData();
   const [location] = useLocation();
@@ -67,9 +85,7 @@ export function SignedInApp() {
                 {/* The signed-out screens, reached signed in (Back after signing in, a bookmark, a
                     sign-in in another tab while this one showed the login): home, not 'Page not found'. */}
                 {SIGNED_OUT_PATHS.map((path) => (
-                  <Route key={path} path={path}>
-                    <Redirect to="/" replace />
-                  </Route>
+                  <Route key={path} path={path} component={HomeIfStillSignedIn} />
                 ))}
                 <Route component={NotFoundPage} />
               </Switch>
