@@ -132,10 +132,24 @@ export default function OrganizerPage() {
   );
 }
 
+/** Said when an album was refused because a selected photo was deleted (in another tab, say). */
+const SELECTION_GONE_MESSAGE = 'A selected photo is no longer in your library. Your selection has been updated.';
+
 function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
+  const qc = useQueryClient();
   const [selected, setSelected] = useState<string[]>([]);
   const [name, setName] = useState('');
   const createAlbum = useCreateAlbum();
+  const grid = useRef<HTMLUListElement>(null);
+
+  // A photo gone from the list (deleted elsewhere, then refreshed) is no longer selected: it can
+  // neither be seen nor unselected, and every album with it would be refused.
+  useEffect(() => {
+    setSelected((s) => {
+      const kept = s.filter((id) => photos.some((p) => p.id === id));
+      return kept.length === s.length ? s : kept;
+    });
+  }, [photos]);
 
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
 
@@ -156,14 +170,24 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
           toast({ title: 'Album Created', description: `"${album.name}" was created.`, variant: 'success' });
           setName('');
           setSelected([]);
+          // The form goes with the selection; focus goes on to the photos, not to the page's start.
+          grid.current?.querySelector('button')?.focus();
         },
-        // A refusal the user can act on (the album cap, a photo deleted elsewhere, too many at
-        // once) says why; only a server fault or a lost connection gets the generic line.
+        // A refusal the user can act on (the album cap, too many at once) says why; only a server
+        // fault or a lost connection gets the generic line. A photo deleted since the list was
+        // loaded (in another tab) made every retry fail the same way: the list is asked again,
+        // which drops it from the selection, and the rest stays for the next try.
         onError: (err) => {
           const status = errorStatus(err);
           const fallback = 'Failed to create album. Please try again.';
-          const description = status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback;
+          const description =
+            status === 404
+              ? SELECTION_GONE_MESSAGE
+              : status !== undefined && status < 500
+                ? errorMessage(err, fallback)
+                : fallback;
           toast({ title: 'Error', description, variant: 'destructive' });
+          if (status === 404) void qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
         },
       },
     );
@@ -199,7 +223,7 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
           </form>
         </Card>
       )}
-      <ul className="grid grid-cols-3 gap-2" aria-label="Photos">
+      <ul ref={grid} className="grid grid-cols-3 gap-2" aria-label="Photos">
         {photos.map((p) => {
           const on = selected.includes(p.id);
           return (
@@ -300,7 +324,6 @@ function AlbumsTab() {
  * the newest photos, so it gives the thumbnails, and the counts until the summary has loaded).
  */
 function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSummary['categories'] }) {
-  const [expanded, setExpanded] = useState<CategoryResult[]>([]);
   const groups = useMemo(() => {
     const m = new Map<CategoryResult, Photo[]>();
     for (const p of photos) {
@@ -320,35 +343,50 @@ function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSumm
   if (groups.length === 0) return <p className="py-8 text-center text-sm text-muted">No categories yet</p>;
   return (
     <div className="flex flex-col gap-3">
-      {groups.map(([category, count, items]) => {
-        const open = expanded.includes(category);
-        return (
-          <Card key={category} aria-label={categoryLabel(category)} className="flex flex-col gap-2">
-            <div className="flex items-center justify-between">
-              <h3 className="font-semibold capitalize">{categoryLabel(category)}</h3>
-              <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{count}</span>
-            </div>
-            <ul className="grid grid-cols-4 gap-1">
-              {(open ? items : items.slice(0, 4)).map((p) => (
-                <li key={p.id}>
-                  <PhotoImage
-                    src={p.thumbnailUrl}
-                    thumbhash={p.thumbhash}
-                    alt={p.name}
-                    className="aspect-square w-full rounded-lg"
-                    imgClassName="object-cover"
-                  />
-                </li>
-              ))}
-            </ul>
-            {count > 4 && !open && (
-              <Button variant="outline" size="sm" onClick={() => setExpanded((e) => [...e, category])}>
-                View All {count} Photos
-              </Button>
-            )}
-          </Card>
-        );
-      })}
+      {groups.map(([category, count, items]) => (
+        <CategoryCard key={category} category={category} count={count} items={items} />
+      ))}
     </div>
+  );
+}
+
+function CategoryCard({ category, count, items }: { category: CategoryResult; count: number; items: Photo[] }) {
+  const [open, setOpen] = useState(false);
+  const list = useRef<HTMLUListElement>(null);
+  const label = categoryLabel(category);
+  // 'View All' goes once the photos are all shown: focus moves to them, named, not to the page's start.
+  useEffect(() => {
+    if (open) list.current?.focus();
+  }, [open]);
+  return (
+    <Card aria-label={label} className="flex flex-col gap-2">
+      <div className="flex items-center justify-between">
+        <h3 className="font-semibold capitalize">{label}</h3>
+        <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{count}</span>
+      </div>
+      <ul
+        ref={list}
+        tabIndex={-1}
+        aria-label={`${label} photos`}
+        className="grid grid-cols-4 gap-1 rounded-lg focus-visible:outline-2 focus-visible:outline-primary"
+      >
+        {(open ? items : items.slice(0, 4)).map((p) => (
+          <li key={p.id}>
+            <PhotoImage
+              src={p.thumbnailUrl}
+              thumbhash={p.thumbhash}
+              alt={p.name}
+              className="aspect-square w-full rounded-lg"
+              imgClassName="object-cover"
+            />
+          </li>
+        ))}
+      </ul>
+      {count > 4 && !open && (
+        <Button variant="outline" size="sm" onClick={() => setOpen(true)}>
+          View All {count} Photos
+        </Button>
+      )}
+    </Card>
   );
 }
