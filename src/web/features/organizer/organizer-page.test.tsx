@@ -44,11 +44,14 @@ function setup(opts: {
   analyzeFails?: boolean;
   summary?: unknown;
   albumRefusal?: { status: number; message: string };
+  /** Every request fails as a lost connection does. */
+  offline?: boolean;
 }) {
   let status = opts.status;
   let refused = false;
   let photos = opts.photos;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (opts.offline) throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse(photos);
     if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
     if (url === '/api/photos/analysis-status' && refused) return jsonResponse({ message: TOO_MANY }, 429);
@@ -351,5 +354,13 @@ describe('OrganizerPage', () => {
     const list = within(food).getByRole('list', { name: 'food drink photos' });
     expect(within(list).getAllByRole('img')).toHaveLength(5);
     expect(document.activeElement).toBe(list);
+  });
+
+  it('with neither the photos nor the status answered, claims no empty library and no finished analysis', async () => {
+    setup({ photos: [], status: { total: 0, analyzed: 0, pending: 0 }, offline: true });
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(screen.queryByText('No photos yet')).toBeNull();
+    expect(screen.queryByText('All photos analyzed! Smart albums are available.')).toBeNull();
   });
 });

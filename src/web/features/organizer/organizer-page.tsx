@@ -72,6 +72,9 @@ export default function OrganizerPage() {
   };
 
   const need = Math.max(total - analyzed, 0);
+  // Neither the status nor the list answered (a lost connection, a server fault): 0/0 is no count,
+  // and 'All photos analyzed!' would be untrue.
+  const counted = status.data !== undefined || photos.data !== undefined;
 
   return (
     <main className="flex flex-col gap-4 p-4">
@@ -94,7 +97,7 @@ export default function OrganizerPage() {
         )}
         {photos.isLoading || status.isLoading ? (
           <Spinner />
-        ) : need > 0 || busy ? (
+        ) : !counted ? null : need > 0 || busy ? (
           <>
             <p className="text-sm text-muted">{need} photos need AI analysis for smart organization.</p>
             <Button onClick={startAnalysis} disabled={busy}>
@@ -119,7 +122,7 @@ export default function OrganizerPage() {
           </Tabs.Trigger>
         </Tabs.List>
         <Tabs.Content value="photos">
-          <PhotosTab photos={list} loading={photos.isLoading} />
+          <PhotosTab photos={list} loading={photos.isLoading} error={photos.data ? null : photos.error} />
         </Tabs.Content>
         <Tabs.Content value="albums">
           <AlbumsTab />
@@ -135,7 +138,7 @@ export default function OrganizerPage() {
 /** Said when an album was refused because a selected photo was deleted (in another tab, say). */
 const SELECTION_GONE_MESSAGE = 'A selected photo is no longer in your library. Your selection has been updated.';
 
-function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
+function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boolean; error: Error | null }) {
   const qc = useQueryClient();
   const [selected, setSelected] = useState<string[]>([]);
   const [name, setName] = useState('');
@@ -194,6 +197,13 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
   };
 
   if (loading) return <Spinner />;
+  // Without an answer, "No photos yet" would be untrue (a lost connection, a server fault).
+  if (error)
+    return (
+      <p role="alert" className="py-8 text-center text-sm text-muted">
+        {errorMessage(error, 'Could not load your photos.')}
+      </p>
+    );
   if (photos.length === 0) return <p className="py-8 text-center text-sm text-muted">No photos yet</p>;
 
   return (
