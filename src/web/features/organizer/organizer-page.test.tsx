@@ -213,6 +213,13 @@ describe('OrganizerPage', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
     await flush();
     expect(screen.getByTestId('toast')).toHaveTextContent('Invalid Input|Please enter album name and select photos.');
+    act(() => dismissToast());
+    // A name of a zero-width space alone is as blank as no name.
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: '\u200b' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Invalid Input|Please enter album name and select photos.');
+    expect(fetchMock.mock.calls.some(([u, i]) => u === '/api/albums' && i?.method === 'POST')).toBe(false);
 
     fireEvent.click(screen.getByRole('button', { name: 'Select Photo 2' }));
     fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });

@@ -2,7 +2,7 @@ import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { FAVORITES_ALBUM_ID } from '@contract/albums-values';
+import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
@@ -158,7 +158,7 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim() || selected.length === 0) {
+    if (isBlankAlbumName(name) || selected.length === 0) {
       toast({
         title: 'Invalid Input',
         description: 'Please enter album name and select photos.',
