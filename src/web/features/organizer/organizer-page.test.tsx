@@ -207,6 +207,8 @@ describe('OrganizerPage', () => {
     expect(within(grid).getAllByText('AI')).toHaveLength(3);
     expect(within(grid).getAllByText('cup')).toHaveLength(3);
     expect(within(grid).queryByText('indoor')).toBeNull(); // only the first 2 tags
+    // Read out too: the button's name (Select ...) stands for its content.
+    expect(screen.getByRole('button', { name: 'Select Photo 1' })).toHaveAccessibleDescription('AI cup brown');
 
     fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
     expect(screen.getByText('1 photos selected')).toBeInTheDocument();

@@ -1,6 +1,6 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
@@ -236,12 +236,16 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
       <ul ref={grid} className="grid grid-cols-3 gap-2" aria-label="Photos">
         {photos.map((p) => {
           const on = selected.includes(p.id);
+          // The name replaces the button's content for a screen reader, so the AI badge and the
+          // tags, which tell the photos apart here, are its description.
+          const described = [p.analyzed && `ai-${p.id}`, p.tags.length > 0 && `tags-${p.id}`].filter(Boolean);
           return (
             <li key={p.id}>
               <button
                 type="button"
                 aria-pressed={on}
                 aria-label={`Select ${p.name}`}
+                aria-describedby={described.length > 0 ? described.join(' ') : undefined}
                 onClick={() => toggle(p.id)}
                 className={cn(
                   'relative block w-full overflow-hidden rounded-xl border-2 text-left',
@@ -256,7 +260,10 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
                   imgClassName="object-cover"
                 />
                 {p.analyzed && (
-                  <span className="absolute top-1 left-1 rounded-md bg-primary px-1.5 py-0.5 text-[10px] font-bold text-primary-fg">
+                  <span
+                    id={`ai-${p.id}`}
+                    className="absolute top-1 left-1 rounded-md bg-primary px-1.5 py-0.5 text-[10px] font-bold text-primary-fg"
+                  >
                     AI
                   </span>
                 )}
@@ -269,11 +276,13 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
                   </span>
                 )}
                 {p.tags.length > 0 && (
-                  <span className="flex flex-wrap gap-1 p-1">
-                    {p.tags.slice(0, 2).map((t) => (
-                      <span key={t} className="rounded bg-surface-2 px-1 text-[10px] text-muted">
-                        {t}
-                      </span>
+                  <span id={`tags-${p.id}`} className="flex flex-wrap gap-1 p-1">
+                    {/* A space between the tags (a flex container does not lay it out), so they are read as words. */}
+                    {p.tags.slice(0, 2).map((t, i) => (
+                      <Fragment key={t}>
+                        {i > 0 && ' '}
+                        <span className="rounded bg-surface-2 px-1 text-[10px] text-muted">{t}</span>
+                      </Fragment>
                     ))}
                   </span>
                 )}
