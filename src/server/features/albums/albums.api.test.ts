@@ -71,6 +71,10 @@ describe('albums API', () => {
     for (const payload of [
       { name: '   ', photoIds: [mine] },
       { name: '', photoIds: [mine] },
+      // Nothing to see: a zero-width space, a direction mark with a word joiner, a Hangul filler.
+      { name: '\u200b', photoIds: [mine] },
+      { name: ' \u200e\u2060 ', photoIds: [mine] },
+      { name: '\u3164', photoIds: [mine] },
       { name: 'Empty', photoIds: [] },
     ]) {
       const res = await create(cookie, payload);

@@ -1,4 +1,5 @@
 import { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME, type Album, type CreateAlbumBody } from '@contract/albums';
+import { isBlankAlbumName } from '@contract/albums-values';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { MANUAL_ALBUMS_MAX, smartAlbumDescription, type AlbumsRepository } from './albums.repository';
 
@@ -47,7 +48,7 @@ export function createAlbumsService(repo: AlbumsRepository) {
     async create(userId: string, body: CreateAlbumBody): Promise<Album> {
       const name = body.name.trim();
       const ids = [...new Set(body.photoIds)];
-      if (!name || ids.length === 0) throw badRequest(INVALID_ALBUM_MESSAGE);
+      if (isBlankAlbumName(name) || ids.length === 0) throw badRequest(INVALID_ALBUM_MESSAGE);
       // Unknown and other users' photos look the same: not found, and nothing is created.
       if (!ids.every((id) => UUID.test(id)) || (await repo.countOwned(userId, ids)) !== ids.length) {
         throw notFound('Photo not found.');

@@ -44,11 +44,15 @@ function setup(opts: {
   analyzeFails?: boolean;
   summary?: unknown;
   albumRefusal?: { status: number; message: string };
+  /** Every request fails as a lost connection does. */
+  offline?: boolean;
 }) {
   let status = opts.status;
   let refused = false;
+  let photos = opts.photos;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
-    if (url === '/api/photos') return jsonResponse(opts.photos);
+    if (opts.offline) throw new TypeError('Failed to fetch');
+    if (url === '/api/photos') return jsonResponse(photos);
     if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
     if (url === '/api/photos/analysis-status' && refused) return jsonResponse({ message: TOO_MANY }, 429);
     if (url === '/api/photos/analysis-status') return jsonResponse(status);
@@ -84,6 +88,8 @@ function setup(opts: {
     fetchMock,
     finish: () => (status = { total: 2, analyzed: 2, pending: 0 }),
     refuse: (on: boolean) => (refused = on),
+    /** What the server lists from now on (a photo deleted in another tab). */
+    setPhotos: (next: unknown[]) => (photos = next),
   };
 }
 
@@ -201,12 +207,21 @@ describe('OrganizerPage', () => {
     expect(within(grid).getAllByText('AI')).toHaveLength(3);
     expect(within(grid).getAllByText('cup')).toHaveLength(3);
     expect(within(grid).queryByText('indoor')).toBeNull(); // only the first 2 tags
+    // Read out too: the button's name (Select ...) stands for its content.
+    expect(screen.getByRole('button', { name: 'Select Photo 1' })).toHaveAccessibleDescription('AI cup brown');
 
     fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
     expect(screen.getByText('1 photos selected')).toBeInTheDocument();
     fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
     await flush();
     expect(screen.getByTestId('toast')).toHaveTextContent('Invalid Input|Please enter album name and select photos.');
+    act(() => dismissToast());
+    // A name of a zero-width space alone is as blank as no name.
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: '\u200b' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Invalid Input|Please enter album name and select photos.');
+    expect(fetchMock.mock.calls.some(([u, i]) => u === '/api/albums' && i?.method === 'POST')).toBe(false);
 
     fireEvent.click(screen.getByRole('button', { name: 'Select Photo 2' }));
     fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
@@ -282,5 +297,79 @@ describe('OrganizerPage', () => {
     expect(within(food).getByText('600')).toBeInTheDocument();
     expect(within(food).getByRole('button', { name: 'View All 600 Photos' })).toBeInTheDocument();
     expect(within(screen.getByRole('region', { name: 'animals' })).getByText('300')).toBeInTheDocument();
+  });
+
+  it('after Create Album the form goes and focus moves to the photos, not to the page', async () => {
+    setup({ photos: [photo(1), photo(2)], status: { total: 2, analyzed: 2, pending: 0 } });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 2' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    const create = screen.getByRole('button', { name: 'Create Album' });
+    create.focus();
+    fireEvent.click(create);
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    expect(screen.queryByLabelText('Album name')).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Select Photo 1' }));
+  });
+
+  it('a selected photo deleted in another tab: the album is refused once, the photo leaves the list and the selection, and the rest can be saved', async () => {
+    const { fetchMock, setPhotos } = setup({
+      photos: [photo(1), photo(2), photo(3)],
+      status: { total: 3, analyzed: 3, pending: 0 },
+    });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 2' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    setPhotos([photo(1), photo(3)]);
+    const answer = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      const body = init?.method === 'POST' ? (JSON.parse(String(init.body)) as { photoIds: string[] }) : null;
+      return url === '/api/albums' && body?.photoIds.includes('p2')
+        ? jsonResponse({ message: 'Photo not found.' }, 404)
+        : answer(url, init);
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent(
+      'Error|A selected photo is no longer in your library. Your selection has been updated.',
+    );
+    expect(screen.queryByRole('button', { name: 'Select Photo 2' })).toBeNull();
+    expect(screen.getByText('1 photos selected')).toBeInTheDocument();
+    expect(screen.getByLabelText('Album name')).toHaveValue('Trip');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    const posts = fetchMock.mock.calls.filter(([u, i]) => u === '/api/albums' && i?.method === 'POST');
+    expect(JSON.parse(String(posts.at(-1)?.[1]?.body))).toMatchObject({ photoIds: ['p1'] });
+  });
+
+  it("View All shows the category's photos and moves focus to them, not to the page", async () => {
+    setup({
+      photos: [1, 2, 3, 4, 5].map((i) => photo(i)),
+      status: { total: 5, analyzed: 5, pending: 0 },
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const food = screen.getByRole('region', { name: 'food drink' });
+    const viewAll = within(food).getByRole('button', { name: 'View All 5 Photos' });
+    viewAll.focus();
+    fireEvent.click(viewAll);
+    await flush();
+    expect(within(food).queryByRole('button', { name: /View All/ })).toBeNull();
+    const list = within(food).getByRole('list', { name: 'food drink photos' });
+    expect(within(list).getAllByRole('img')).toHaveLength(5);
+    expect(document.activeElement).toBe(list);
+  });
+
+  it('with neither the photos nor the status answered, claims no empty library and no finished analysis', async () => {
+    setup({ photos: [], status: { total: 0, analyzed: 0, pending: 0 }, offline: true });
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(screen.queryByText('No photos yet')).toBeNull();
+    expect(screen.queryByText('All photos analyzed! Smart albums are available.')).toBeNull();
   });
 });

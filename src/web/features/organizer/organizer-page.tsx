@@ -1,8 +1,8 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { FAVORITES_ALBUM_ID } from '@contract/albums-values';
+import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
@@ -72,6 +72,9 @@ export default function OrganizerPage() {
   };
 
   const need = Math.max(total - analyzed, 0);
+  // Neither the status nor the list answered (a lost connection, a server fault): 0/0 is no count,
+  // and 'All photos analyzed!' would be untrue.
+  const counted = status.data !== undefined || photos.data !== undefined;
 
   return (
     <main className="flex flex-col gap-4 p-4">
@@ -94,7 +97,7 @@ export default function OrganizerPage() {
         )}
         {photos.isLoading || status.isLoading ? (
           <Spinner />
-        ) : need > 0 || busy ? (
+        ) : !counted ? null : need > 0 || busy ? (
           <>
             <p className="text-sm text-muted">{need} photos need AI analysis for smart organization.</p>
             <Button onClick={startAnalysis} disabled={busy}>
@@ -119,7 +122,7 @@ export default function OrganizerPage() {
           </Tabs.Trigger>
         </Tabs.List>
         <Tabs.Content value="photos">
-          <PhotosTab photos={list} loading={photos.isLoading} />
+          <PhotosTab photos={list} loading={photos.isLoading} error={photos.data ? null : photos.error} />
         </Tabs.Content>
         <Tabs.Content value="albums">
           <AlbumsTab />
@@ -132,16 +135,30 @@ export default function OrganizerPage() {
   );
 }
 
-function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
+/** Said when an album was refused because a selected photo was deleted (in another tab, say). */
+const SELECTION_GONE_MESSAGE = 'A selected photo is no longer in your library. Your selection has been updated.';
+
+function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boolean; error: Error | null }) {
+  const qc = useQueryClient();
   const [selected, setSelected] = useState<string[]>([]);
   const [name, setName] = useState('');
   const createAlbum = useCreateAlbum();
+  const grid = useRef<HTMLUListElement>(null);
+
+  // A photo gone from the list (deleted elsewhere, then refreshed) is no longer selected: it can
+  // neither be seen nor unselected, and every album with it would be refused.
+  useEffect(() => {
+    setSelected((s) => {
+      const kept = s.filter((id) => photos.some((p) => p.id === id));
+      return kept.length === s.length ? s : kept;
+    });
+  }, [photos]);
 
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim() || selected.length === 0) {
+    if (isBlankAlbumName(name) || selected.length === 0) {
       toast({
         title: 'Invalid Input',
         description: 'Please enter album name and select photos.',
@@ -156,20 +173,37 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
           toast({ title: 'Album Created', description: `"${album.name}" was created.`, variant: 'success' });
           setName('');
           setSelected([]);
+          // The form goes with the selection; focus goes on to the photos, not to the page's start.
+          grid.current?.querySelector('button')?.focus();
         },
-        // A refusal the user can act on (the album cap, a photo deleted elsewhere, too many at
-        // once) says why; only a server fault or a lost connection gets the generic line.
+        // A refusal the user can act on (the album cap, too many at once) says why; only a server
+        // fault or a lost connection gets the generic line. A photo deleted since the list was
+        // loaded (in another tab) made every retry fail the same way: the list is asked again,
+        // which drops it from the selection, and the rest stays for the next try.
         onError: (err) => {
           const status = errorStatus(err);
           const fallback = 'Failed to create album. Please try again.';
-          const description = status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback;
+          const description =
+            status === 404
+              ? SELECTION_GONE_MESSAGE
+              : status !== undefined && status < 500
+                ? errorMessage(err, fallback)
+                : fallback;
           toast({ title: 'Error', description, variant: 'destructive' });
+          if (status === 404) void qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
         },
       },
     );
   };
 
   if (loading) return <Spinner />;
+  // Without an answer, "No photos yet" would be untrue (a lost connection, a server fault).
+  if (error)
+    return (
+      <p role="alert" className="py-8 text-center text-sm text-muted">
+        {errorMessage(error, 'Could not load your photos.')}
+      </p>
+    );
   if (photos.length === 0) return <p className="py-8 text-center text-sm text-muted">No photos yet</p>;
 
   return (
@@ -199,15 +233,19 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
           </form>
         </Card>
       )}
-      <ul className="grid grid-cols-3 gap-2" aria-label="Photos">
+      <ul ref={grid} className="grid grid-cols-3 gap-2" aria-label="Photos">
         {photos.map((p) => {
           const on = selected.includes(p.id);
+          // The name replaces the button's content for a screen reader, so the AI badge and the
+          // tags, which tell the photos apart here, are its description.
+          const described = [p.analyzed && `ai-${p.id}`, p.tags.length > 0 && `tags-${p.id}`].filter(Boolean);
           return (
             <li key={p.id}>
               <button
                 type="button"
                 aria-pressed={on}
                 aria-label={`Select ${p.name}`}
+                aria-describedby={described.length > 0 ? described.join(' ') : undefined}
                 onClick={() => toggle(p.id)}
                 className={cn(
                   'relative block w-full overflow-hidden rounded-xl border-2 text-left',
@@ -222,7 +260,10 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
                   imgClassName="object-cover"
                 />
                 {p.analyzed && (
-                  <span className="absolute top-1 left-1 rounded-md bg-primary px-1.5 py-0.5 text-[10px] font-bold text-primary-fg">
+                  <span
+                    id={`ai-${p.id}`}
+                    className="absolute top-1 left-1 rounded-md bg-primary px-1.5 py-0.5 text-[10px] font-bold text-primary-fg"
+                  >
                     AI
                   </span>
                 )}
@@ -235,11 +276,13 @@ function PhotosTab({ photos, loading }: { photos: Photo[]; loading: boolean }) {
                   </span>
                 )}
                 {p.tags.length > 0 && (
-                  <span className="flex flex-wrap gap-1 p-1">
-                    {p.tags.slice(0, 2).map((t) => (
-                      <span key={t} className="rounded bg-surface-2 px-1 text-[10px] text-muted">
-                        {t}
-                      </span>
+                  <span id={`tags-${p.id}`} className="flex flex-wrap gap-1 p-1">
+                    {/* A space between the tags (a flex container does not lay it out), so they are read as words. */}
+                    {p.tags.slice(0, 2).map((t, i) => (
+                      <Fragment key={t}>
+                        {i > 0 && ' '}
+                        <span className="rounded bg-surface-2 px-1 text-[10px] text-muted">{t}</span>
+                      </Fragment>
                     ))}
                   </span>
                 )}
@@ -300,7 +343,6 @@ function AlbumsTab() {
  * the newest photos, so it gives the thumbnails, and the counts until the summary has loaded).
  */
 function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSummary['categories'] }) {
-  const [expanded, setExpanded] = useState<CategoryResult[]>([]);
   const groups = useMemo(() => {
     const m = new Map<CategoryResult, Photo[]>();
     for (const p of photos) {
@@ -320,35 +362,50 @@ function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSumm
   if (groups.length === 0) return <p className="py-8 text-center text-sm text-muted">No categories yet</p>;
   return (
     <div className="flex flex-col gap-3">
-      {groups.map(([category, count, items]) => {
-        const open = expanded.includes(category);
-        return (
-          <Card key={category} aria-label={categoryLabel(category)} className="flex flex-col gap-2">
-            <div className="flex items-center justify-between">
-              <h3 className="font-semibold capitalize">{categoryLabel(category)}</h3>
-              <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{count}</span>
-            </div>
-            <ul className="grid grid-cols-4 gap-1">
-              {(open ? items : items.slice(0, 4)).map((p) => (
-                <li key={p.id}>
-                  <PhotoImage
-                    src={p.thumbnailUrl}
-                    thumbhash={p.thumbhash}
-                    alt={p.name}
-                    className="aspect-square w-full rounded-lg"
-                    imgClassName="object-cover"
-                  />
-                </li>
-              ))}
-            </ul>
-            {count > 4 && !open && (
-              <Button variant="outline" size="sm" onClick={() => setExpanded((e) => [...e, category])}>
-                View All {count} Photos
-              </Button>
-            )}
-          </Card>
-        );
-      })}
+      {groups.map(([category, count, items]) => (
+        <CategoryCard key={category} category={category} count={count} items={items} />
+      ))}
     </div>
+  );
+}
+
+function CategoryCard({ category, count, items }: { category: CategoryResult; count: number; items: Photo[] }) {
+  const [open, setOpen] = useState(false);
+  const list = useRef<HTMLUListElement>(null);
+  const label = categoryLabel(category);
+  // 'View All' goes once the photos are all shown: focus moves to them, named, not to the page's start.
+  useEffect(() => {
+    if (open) list.current?.focus();
+  }, [open]);
+  return (
+    <Card aria-label={label} className="flex flex-col gap-2">
+      <div className="flex items-center justify-between">
+        <h3 className="font-semibold capitalize">{label}</h3>
+        <span className="rounded-full bg-surface-2 px-2 py-0.5 text-xs font-semibold">{count}</span>
+      </div>
+      <ul
+        ref={list}
+        tabIndex={-1}
+        aria-label={`${label} photos`}
+        className="grid grid-cols-4 gap-1 rounded-lg focus-visible:outline-2 focus-visible:outline-primary"
+      >
+        {(open ? items : items.slice(0, 4)).map((p) => (
+          <li key={p.id}>
+            <PhotoImage
+              src={p.thumbnailUrl}
+              thumbhash={p.thumbhash}
+              alt={p.name}
+              className="aspect-square w-full rounded-lg"
+              imgClassName="object-cover"
+            />
+          </li>
+        ))}
+      </ul>
+      {count > 4 && !open && (
+        <Button variant="outline" size="sm" onClick={() => setOpen(true)}>
+          View All {count} Photos
+        </Button>
+      )}
+    </Card>
   );
 }

@@ -5,6 +5,15 @@ import type { FilterId } from '@domain/filters';
 import { apiRequest, throwIfResNotOk } from '../../lib/api';
 import { photosQueryOptions } from '../gallery';
 
+const PHOTO_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether the address's `photoId` can name a photo: one of the server's ids, or 'demo'. The photo's
+ * key is its URL path (`/api/photos/<id>`), so an id of '../auth/user' made this screen fetch, and
+ * render as a photo, whatever same-origin address a link chose (and crash on it).
+ */
+export const isEditablePhotoId = (id: string) => id === 'demo' || PHOTO_ID.test(id);
+
 /** The photo being edited (`GET /api/photos/:id`, 'demo' for the editor demo photo). Under '/api/photos'. */
 export function editorPhotoQueryOptions(photoId: string) {
   return queryOptions<Photo>({ queryKey: ['/api/photos', photoId] });

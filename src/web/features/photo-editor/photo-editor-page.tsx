@@ -1,17 +1,18 @@
 import * as Slider from '@radix-ui/react-slider';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
-import { errorMessage } from '../../lib/api';
+import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import {
   editorPhotoQueryOptions,
   filterOptionsQueryOptions,
   filterPreviewQueryOptions,
+  isEditablePhotoId,
   useApplyFilter,
   useRevertFilter,
 } from './editor-queries';
@@ -35,64 +36,6 @@ function useSettled<T>(value: T, ms: number): T {
  */
 export default function PhotoEditorPage() {
   const photoId = new URLSearchParams(useSearch()).get('photoId') || 'demo';
-  const photoQuery = useQuery(editorPhotoQueryOptions(photoId));
-  const optionsQuery = useQuery(filterOptionsQueryOptions(photoId));
-  const [selected, setSelected] = useState<FilterId | null>(null);
-  const [intensity, setIntensity] = useState<number>(INTENSITY.default);
-  const settledIntensity = useSettled(intensity, PREVIEW_DEBOUNCE_MS);
-  const previewQuery = useQuery({
-    ...filterPreviewQueryOptions(photoId, selected, settledIntensity),
-    placeholderData: keepPreviousData,
-  });
-  const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
-  const apply = useApplyFilter();
-  const revert = useRevertFilter();
-
-  const photo = photoQuery.data;
-  const previewUrl = selected ? previewQuery.data?.previewUrl : undefined;
-  const shownSrc = previewUrl ?? photo?.previewUrl;
-  const generating = selected !== null && (previewQuery.isFetching || (!!previewUrl && loadedSrc !== previewUrl));
-
-  const choose = (id: FilterId) => {
-    if (id !== selected) setIntensity(INTENSITY.default);
-    setSelected(id);
-  };
-
-  const onApply = () => {
-    if (!photo || !selected) return;
-    apply.mutate(
-      { photoId: photo.id, filterName: selected, intensity },
-      {
-        onSuccess: () => toast({ title: 'Filter Applied', variant: 'success' }),
-        onError: () =>
-          toast({
-            title: 'Filter Failed',
-            description: 'Failed to apply filter. Please try again.',
-            variant: 'destructive',
-          }),
-      },
-    );
-  };
-
-  const onRevert = () => {
-    if (!photo) return;
-    revert.mutate(
-      { photoId: photo.id },
-      {
-        onSuccess: () => {
-          setSelected(null);
-          toast({ title: 'Original restored', variant: 'success' });
-        },
-        onError: (err) =>
-          toast({
-            title: 'Revert failed',
-            description: errorMessage(err, 'Please try again.'),
-            variant: 'destructive',
-          }),
-      },
-    );
-  };
-
   return (
     <main className="flex flex-col gap-4 p-4">
       <div className="flex items-center gap-2">
@@ -105,135 +48,232 @@ export default function PhotoEditorPage() {
         </Link>
         <h1 className="text-2xl font-bold">Photo Editor</h1>
       </div>
-
-      {photoQuery.isPending ? (
-        <p className="py-12 text-center text-muted" role="status">
-          Loading photo...
-        </p>
-      ) : photoQuery.isError || !photo ? (
-        <div className="py-12 text-center" role="alert">
-          <p className="font-semibold">Photo not found</p>
-          <p className="text-sm text-muted">{errorMessage(photoQuery.error, 'This photo could not be loaded.')}</p>
-        </div>
+      {isEditablePhotoId(photoId) ? (
+        // Keyed: another photo starts with no filter chosen, not the last photo's choice.
+        <Editor key={photoId} photoId={photoId} />
       ) : (
-        <>
-          <section aria-label="Photo" className="flex flex-col gap-3">
-            <div className="relative overflow-hidden rounded-2xl bg-surface-2">
-              <img
-                src={shownSrc}
-                alt={selected ? `${photo.name} with the ${FILTERS[selected].name} filter` : photo.name}
-                width={photo.width}
-                height={photo.height}
-                onLoad={(e) => setLoadedSrc(e.currentTarget.getAttribute('src'))}
-                className="block max-h-[55vh] w-full object-contain"
-                data-testid="editor-image"
-              />
-              {generating && (
-                <div
-                  role="status"
-                  className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white"
-                >
-                  <span className="flex items-center gap-2">
-                    <Loader2 className="size-5 animate-spin" aria-hidden />
-                    Generating preview...
-                  </span>
-                </div>
-              )}
-            </div>
-            {previewQuery.isError && selected && (
-              <p role="alert" className="text-sm text-danger">
-                {errorMessage(previewQuery.error, 'The preview could not be generated.')}
-              </p>
-            )}
-            <div>
-              <h2 className="text-lg font-semibold">{photo.name}</h2>
-              {photo.tags.length > 0 && (
-                <ul className="mt-1 flex flex-wrap gap-1" aria-label="Tags">
-                  {photo.tags.slice(0, 3).map((tag) => (
-                    <li key={tag} className="rounded-full bg-primary-soft px-2 py-0.5 text-xs">
-                      {tag}
-                    </li>
-                  ))}
-                </ul>
-              )}
-              {photo.description && <p className="mt-1 text-sm text-muted">{photo.description}</p>}
-            </div>
-          </section>
-
-          <section aria-labelledby="filters-heading" className="flex flex-col gap-3">
-            <h2 id="filters-heading" className="font-semibold">
-              Filters
-            </h2>
-            <ul className="grid grid-cols-3 gap-2">
-              {FILTER_LIST.map((f) => {
-                const swatch = optionsQuery.data?.find((o) => o.id === f.id)?.previewUrl;
-                const active = selected === f.id;
-                return (
-                  <li key={f.id}>
-                    <button
-                      type="button"
-                      aria-pressed={active}
-                      onClick={() => choose(f.id)}
-                      className={cn(
-                        'flex h-full w-full flex-col items-stretch gap-1 rounded-xl border-2 bg-surface p-1.5 text-left transition',
-                        active ? 'border-primary' : 'border-border hover:bg-surface-2',
-                      )}
-                    >
-                      <span className="block aspect-square overflow-hidden rounded-lg bg-surface-2">
-                        {swatch && <img src={swatch} alt="" className="size-full object-cover" loading="lazy" />}
-                      </span>
-                      <span className="text-sm font-semibold">{f.name}</span>
-                      {f.description && <span className="text-xs leading-tight text-muted">{f.description}</span>}
-                    </button>
-                  </li>
-                );
-              })}
-            </ul>
-          </section>
-
-          {selected && (
-            <section aria-label="Intensity" className="flex flex-col gap-2">
-              <div className="flex justify-between text-sm">
-                <span id="intensity-label" className="font-semibold">
-                  Intensity
-                </span>
-                <span className="tabular-nums text-muted" aria-hidden>
-                  {intensity}%
-                </span>
-              </div>
-              <Slider.Root
-                className="relative flex h-11 touch-none items-center select-none"
-                min={INTENSITY.min}
-                max={INTENSITY.max}
-                step={INTENSITY.step}
-                value={[intensity]}
-                onValueChange={([v]) => v !== undefined && setIntensity(v)}
-              >
-                <Slider.Track className="relative h-2 grow rounded-full bg-surface-2">
-                  <Slider.Range className="absolute h-full rounded-full bg-primary" />
-                </Slider.Track>
-                <Slider.Thumb
-                  aria-labelledby="intensity-label"
-                  aria-valuetext={`${intensity}%`}
-                  className="block size-6 rounded-full border-2 border-primary bg-surface shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary"
-                />
-              </Slider.Root>
-            </section>
-          )}
-
-          <div className="flex flex-col gap-2">
-            <Button size="lg" onClick={onApply} disabled={!photo || !selected || apply.isPending}>
-              {apply.isPending ? 'Processing...' : 'Apply Filter'}
-            </Button>
-            {photo.appliedFilter && (
-              <Button variant="outline" onClick={onRevert} disabled={revert.isPending}>
-                <RotateCcw className="size-4" aria-hidden />
-                Revert to original
-              </Button>
-            )}
-          </div>
-        </>
+        <NotFound message="This photo could not be loaded." />
       )}
     </main>
+  );
+}
+
+function NotFound({ message }: { message: string }) {
+  return (
+    <div className="py-12 text-center" role="alert">
+      <p className="font-semibold">Photo not found</p>
+      <p className="text-sm text-muted">{message}</p>
+    </div>
+  );
+}
+
+function Editor({ photoId }: { photoId: string }) {
+  const qc = useQueryClient();
+  const photoQuery = useQuery(editorPhotoQueryOptions(photoId));
+  const optionsQuery = useQuery(filterOptionsQueryOptions(photoId));
+  const [selected, setSelected] = useState<FilterId | null>(null);
+  const [intensity, setIntensity] = useState<number>(INTENSITY.default);
+  const settledIntensity = useSettled(intensity, PREVIEW_DEBOUNCE_MS);
+  const previewQuery = useQuery({
+    ...filterPreviewQueryOptions(photoId, selected, settledIntensity),
+    placeholderData: keepPreviousData,
+  });
+  const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
+  const apply = useApplyFilter();
+  const revert = useRevertFilter();
+  const filtersRef = useRef<HTMLUListElement>(null);
+
+  const photo = photoQuery.data;
+  const previewUrl = selected ? previewQuery.data?.previewUrl : undefined;
+  const shownSrc = previewUrl ?? photo?.previewUrl;
+  const generating = selected !== null && (previewQuery.isFetching || (!!previewUrl && loadedSrc !== previewUrl));
+
+  /**
+   * The photo was deleted since it was loaded (in another tab, or on another device): asked again,
+   * it answers not found and the screen says so, instead of offering a retry that can never work.
+   */
+  const recheckIfGone = useCallback(
+    (err: unknown) => {
+      if (errorStatus(err) === 404)
+        void qc.invalidateQueries({ queryKey: editorPhotoQueryOptions(photoId).queryKey, exact: true });
+    },
+    [qc, photoId],
+  );
+  useEffect(() => recheckIfGone(previewQuery.error), [previewQuery.error, recheckIfGone]);
+
+  const choose = (id: FilterId) => {
+    if (id !== selected) setIntensity(INTENSITY.default);
+    setSelected(id);
+  };
+
+  const onApply = () => {
+    if (!photo || !selected) return;
+    apply.mutate(
+      { photoId: photo.id, filterName: selected, intensity },
+      {
+        onSuccess: () => toast({ title: 'Filter Applied', variant: 'success' }),
+        // A refusal the user can act on (storage full, an apply running in another tab, the photo
+        // gone, the limit) says why; a server fault or a lost connection gets the generic line.
+        onError: (err) => {
+          const status = errorStatus(err);
+          const fallback = 'Failed to apply filter. Please try again.';
+          toast({
+            title: 'Filter Failed',
+            description: status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback,
+            variant: 'destructive',
+          });
+          recheckIfGone(err);
+        },
+      },
+    );
+  };
+
+  const onRevert = () => {
+    if (!photo) return;
+    revert.mutate(
+      { photoId: photo.id },
+      {
+        onSuccess: () => {
+          setSelected(null);
+          // The Revert button goes with the edit; focus goes to the filters, what comes next.
+          filtersRef.current?.querySelector('button')?.focus();
+          toast({ title: 'Original restored', variant: 'success' });
+        },
+        onError: (err) => {
+          toast({
+            title: 'Revert failed',
+            description: errorMessage(err, 'Please try again.'),
+            variant: 'destructive',
+          });
+          recheckIfGone(err);
+        },
+      },
+    );
+  };
+
+  return photoQuery.isPending ? (
+    <p className="py-12 text-center text-muted" role="status">
+      Loading photo...
+    </p>
+  ) : photoQuery.isError || !photo ? (
+    <NotFound message={errorMessage(photoQuery.error, 'This photo could not be loaded.')} />
+  ) : (
+    <>
+      <section aria-label="Photo" className="flex flex-col gap-3">
+        <div className="relative overflow-hidden rounded-2xl bg-surface-2">
+          <img
+            src={shownSrc}
+            alt={selected ? `${photo.name} with the ${FILTERS[selected].name} filter` : photo.name}
+            width={photo.width}
+            height={photo.height}
+            onLoad={(e) => setLoadedSrc(e.currentTarget.getAttribute('src'))}
+            className="block max-h-[55vh] w-full object-contain"
+            data-testid="editor-image"
+          />
+          {generating && (
+            <div
+              role="status"
+              className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white"
+            >
+              <span className="flex items-center gap-2">
+                <Loader2 className="size-5 animate-spin" aria-hidden />
+                Generating preview...
+              </span>
+            </div>
+          )}
+        </div>
+        {previewQuery.isError && selected && (
+          <p role="alert" className="text-sm text-danger">
+            {errorMessage(previewQuery.error, 'The preview could not be generated.')}
+          </p>
+        )}
+        <div>
+          <h2 className="text-lg font-semibold">{photo.name}</h2>
+          {photo.tags.length > 0 && (
+            <ul className="mt-1 flex flex-wrap gap-1" aria-label="Tags">
+              {photo.tags.slice(0, 3).map((tag) => (
+                <li key={tag} className="rounded-full bg-primary-soft px-2 py-0.5 text-xs">
+                  {tag}
+                </li>
+              ))}
+            </ul>
+          )}
+          {photo.description && <p className="mt-1 text-sm text-muted">{photo.description}</p>}
+        </div>
+      </section>
+
+      <section aria-labelledby="filters-heading" className="flex flex-col gap-3">
+        <h2 id="filters-heading" className="font-semibold">
+          Filters
+        </h2>
+        <ul ref={filtersRef} className="grid grid-cols-3 gap-2">
+          {FILTER_LIST.map((f) => {
+            const swatch = optionsQuery.data?.find((o) => o.id === f.id)?.previewUrl;
+            const active = selected === f.id;
+            return (
+              <li key={f.id}>
+                <button
+                  type="button"
+                  aria-pressed={active}
+                  onClick={() => choose(f.id)}
+                  className={cn(
+                    'flex h-full w-full flex-col items-stretch gap-1 rounded-xl border-2 bg-surface p-1.5 text-left transition',
+                    active ? 'border-primary' : 'border-border hover:bg-surface-2',
+                  )}
+                >
+                  <span className="block aspect-square overflow-hidden rounded-lg bg-surface-2">
+                    {swatch && <img src={swatch} alt="" className="size-full object-cover" loading="lazy" />}
+                  </span>
+                  <span className="text-sm font-semibold">{f.name}</span>
+                  {f.description && <span className="text-xs leading-tight text-muted">{f.description}</span>}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+
+      {selected && (
+        <section aria-label="Intensity" className="flex flex-col gap-2">
+          <div className="flex justify-between text-sm">
+            <span id="intensity-label" className="font-semibold">
+              Intensity
+            </span>
+            <span className="tabular-nums text-muted" aria-hidden>
+              {intensity}%
+            </span>
+          </div>
+          <Slider.Root
+            className="relative flex h-11 touch-none items-center select-none"
+            min={INTENSITY.min}
+            max={INTENSITY.max}
+            step={INTENSITY.step}
+            value={[intensity]}
+            onValueChange={([v]) => v !== undefined && setIntensity(v)}
+          >
+            <Slider.Track className="relative h-2 grow rounded-full bg-surface-2">
+              <Slider.Range className="absolute h-full rounded-full bg-primary" />
+            </Slider.Track>
+            <Slider.Thumb
+              aria-labelledby="intensity-label"
+              aria-valuetext={`${intensity}%`}
+              className="block size-6 rounded-full border-2 border-primary bg-surface shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary"
+            />
+          </Slider.Root>
+        </section>
+      )}
+
+      <div className="flex flex-col gap-2">
+        <Button size="lg" onClick={onApply} disabled={!photo || !selected || apply.isPending}>
+          {apply.isPending ? 'Processing...' : 'Apply Filter'}
+        </Button>
+        {photo.appliedFilter && (
+          <Button variant="outline" onClick={onRevert} disabled={revert.isPending}>
+            <RotateCcw className="size-4" aria-hidden />
+            Revert to original
+          </Button>
+        )}
+      </div>
+    </>
   );
 }

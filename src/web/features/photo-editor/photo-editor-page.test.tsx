@@ -1,0 +1,233 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { getQueryFn } from '../../lib/api';
+import { dismissToast, useToasts } from '../../lib/toast';
+import PhotoEditorPage from './photo-editor-page';
+
+const ID = '0b0e6f4c-3d55-4a8e-9b9e-2f1f3c0d9a11';
+const DEMO_ID = '5d7c3a9e-1f2b-4c6d-8e9f-0a1b2c3d4e5f';
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+const photo = (over: Record<string, unknown> = {}) => ({
+  id: ID,
+  name: 'Fig in a Red Bowl',
+  url: `/api/photos/${ID}/original?v=a`,
+  thumbnailUrl: `/api/photos/${ID}/thumbnail?v=a`,
+  previewUrl: `/api/photos/${ID}/preview?v=a`,
+  uploadedAt: '2025-03-01T10:00:00Z',
+  takenAt: null,
+  size: 1,
+  width: 4,
+  height: 3,
+  thumbhash: null,
+  analyzed: true,
+  category: 'food_drink',
+  tags: ['fig', 'bowl', 'red', 'fruit'],
+  description: 'Food and drink',
+  albumId: null,
+  isDemo: false,
+  favorite: false,
+  appliedFilter: null,
+  ...over,
+});
+
+function ToastProbe() {
+  const t = useToasts().message;
+  return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
+}
+
+type Answer = (url: string, init?: RequestInit) => Response | undefined;
+
+/** The editor at `path` over a fake server: `answer` may override any call, the rest answer as a healthy server. */
+function setup(path: string, answer: Answer = () => undefined) {
+  let current = photo();
+  let gone = false;
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    const own = answer(url, init);
+    if (own) return own;
+    if (gone && (url.includes(ID) || String(init?.body).includes(ID)))
+      return jsonResponse({ message: 'Photo not found.' }, 404);
+    if (url === `/api/photos/${ID}`) return jsonResponse(current);
+    if (url === '/api/photos/demo') return jsonResponse(photo({ id: DEMO_ID, name: 'Coffee Cup' }));
+    if (url.startsWith('/api/photo-filters/available')) return jsonResponse([]);
+    if (url === '/api/photo-filters/preview') {
+      const body = JSON.parse(String(init?.body)) as { filterName: string; intensity: number };
+      return jsonResponse({ previewUrl: `/render?f=${body.filterName}&i=${body.intensity}` });
+    }
+    if (url === '/api/photo-filters/apply') {
+      const body = JSON.parse(String(init?.body)) as { filterName: string; intensity: number };
+      current = photo({
+        previewUrl: `/api/photos/${ID}/preview?v=b`,
+        appliedFilter: { filterName: body.filterName, intensity: body.intensity },
+      });
+      return jsonResponse({ message: 'Filter applied', photo: current });
+    }
+    if (url === '/api/photo-filters/revert') {
+      current = photo();
+      return jsonResponse({ message: 'Original restored', photo: current });
+    }
+    return jsonResponse({ message: 'Not found' }, 404);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  const location = memoryLocation({ path });
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={location.hook}>
+        <Suspense fallback={null}>
+          <PhotoEditorPage />
+        </Suspense>
+      </Router>
+      <ToastProbe />
+    </QueryClientProvider>,
+  );
+  return {
+    fetchMock,
+    navigate: location.navigate,
+    deleteElsewhere: () => (gone = true),
+    applied: () => current.appliedFilter,
+  };
+}
+
+async function flush() {
+  for (let i = 0; i < 6; i++) await act(async () => vi.advanceTimersByTimeAsync(0));
+}
+
+async function chooseFilter(name: RegExp) {
+  fireEvent.click(screen.getByRole('button', { name }));
+  await act(async () => vi.advanceTimersByTimeAsync(400));
+  await flush();
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  // The intensity slider measures its thumb.
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      unobserve() {}
+      disconnect() {}
+    },
+  );
+});
+afterEach(() => {
+  act(() => dismissToast());
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('PhotoEditorPage', () => {
+  it('loads the photo named in the address, shows its name and first 3 tags, and applies a filter', async () => {
+    setup(`/photo-editor?photoId=${ID}`);
+    expect(screen.getByRole('status')).toHaveTextContent('Loading photo...');
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
+    expect(screen.getByRole('list', { name: 'Tags' }).children).toHaveLength(3);
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeDisabled();
+    await chooseFilter(/^Vintage/);
+    expect(screen.getByRole('slider', { name: 'Intensity' })).toHaveAttribute('aria-valuenow', '100');
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
+    expect(screen.getByRole('button', { name: 'Revert to original' })).toBeInTheDocument();
+  });
+
+  it.each(['../auth/user', '..', '../../api/photos/summary', `${ID}/../../auth/user`, '%2e%2e'])(
+    'a photoId that is no photo id (%s) asks the server for nothing outside that photo and says it was not found',
+    async (id) => {
+      const { fetchMock } = setup(`/photo-editor?photoId=${encodeURIComponent(id)}`);
+      await flush();
+      for (const [url] of fetchMock.mock.calls) {
+        // Resolved as the browser would: a '..' segment climbs out of /api/photos/.
+        const path = new URL(url, 'http://app.test').pathname;
+        expect(
+          path === '/api/photos' || path.startsWith('/api/photos/') || path.startsWith('/api/photo-filters/'),
+        ).toBe(true);
+        expect(url).not.toMatch(/\.\./);
+      }
+      expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
+    },
+  );
+
+  it('a refused apply the user can act on says why (Storage full), a server fault gives the generic line', async () => {
+    const full =
+      'Storage full: your Free plan holds 1 GB of photos and 1 GB is used. Delete photos or upgrade your plan to upload more.';
+    let status = 413;
+    setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === '/api/photo-filters/apply'
+        ? jsonResponse({ message: status === 413 ? full : 'boom' }, status)
+        : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent(`Filter Failed|${full}`);
+    status = 500;
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Failed to apply filter. Please try again.');
+  });
+
+  it('a photo deleted in another tab: Apply says it is gone and the screen shows Photo not found', async () => {
+    const { deleteElsewhere } = setup(`/photo-editor?photoId=${ID}`);
+    await flush();
+    await chooseFilter(/^Vibrant/);
+    deleteElsewhere();
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Photo not found.');
+    expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
+    expect(screen.queryByRole('button', { name: 'Apply Filter' })).toBeNull();
+  });
+
+  it('a photo deleted in another tab: a new preview refused as not found shows Photo not found', async () => {
+    const { deleteElsewhere } = setup(`/photo-editor?photoId=${ID}`);
+    await flush();
+    deleteElsewhere();
+    await chooseFilter(/^Golden Hour/);
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
+    expect(screen.queryByRole('button', { name: 'Apply Filter' })).toBeNull();
+  });
+
+  it('revert: the original comes back and focus moves to the filters, not lost with the Revert button', async () => {
+    const { applied } = setup(`/photo-editor?photoId=${ID}`);
+    await flush();
+    await chooseFilter(/^Classic B&W/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(applied()).toEqual({ filterName: 'black_white', intensity: 100 });
+    const revert = screen.getByRole('button', { name: 'Revert to original' });
+    revert.focus();
+    fireEvent.click(revert);
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Original restored');
+    expect(screen.queryByRole('button', { name: 'Revert to original' })).toBeNull();
+    expect(screen.getByTestId('editor-image')).toHaveAttribute('src', `/api/photos/${ID}/preview?v=a`);
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: /^Vintage/ }));
+  });
+
+  it('another photo opened in the editor (back or forward) starts with no filter chosen', async () => {
+    const { navigate } = setup(`/photo-editor?photoId=${ID}`);
+    await flush();
+    await chooseFilter(/^Soft Portrait/);
+    expect(screen.getByRole('slider', { name: 'Intensity' })).toBeInTheDocument();
+    act(() => navigate('/photo-editor'));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Coffee Cup' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /^Soft Portrait/ })).toHaveAttribute('aria-pressed', 'false');
+    expect(screen.queryByRole('slider')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeDisabled();
+  });
+});
