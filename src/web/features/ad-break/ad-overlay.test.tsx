@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { getQueryFn } from '../../lib/api';
 import { useState } from 'react';
 import { PhotoViewer } from '../gallery';
@@ -166,5 +167,101 @@ describe('AdOverlay focus', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
     await advance(0);
     expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
+  });
+});
+
+describe('AdOverlay as a modal layer', () => {
+  // Testing Library's async wrapper lets a 0 ms timer pass after each user-event step, and it
+  // advances fake timers only through a global `jest`: without it, every step would wait forever.
+  beforeEach(() => vi.stubGlobal('jest', { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) }));
+
+  function renderOnPage() {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) =>
+        url === '/api/activities' && init?.method === 'POST'
+          ? jsonResponse({ recorded: true, message: 'Ad skipped! +3 pts' }, 201)
+          : jsonResponse([]),
+      ),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    function Page() {
+      const [running, setRunning] = useState(false);
+      return (
+        <QueryClientProvider client={qc}>
+          <a href="/gallery">Gallery</a>
+          <button type="button" onClick={() => setRunning(true)}>
+            YouTube (30s)
+          </button>
+          {running && (
+            <AdOverlay
+              app="YouTube"
+              duration={30}
+              onClose={() => setRunning(false)}
+              onReward={() => {}}
+              adBreakId="evt-3"
+            />
+          )}
+          <button type="button">Organize Photos</button>
+        </QueryClientProvider>
+      );
+    }
+    render(
+      <>
+        <Page />
+        <div role="status" aria-live="polite" data-testid="toasts" />
+      </>,
+    );
+    return userEvent.setup({ delay: null });
+  }
+
+  it('keeps Tab inside the ad panel while the viewer is closed, leaves the page behind inert, and gives focus back at the end', async () => {
+    const user = renderOnPage();
+    await user.click(screen.getByRole('button', { name: 'YouTube (30s)' }));
+    await user.keyboard('{Escape}');
+    await advance(0);
+    const back = screen.getByRole('button', { name: 'Back to Photos' });
+    expect(back).toHaveFocus();
+    expect(screen.getByRole('dialog', { name: 'Sample Advertisement' })).toContainElement(back);
+
+    for (let i = 0; i < 4; i++) {
+      await user.tab();
+      expect(back).toHaveFocus();
+      await user.tab({ shift: true });
+      expect(back).toHaveFocus();
+    }
+    // The page behind is out of reach for pointers and assistive technology too; live regions are not.
+    for (const name of ['YouTube (30s)', 'Organize Photos']) {
+      expect(screen.getByRole('button', { name, hidden: true }).closest('[inert]')).not.toBeNull();
+    }
+    expect(screen.getByRole('link', { name: 'Gallery', hidden: true }).closest('[inert]')).not.toBeNull();
+    expect(screen.getByTestId('toasts').closest('[inert]')).toBeNull();
+
+    // Escape does not end an ad; the viewer comes back from Back to Photos.
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('dialog', { name: 'Sample Advertisement' })).toBeInTheDocument();
+    await user.click(back);
+    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    await advance(0);
+    expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
+
+    await advance(30_000);
+    expect(screen.queryByRole('dialog', { name: 'Sample Advertisement' })).not.toBeInTheDocument();
+    const start = screen.getByRole('button', { name: 'YouTube (30s)' });
+    expect(start.closest('[inert]')).toBeNull();
+    expect(start).toHaveFocus();
+  });
+
+  it('gives focus back to the control that started the ad when the ad ends with the viewer open', async () => {
+    const user = renderOnPage();
+    await user.click(screen.getByRole('button', { name: 'YouTube (30s)' }));
+    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    await advance(30_000);
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'YouTube (30s)' })).toHaveFocus();
+    expect(document.querySelector('[inert]')).toBeNull();
   });
 });

@@ -3,12 +3,13 @@ import { gameTimeLimit, type PlayableGameType } from '@domain/games/scoring';
 import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
+import { useModalLayer } from '../../lib/use-modal-layer';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
@@ -44,7 +45,10 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
   const backToPhotos = useRef<HTMLButtonElement>(null);
+  const layer = useRef<HTMLDivElement>(null);
+  const titleId = useId();
   const finished = useRef(false);
+  useModalLayer(layer);
 
   // Once per second from the ad duration to 0.
   useEffect(() => {
@@ -92,12 +96,19 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
 
   return (
     <div
-      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white"
+      ref={layer}
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby={titleId}
+      tabIndex={-1}
+      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white outline-none"
       data-testid="ad-overlay"
     >
-      <section aria-label="Sample Advertisement" className="flex flex-col gap-2 p-4">
+      <div className="flex flex-col gap-2 p-4">
         <div className="flex items-center justify-between text-sm">
-          <span className="font-semibold">Sample Advertisement</span>
+          <span id={titleId} className="font-semibold">
+            Sample Advertisement
+          </span>
           <span className="opacity-80">{app}</span>
         </div>
         <ProgressBar value={elapsed} label="Ad progress" look="ad" />
@@ -122,7 +133,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
             )}
           </div>
         </div>
-      </section>
+      </div>
 
       <PhotoViewer
         photos={photos.data ?? []}
@@ -131,11 +142,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         countdown={remaining}
         countdownFrom={duration}
         // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
-        // not to the control that started the ad, which the overlay covers.
+        // not to the control that started the ad, which the overlay covers (and makes inert). Closed
+        // by the ad's end, to the panel while the break is recorded; the control gets it back after.
         onCloseAutoFocus={(event) => {
-          if (!backToPhotos.current) return;
+          const target = backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
+          if (!target) return;
           event.preventDefault();
-          backToPhotos.current.focus();
+          target.focus();
         }}
         onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
       />
