@@ -139,6 +139,51 @@ describe('AdOverlay', () => {
   });
 });
 
+describe('AdOverlay while the page is hidden', () => {
+  /** The page hidden for `ms`, its timers frozen meanwhile (a phone's background tab), then shown. */
+  async function hideFor(ms: number) {
+    const visibility = (state: DocumentVisibilityState) => {
+      Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+    await act(async () => visibility('hidden'));
+    vi.setSystemTime(Date.now() + ms);
+    await act(async () => visibility('visible'));
+    await advance(0);
+  }
+  afterEach(() => {
+    Reflect.deleteProperty(document, 'visibilityState');
+  });
+
+  it('shows the time the ad really has left when the page is shown again, and ends with the ad', async () => {
+    const { posts } = setup(30);
+    await advance(1000);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:29');
+    await hideFor(20_000);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:09');
+    expect(screen.getByRole('progressbar', { name: 'Ad progress', hidden: true })).toHaveAttribute(
+      'aria-valuenow',
+      '70',
+    );
+    await advance(999);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:09');
+    await advance(1);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:08');
+    await advance(7999);
+    expect(posts()).toHaveLength(0);
+    await advance(1);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('records an ad that ended while the page was hidden as soon as it is shown again', async () => {
+    const { posts, onClose } = setup(15);
+    await advance(2000);
+    await hideFor(60_000);
+    expect(posts()).toHaveLength(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('AdOverlay focus', () => {
   it('moves focus to Back to Photos when the viewer is closed mid-ad, not to the control behind the overlay', async () => {
     vi.stubGlobal(
@@ -243,7 +288,11 @@ describe('AdOverlay as a modal layer', () => {
     await user.keyboard('{Escape}');
     expect(screen.getByRole('dialog', { name: 'Sample Advertisement' })).toBeInTheDocument();
     await user.click(back);
-    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    // Dialogs opened over the panel are not part of the page behind.
+    expect(screen.getByRole('dialog', { name: 'Your Photos' }).closest('[inert]')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Play Game' }));
+    expect(screen.getByRole('dialog', { name: 'Ad Break Mini-Game' }).closest('[inert]')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Skip Game' }));
     await user.keyboard('{Escape}');
     await advance(0);
     expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
@@ -258,7 +307,7 @@ describe('AdOverlay as a modal layer', () => {
   it('gives focus back to the control that started the ad when the ad ends with the viewer open', async () => {
     const user = renderOnPage();
     await user.click(screen.getByRole('button', { name: 'YouTube (30s)' }));
-    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: 'Your Photos' }).closest('[inert]')).toBeNull();
     await advance(30_000);
     expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'YouTube (30s)' })).toHaveFocus();

@@ -37,7 +37,12 @@ export interface AdOverlayProps {
  */
 export function AdOverlay({ app, duration, onClose, onReward = announceActivity, adBreakId }: AdOverlayProps) {
   const qc = useQueryClient();
-  const [remaining, setRemaining] = useState(duration);
+  // The ad plays on while the page is hidden, and a phone may freeze the page's timers meanwhile:
+  // seconds left are read from the clock against the ad's end (from when the server's answer
+  // arrived, so never before the server's own end), not counted down tick by tick.
+  const [endsAt] = useState(() => Date.now() + duration * 1000);
+  const [now, setNow] = useState(() => Date.now());
+  const remaining = Math.max(0, Math.ceil((endsAt - now) / 1000));
   const [galleryOpen, setGalleryOpen] = useState(true);
   const [gameOpen, setGameOpen] = useState(false);
   const photos = useQuery(photosQueryOptions());
@@ -50,12 +55,21 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const finished = useRef(false);
   useModalLayer(layer);
 
-  // Once per second from the ad duration to 0.
+  // Once per second from the ad duration to 0: the next tick is due when the shown second changes
+  // (a timer that fires early only re-arms), and a page shown again catches up at once.
   useEffect(() => {
     if (remaining <= 0) return;
-    const id = setTimeout(() => setRemaining((r) => Math.max(0, r - 1)), 1000);
+    const due = endsAt - (remaining - 1) * 1000;
+    const id = setTimeout(() => setNow(Date.now()), Math.max(0, due - Date.now()));
     return () => clearTimeout(id);
-  }, [remaining]);
+  }, [remaining, now, endsAt]);
+  useEffect(() => {
+    const onShow = () => {
+      if (document.visibilityState === 'visible') setNow(Date.now());
+    };
+    document.addEventListener('visibilitychange', onShow);
+    return () => document.removeEventListener('visibilitychange', onShow);
+  }, []);
 
   const record = useMutation({
     mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
