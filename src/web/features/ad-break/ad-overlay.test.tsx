@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getQueryFn } from '../../lib/api';
@@ -180,6 +180,26 @@ describe('AdOverlay while the page is hidden', () => {
     await advance(2000);
     await hideFor(60_000);
     expect(posts()).toHaveLength(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('AdOverlay without a connection', () => {
+  afterEach(() => onlineManager.setOnline(true));
+
+  it('says the ad break waits for the connection at 0, then records it once the connection is back', async () => {
+    const { posts, onClose, onReward } = setup(15);
+    await advance(5000);
+    act(() => onlineManager.setOnline(false));
+    await advance(10_000);
+    expect(screen.getByText('Ad finished. Waiting for the connection to record this ad break.')).toBeInTheDocument();
+    expect(posts()).toHaveLength(0);
+    expect(onClose).not.toHaveBeenCalled();
+
+    await act(async () => onlineManager.setOnline(true));
+    await advance(0);
+    expect(posts()).toHaveLength(1);
+    expect(onReward).toHaveBeenCalledTimes(1);
     expect(onClose).toHaveBeenCalledTimes(1);
   });
 });

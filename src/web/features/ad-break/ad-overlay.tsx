@@ -127,10 +127,14 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         </div>
         <ProgressBar value={elapsed} label="Ad progress" look="ad" />
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
-        {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. */}
+        {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. Offline
+            at 0 the recording waits for the connection (the server counts a break up to 10 minutes
+            after its ad, once per ad-break id), so the panel says why it stays. */}
         {!galleryOpen && !gameOpen && (
-          <p role="status" aria-live="polite" className="sr-only">
-            {countdownAnnouncement(remaining, duration)}
+          <p role="status" aria-live="polite" className={record.isPaused ? 'text-sm' : 'sr-only'}>
+            {record.isPaused
+              ? 'Ad finished. Waiting for the connection to record this ad break.'
+              : countdownAnnouncement(remaining, duration)}
           </p>
         )}
         <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
