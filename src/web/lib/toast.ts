@@ -90,6 +90,27 @@ export function holdToasts(): () => void {
   };
 }
 
+/*
+ * A toast's seconds are meant to be seen. One raised while the page is hidden (an ad break that
+ * ended while the user was in another tab or app: its reward popup) would spend them unseen, so
+ * toasts wait while the page is hidden, and the ones on screen as it was hidden go back to wait
+ * too; when it is shown again they play in turn, each with its full time.
+ */
+let hiddenHold: (() => void) | null = null;
+function followVisibility() {
+  if (document.visibilityState === 'hidden') {
+    hiddenHold ??= holdToasts();
+  } else if (hiddenHold) {
+    const release = hiddenHold;
+    hiddenHold = null;
+    release();
+  }
+}
+if (typeof document !== 'undefined') {
+  document.addEventListener('visibilitychange', followVisibility);
+  followVisibility();
+}
+
 /** Test helper: every lane empty, nothing waiting. */
 export function dismissAllToasts() {
   held = [];

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { getQueryFn } from '../../lib/api';
 import { useState } from 'react';
 import { PhotoViewer } from '../gallery';
@@ -138,6 +139,71 @@ describe('AdOverlay', () => {
   });
 });
 
+describe('AdOverlay while the page is hidden', () => {
+  /** The page hidden for `ms`, its timers frozen meanwhile (a phone's background tab), then shown. */
+  async function hideFor(ms: number) {
+    const visibility = (state: DocumentVisibilityState) => {
+      Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+    await act(async () => visibility('hidden'));
+    vi.setSystemTime(Date.now() + ms);
+    await act(async () => visibility('visible'));
+    await advance(0);
+  }
+  afterEach(() => {
+    Reflect.deleteProperty(document, 'visibilityState');
+  });
+
+  it('shows the time the ad really has left when the page is shown again, and ends with the ad', async () => {
+    const { posts } = setup(30);
+    await advance(1000);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:29');
+    await hideFor(20_000);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:09');
+    expect(screen.getByRole('progressbar', { name: 'Ad progress', hidden: true })).toHaveAttribute(
+      'aria-valuenow',
+      '70',
+    );
+    await advance(999);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:09');
+    await advance(1);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:08');
+    await advance(7999);
+    expect(posts()).toHaveLength(0);
+    await advance(1);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('records an ad that ended while the page was hidden as soon as it is shown again', async () => {
+    const { posts, onClose } = setup(15);
+    await advance(2000);
+    await hideFor(60_000);
+    expect(posts()).toHaveLength(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('AdOverlay without a connection', () => {
+  afterEach(() => onlineManager.setOnline(true));
+
+  it('says the ad break waits for the connection at 0, then records it once the connection is back', async () => {
+    const { posts, onClose, onReward } = setup(15);
+    await advance(5000);
+    act(() => onlineManager.setOnline(false));
+    await advance(10_000);
+    expect(screen.getByText('Ad finished. Waiting for the connection to record this ad break.')).toBeInTheDocument();
+    expect(posts()).toHaveLength(0);
+    expect(onClose).not.toHaveBeenCalled();
+
+    await act(async () => onlineManager.setOnline(true));
+    await advance(0);
+    expect(posts()).toHaveLength(1);
+    expect(onReward).toHaveBeenCalledTimes(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('AdOverlay focus', () => {
   it('moves focus to Back to Photos when the viewer is closed mid-ad, not to the control behind the overlay', async () => {
     vi.stubGlobal(
@@ -166,5 +232,105 @@ describe('AdOverlay focus', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
     await advance(0);
     expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
+  });
+});
+
+describe('AdOverlay as a modal layer', () => {
+  // Testing Library's async wrapper lets a 0 ms timer pass after each user-event step, and it
+  // advances fake timers only through a global `jest`: without it, every step would wait forever.
+  beforeEach(() => vi.stubGlobal('jest', { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) }));
+
+  function renderOnPage() {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) =>
+        url === '/api/activities' && init?.method === 'POST'
+          ? jsonResponse({ recorded: true, message: 'Ad skipped! +3 pts' }, 201)
+          : jsonResponse([]),
+      ),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    function Page() {
+      const [running, setRunning] = useState(false);
+      return (
+        <QueryClientProvider client={qc}>
+          <a href="/gallery">Gallery</a>
+          <button type="button" onClick={() => setRunning(true)}>
+            YouTube (30s)
+          </button>
+          {running && (
+            <AdOverlay
+              app="YouTube"
+              duration={30}
+              onClose={() => setRunning(false)}
+              onReward={() => {}}
+              adBreakId="evt-3"
+            />
+          )}
+          <button type="button">Organize Photos</button>
+        </QueryClientProvider>
+      );
+    }
+    render(
+      <>
+        <Page />
+        <div role="status" aria-live="polite" data-testid="toasts" />
+      </>,
+    );
+    return userEvent.setup({ delay: null });
+  }
+
+  it('keeps Tab inside the ad panel while the viewer is closed, leaves the page behind inert, and gives focus back at the end', async () => {
+    const user = renderOnPage();
+    await user.click(screen.getByRole('button', { name: 'YouTube (30s)' }));
+    await user.keyboard('{Escape}');
+    await advance(0);
+    const back = screen.getByRole('button', { name: 'Back to Photos' });
+    expect(back).toHaveFocus();
+    expect(screen.getByRole('dialog', { name: 'Sample Advertisement' })).toContainElement(back);
+
+    for (let i = 0; i < 4; i++) {
+      await user.tab();
+      expect(back).toHaveFocus();
+      await user.tab({ shift: true });
+      expect(back).toHaveFocus();
+    }
+    // The page behind is out of reach for pointers and assistive technology too; live regions are not.
+    for (const name of ['YouTube (30s)', 'Organize Photos']) {
+      expect(screen.getByRole('button', { name, hidden: true }).closest('[inert]')).not.toBeNull();
+    }
+    expect(screen.getByRole('link', { name: 'Gallery', hidden: true }).closest('[inert]')).not.toBeNull();
+    expect(screen.getByTestId('toasts').closest('[inert]')).toBeNull();
+
+    // Escape does not end an ad; the viewer comes back from Back to Photos.
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('dialog', { name: 'Sample Advertisement' })).toBeInTheDocument();
+    await user.click(back);
+    // Dialogs opened over the panel are not part of the page behind.
+    expect(screen.getByRole('dialog', { name: 'Your Photos' }).closest('[inert]')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Play Game' }));
+    expect(screen.getByRole('dialog', { name: 'Ad Break Mini-Game' }).closest('[inert]')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Skip Game' }));
+    await user.keyboard('{Escape}');
+    await advance(0);
+    expect(screen.getByRole('button', { name: 'Back to Photos' })).toHaveFocus();
+
+    await advance(30_000);
+    expect(screen.queryByRole('dialog', { name: 'Sample Advertisement' })).not.toBeInTheDocument();
+    const start = screen.getByRole('button', { name: 'YouTube (30s)' });
+    expect(start.closest('[inert]')).toBeNull();
+    expect(start).toHaveFocus();
+  });
+
+  it('gives focus back to the control that started the ad when the ad ends with the viewer open', async () => {
+    const user = renderOnPage();
+    await user.click(screen.getByRole('button', { name: 'YouTube (30s)' }));
+    expect(screen.getByRole('dialog', { name: 'Your Photos' }).closest('[inert]')).toBeNull();
+    await advance(30_000);
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'YouTube (30s)' })).toHaveFocus();
+    expect(document.querySelector('[inert]')).toBeNull();
   });
 });

@@ -3,12 +3,13 @@ import { gameTimeLimit, type PlayableGameType } from '@domain/games/scoring';
 import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
+import { useModalLayer } from '../../lib/use-modal-layer';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
@@ -36,7 +37,12 @@ export interface AdOverlayProps {
  */
 export function AdOverlay({ app, duration, onClose, onReward = announceActivity, adBreakId }: AdOverlayProps) {
   const qc = useQueryClient();
-  const [remaining, setRemaining] = useState(duration);
+  // The ad plays on while the page is hidden, and a phone may freeze the page's timers meanwhile:
+  // seconds left are read from the clock against the ad's end (from when the server's answer
+  // arrived, so never before the server's own end), not counted down tick by tick.
+  const [endsAt] = useState(() => Date.now() + duration * 1000);
+  const [now, setNow] = useState(() => Date.now());
+  const remaining = Math.max(0, Math.ceil((endsAt - now) / 1000));
   const [galleryOpen, setGalleryOpen] = useState(true);
   const [gameOpen, setGameOpen] = useState(false);
   const photos = useQuery(photosQueryOptions());
@@ -44,14 +50,26 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
   const backToPhotos = useRef<HTMLButtonElement>(null);
+  const layer = useRef<HTMLDivElement>(null);
+  const titleId = useId();
   const finished = useRef(false);
+  useModalLayer(layer);
 
-  // Once per second from the ad duration to 0.
+  // Once per second from the ad duration to 0: the next tick is due when the shown second changes
+  // (a timer that fires early only re-arms), and a page shown again catches up at once.
   useEffect(() => {
     if (remaining <= 0) return;
-    const id = setTimeout(() => setRemaining((r) => Math.max(0, r - 1)), 1000);
+    const due = endsAt - (remaining - 1) * 1000;
+    const id = setTimeout(() => setNow(Date.now()), Math.max(0, due - Date.now()));
     return () => clearTimeout(id);
-  }, [remaining]);
+  }, [remaining, now, endsAt]);
+  useEffect(() => {
+    const onShow = () => {
+      if (document.visibilityState === 'visible') setNow(Date.now());
+    };
+    document.addEventListener('visibilitychange', onShow);
+    return () => document.removeEventListener('visibilitychange', onShow);
+  }, []);
 
   const record = useMutation({
     mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
@@ -92,20 +110,31 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
 
   return (
     <div
-      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white"
+      ref={layer}
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby={titleId}
+      tabIndex={-1}
+      className="fixed inset-0 z-overlay mx-auto flex max-w-[430px] flex-col bg-black text-white outline-none"
       data-testid="ad-overlay"
     >
-      <section aria-label="Sample Advertisement" className="flex flex-col gap-2 p-4">
+      <div className="flex flex-col gap-2 p-4">
         <div className="flex items-center justify-between text-sm">
-          <span className="font-semibold">Sample Advertisement</span>
+          <span id={titleId} className="font-semibold">
+            Sample Advertisement
+          </span>
           <span className="opacity-80">{app}</span>
         </div>
         <ProgressBar value={elapsed} label="Ad progress" look="ad" />
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
-        {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. */}
+        {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. Offline
+            at 0 the recording waits for the connection (the server counts a break up to 10 minutes
+            after its ad, once per ad-break id), so the panel says why it stays. */}
         {!galleryOpen && !gameOpen && (
-          <p role="status" aria-live="polite" className="sr-only">
-            {countdownAnnouncement(remaining, duration)}
+          <p role="status" aria-live="polite" className={record.isPaused ? 'text-sm' : 'sr-only'}>
+            {record.isPaused
+              ? 'Ad finished. Waiting for the connection to record this ad break.'
+              : countdownAnnouncement(remaining, duration)}
           </p>
         )}
         <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
@@ -122,7 +151,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
             )}
           </div>
         </div>
-      </section>
+      </div>
 
       <PhotoViewer
         photos={photos.data ?? []}
@@ -131,11 +160,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         countdown={remaining}
         countdownFrom={duration}
         // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
-        // not to the control that started the ad, which the overlay covers.
+        // not to the control that started the ad, which the overlay covers (and makes inert). Closed
+        // by the ad's end, to the panel while the break is recorded; the control gets it back after.
         onCloseAutoFocus={(event) => {
-          if (!backToPhotos.current) return;
+          const target = backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
+          if (!target) return;
           event.preventDefault();
-          backToPhotos.current.focus();
+          target.focus();
         }}
         onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
       />

@@ -1,7 +1,9 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Toaster } from '../../components/ui/toaster';
 import { getQueryFn } from '../../lib/api';
+import { dismissAllToasts } from '../../lib/toast';
 import { PhotoViewer } from '../gallery';
 import { UpgradeModal } from '../subscription';
 import { useAdBreak } from './use-ad-break';
@@ -24,8 +26,9 @@ function Harness() {
   );
 }
 
-function setup({ subscribed = true, startStatus = 201 } = {}) {
+function setup({ subscribed = true, startStatus = 201, offline = false } = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (offline && init?.method === 'POST') throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse([]);
     if (url === '/api/subscription')
       return jsonResponse(subscribed ? { status: 'active', tier: 'premium', endDate: '2099-01-01' } : {});
@@ -54,6 +57,7 @@ function setup({ subscribed = true, startStatus = 201 } = {}) {
   render(
     <QueryClientProvider client={qc}>
       <Harness />
+      <Toaster />
     </QueryClientProvider>,
   );
   /** The subscription and app status answered (the hook gates on them). */
@@ -79,15 +83,17 @@ beforeEach(() => vi.useFakeTimers({ now: T0 }));
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  onlineManager.setOnline(true);
+  dismissAllToasts();
 });
 
 describe('useAdBreak', () => {
   it('asks the server for the ad break first and records it under that id', async () => {
     const { calls, loaded } = setup();
     await loaded();
-    // `hidden`: while the overlay's dialog is open the rest of the page is aria-hidden.
-    const press = () =>
-      act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)', hidden: true })));
+    // By its text: while the overlay is up the button behind is inert and aria-hidden, and a
+    // hidden element has no accessible name. (A browser would not even deliver the click.)
+    const press = () => act(async () => fireEvent.click(screen.getByText('Instagram (15s)')));
     await press();
     await advance(0);
     expect(calls('/api/ad-breaks')).toHaveLength(1);
@@ -122,5 +128,20 @@ describe('useAdBreak', () => {
     expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
     await advance(20_000);
     expect(calls('/api/activities')).toHaveLength(0);
+  });
+
+  it('says at once that an ad pressed without a connection cannot start, and never starts it later by itself', async () => {
+    const { calls, loaded } = setup({ offline: true });
+    await loaded();
+    act(() => onlineManager.setOnline(false));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(0);
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+
+    await act(async () => onlineManager.setOnline(true));
+    await advance(20_000);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
   });
 });

@@ -35,6 +35,9 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
   const [ad, setAd] = useState<RunningAd | null>(null);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const begin = useMutation({
+    // Offline, TanStack would hold the request until the connection is back and then start a break
+    // nobody asked for any more, the overlay popping up minutes later; a press answers now instead.
+    networkMode: 'always',
     mutationFn: async (app: string) =>
       (await Promise.all([startAdBreak(app), AdOverlay.preload(), PhotoViewer.preload()]))[0],
     onSuccess: (started) =>

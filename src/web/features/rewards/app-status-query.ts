@@ -3,7 +3,8 @@ import { HEARTBEAT_INTERVAL_MS } from '@contract/app-status-timing';
 import { utcOffsetMinutesOf } from '@domain/calendar';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { apiRequest } from '../../lib/api';
+import { apiRequest, errorMessage } from '../../lib/api';
+import { toast } from '../../lib/toast';
 import { announceReward } from './announce';
 import { rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
@@ -43,6 +44,13 @@ export function useSetAppActive() {
       return data.status;
     },
     onSuccess: (status) => qc.setQueryData(appStatusQueryOptions().queryKey, status),
+    // A refusal or a lost connection otherwise left the card as it was, with no word of why.
+    onError: (err, active) =>
+      toast({
+        title: 'Error',
+        description: errorMessage(err, active ? 'Failed to activate' : 'Failed to deactivate'),
+        variant: 'destructive',
+      }),
   });
 }
 

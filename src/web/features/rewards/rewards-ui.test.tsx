@@ -38,6 +38,50 @@ describe('RewardPopup', () => {
   });
 });
 
+describe('toasts while the page is hidden', () => {
+  const visibility = (state: DocumentVisibilityState) =>
+    act(() => {
+      Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+  afterEach(() => {
+    visibility('visible');
+    Reflect.deleteProperty(document, 'visibilityState');
+  });
+
+  it('wait until the page is shown again, then play in turn with their full time', () => {
+    render(<Toaster />);
+    visibility('hidden');
+    // The end of an ad break in another tab: its popup and notification.
+    act(() => showReward({ type: 'points', points: 3, message: 'Ad skipped! +3 pts' }));
+    act(() => notify('points', '+3 points earned!'));
+    advance(10_000);
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
+    visibility('visible');
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('Ad skipped! +3 pts');
+    expect(screen.queryByTestId('notification-toast')).toBeNull();
+    advance(2500);
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
+    expect(screen.getByTestId('notification-toast')).toHaveTextContent('+3 points earned!');
+    advance(3000);
+    expect(screen.queryByTestId('notification-toast')).toBeNull();
+  });
+
+  it('a toast on screen when the page is hidden shows again, from its start, when it is back', () => {
+    render(<Toaster />);
+    act(() => showReward({ type: 'activation', points: 15, message: 'App activated!' }));
+    advance(2000);
+    visibility('hidden');
+    advance(60_000);
+    visibility('visible');
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('App activated!');
+    advance(2499);
+    expect(screen.getByTestId('reward-popup')).toBeInTheDocument();
+    advance(1);
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
+  });
+});
+
 describe('NotificationToast', () => {
   it('shows the latest notification, one at a time, for 3 s', () => {
     render(<Toaster />);

@@ -1,0 +1,55 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Toaster } from '../../components/ui/toaster';
+import { dismissAllToasts } from '../../lib/toast';
+import { StatusCard } from './status-card';
+
+const NOW = new Date('2026-03-10T12:00:00Z');
+
+function renderCard(answer: (url: string) => Promise<Response>) {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => answer(url)),
+  );
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } });
+  qc.setQueryData(['/api/app-status'], { isActive: false, isMonitoring: false, lastActivity: null, activeSince: null });
+  render(
+    <QueryClientProvider client={qc}>
+      <StatusCard now={NOW} />
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  return within(screen.getByTestId('status-card'));
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  dismissAllToasts();
+});
+
+describe('StatusCard when the switch fails', () => {
+  it('says so when the connection is lost, and stays inactive', async () => {
+    const card = renderCard(() => Promise.reject(new TypeError('Failed to fetch')));
+    await userEvent.click(card.getByRole('button', { name: 'Activate' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Error');
+    expect(alert).toHaveTextContent('Network error. Please try again.');
+    expect(card.getByRole('heading', { name: 'Inactive' })).toBeInTheDocument();
+    expect(card.getByRole('button', { name: 'Activate' })).toBeEnabled();
+  });
+
+  it('shows the server’s reason for a refusal', async () => {
+    const card = renderCard(
+      async () =>
+        new Response(JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' }), {
+          status: 429,
+        }),
+    );
+    await userEvent.click(card.getByRole('button', { name: 'Activate' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Too many attempts. Please wait 5 minute(s) and try again.',
+    );
+  });
+});
