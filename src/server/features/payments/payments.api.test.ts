@@ -101,6 +101,37 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(retry.json().amount).toBe(499);
   });
 
+  it('a checkout for another plan (a second tab) closes the first: two plans are never both payable', async () => {
+    const { cookie, sub: basic } = await checkout('basic', 'monthly');
+    const invoiceOf = (sub: Record<string, unknown>) => stripe.invoices.find((i) => i.id === sub.latest_invoice)!;
+    const premiumRes = await createSub(cookie, { tier: 'premium', billingCycle: 'monthly' });
+    expect(premiumRes.statusCode).toBe(200);
+    const premium = stripe.subscriptions.find((s) => s.id === premiumRes.json().subscriptionId)!;
+    expect(premium.id).not.toBe(basic.id);
+    // The first tab's form can no longer pay: its subscription is ended and its invoice voided.
+    expect(basic.status).toBe('canceled');
+    expect(invoiceOf(basic).status).toBe('void');
+    expect(() => stripe.pay(basic.id as string)).toThrow(/void/);
+
+    // The first tab reloads: its plan gets a new, payable checkout (not the closed one replayed
+    // under the same idempotency key), and the second tab's is closed in turn.
+    const again = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().subscriptionId).not.toBe(basic.id);
+    const basicAgain = stripe.subscriptions.find((s) => s.id === again.json().subscriptionId)!;
+    expect(basicAgain.status).toBe('incomplete');
+    expect(premium.status).toBe('canceled');
+    expect(invoiceOf(premium).status).toBe('void');
+
+    const { invoice } = stripe.pay(basicAgain.id as string);
+    await deliver('invoice.paid', invoice);
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic', price: 499 });
+    const billable = stripe.subscriptions.filter(
+      (s) => s.customer === basic.customer && ['active', 'incomplete'].includes(s.status as string),
+    );
+    expect(billable.map((s) => s.id)).toEqual([basicAgain.id]);
+  });
+
   it('refuses the free tier and unknown tiers', async () => {
     const { cookie } = await signUp(t.app);
     expect((await createSub(cookie, { tier: 'free', billingCycle: 'monthly' })).statusCode).toBe(400);

@@ -91,6 +91,25 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
     return price.id;
   }
 
+  /**
+   * Ends an open checkout: the subscription, and its first invoice, whose payment form would
+   * still pay it (cancelling a subscription only stops Stripe's own collection). Best effort: a
+   * failure is logged and the new checkout goes on, rather than leaving the user unable to buy.
+   */
+  async function closeCheckout(sub: Stripe.Subscription) {
+    try {
+      await stripe.subscriptions.cancel(sub.id);
+      const invoice = sub.latest_invoice;
+      const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
+      if (invoiceId) await stripe.invoices.voidInvoice(invoiceId);
+    } catch (err) {
+      log?.('could not close an open checkout', {
+        subscription: sub.id,
+        message: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
   return {
     priceId: (tier: Tier, cycle: BillingCycle) => guard('price', () => priceId(tier, cycle)),
 
@@ -108,6 +127,11 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
      * An incomplete subscription awaiting its first payment for this price, or a new one. Reusing
      * the open one makes a retried checkout (reload, double submit) ask for one payment, not two;
      * the idempotency key covers two requests racing before either is listed.
+     *
+     * The customer's other open checkouts (another plan, e.g. in a second tab) are closed: each
+     * keeps a payable form for a day, and paying two of them started two subscriptions billing one
+     * customer, the earlier one replaced in the app by the later one's events and never shown or
+     * cancellable again. The checkout asked for last is the one that can be paid.
      */
     async createOrReuseSubscription(input: {
       customerId: string;
@@ -120,13 +144,17 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         const price = await priceId(input.tier, input.cycle);
         const open = await stripe.subscriptions.list({
           customer: input.customerId,
-          price,
           status: 'incomplete',
-          limit: 1,
+          limit: 100,
           expand: ['data.latest_invoice.confirmation_secret'],
         });
-        let sub = open.data[0];
+        let sub = open.data.find((s) => s.items.data.some((item) => item.price.id === price));
         if (!sub) {
+          // The customer's newest subscription is part of the key: once a checkout has been
+          // opened since (and this plan's closed by it), a new one is made, where the same key
+          // would replay the closed one, whose form can no longer pay, for the rest of the window.
+          const newest = (await stripe.subscriptions.list({ customer: input.customerId, status: 'all', limit: 1 }))
+            .data[0];
           const window = Math.floor(input.now.getTime() / (10 * 60 * 1000));
           sub = await stripe.subscriptions.create(
             {
@@ -137,9 +165,11 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
               metadata: { user_id: input.userId, tier: input.tier, billing_cycle: input.cycle },
               expand: ['latest_invoice.confirmation_secret'],
             },
-            { idempotencyKey: `eyevu-subscription-${input.userId}-${price}-${window}` },
+            { idempotencyKey: `eyevu-subscription-${input.userId}-${price}-${window}-${newest?.id ?? 'none'}` },
           );
         }
+        const kept = sub.id;
+        for (const other of open.data) if (other.id !== kept) await closeCheckout(other);
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
         if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);

@@ -136,10 +136,14 @@ export async function startStripeDouble() {
       const customer = params.get('customer');
       const price = params.get('price');
       const status = params.get('status');
-      const data = subscriptions
+      const limit = Number(params.get('limit') ?? 10);
+      // As Stripe lists them: newest first, at most `limit`.
+      const data = [...subscriptions]
+        .reverse()
         .filter((s) => !customer || s.customer === customer)
         .filter((s) => !price || (s.items as { data: Obj[] }).data.some((i) => (i.price as Obj).id === price))
         .filter((s) => !status || status === 'all' || s.status === status)
+        .slice(0, limit)
         .map((s) =>
           expandSub(
             s,
@@ -201,6 +205,16 @@ export async function startStripeDouble() {
       }
       if (method === 'DELETE') sub.status = 'canceled';
       return { status: 200, body: expandSub(sub, list(params, 'expand')) };
+    }
+    const voidPath = /^\/v1\/invoices\/([^/]+)\/void$/.exec(path);
+    if (method === 'POST' && voidPath) {
+      const inv = invoices.find((i) => i.id === voidPath[1]);
+      if (!inv) return { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing' } } };
+      if (inv.status !== 'open') {
+        return { status: 400, body: { error: { type: 'invalid_request_error', message: 'Invoice is not open' } } };
+      }
+      inv.status = 'void';
+      return { status: 200, body: inv };
     }
     if (method === 'GET' && path === '/v1/invoices') {
       const customer = params.get('customer');
@@ -285,11 +299,15 @@ export async function startStripeDouble() {
     gatherNext(method: string, path: RegExp, count: number) {
       gathers.push({ method, path, count, held: [] });
     },
-    /** Marks a subscription's open invoice paid, as Stripe does after a successful confirmation. */
+    /**
+     * Marks a subscription's open invoice paid, as Stripe does after a successful confirmation.
+     * Throws, as the payment form's confirmation fails, when that invoice was voided.
+     */
     pay(subscriptionId: string) {
       const sub = subscriptions.find((s) => s.id === subscriptionId)!;
-      sub.status = 'active';
       const inv = invoices.find((i) => i.id === sub.latest_invoice)!;
+      if (inv.status === 'void') throw new Error(`invoice ${String(inv.id)} is void: its payment was cancelled`);
+      sub.status = 'active';
       inv.status = 'paid';
       inv.amount_paid = inv.amount_due;
       return { subscription: sub, invoice: inv };
