@@ -123,6 +123,12 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(premium.status).toBe('canceled');
     expect(invoiceOf(premium).status).toBe('void');
 
+    // The closed checkouts' deletion events record nothing: they held nothing, and the free
+    // trial is still there for an account that never paid.
+    await deliver('customer.subscription.deleted', basic);
+    await deliver('customer.subscription.deleted', premium);
+    expect(await getSub(cookie)).toMatchObject({ status: 'inactive', source: 'none', trialAvailable: true });
+
     const { invoice } = stripe.pay(basicAgain.id as string);
     await deliver('invoice.paid', invoice);
     expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic', price: 499 });

@@ -5,7 +5,7 @@ import { badRequest, conflict, unavailable } from '../../http/errors';
 import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
 import { isPaymentDue, isSubscriptionActive } from '@domain/plans';
-import type { StripeGateway } from './stripe-gateway';
+import { CLOSED_CHECKOUT, type StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
 
@@ -220,6 +220,13 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
           case 'customer.subscription.updated':
           case 'customer.subscription.deleted': {
             const sub = event.data.object;
+            // Never paid (its invoice voided before it was cancelled): nothing to record.
+            if (
+              event.type === 'customer.subscription.deleted' &&
+              sub.cancellation_details?.comment === CLOSED_CHECKOUT
+            ) {
+              break;
+            }
             const state = fromSubscription(
               event.type === 'customer.subscription.deleted' ? { ...sub, status: 'canceled' } : sub,
             );

@@ -29,6 +29,12 @@ function providerFailure(op: string, err: unknown, log: GatewayLog | undefined):
   return new AppError(retryable ? 503 : 502, PAYMENT_PROVIDER_ERROR, 'payment_provider');
 }
 
+/**
+ * The cancellation comment of a checkout closed unpaid because another plan's checkout was opened:
+ * its deletion event records nothing (it held nothing, and would spend the account's free trial).
+ */
+export const CLOSED_CHECKOUT = 'Eyevu: an unpaid checkout replaced by a checkout for another plan';
+
 /** Stripe statuses of a subscription Stripe charges or may still charge. */
 const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
 
@@ -92,16 +98,18 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
   }
 
   /**
-   * Ends an open checkout: the subscription, and its first invoice, whose payment form would
-   * still pay it (cancelling a subscription only stops Stripe's own collection). Best effort: a
+   * Ends an open checkout: first its invoice, which its payment form would still pay (cancelling a
+   * subscription only stops Stripe's own collection), then the subscription. Voiding first is what
+   * makes it safe: Stripe voids only an unpaid invoice, so a form paying it at this very moment
+   * wins, and that subscription is kept (a plan paid for is never cancelled here). Best effort: a
    * failure is logged and the new checkout goes on, rather than leaving the user unable to buy.
    */
   async function closeCheckout(sub: Stripe.Subscription) {
+    const invoice = sub.latest_invoice;
+    const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
     try {
-      await stripe.subscriptions.cancel(sub.id);
-      const invoice = sub.latest_invoice;
-      const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
       if (invoiceId) await stripe.invoices.voidInvoice(invoiceId);
+      await stripe.subscriptions.cancel(sub.id, { cancellation_details: { comment: CLOSED_CHECKOUT } });
     } catch (err) {
       log?.('could not close an open checkout', {
         subscription: sub.id,

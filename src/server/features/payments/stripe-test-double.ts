@@ -203,7 +203,13 @@ export async function startStripeDouble() {
       if (method === 'POST' && params.has('cancel_at_period_end')) {
         sub.cancel_at_period_end = params.get('cancel_at_period_end') === 'true';
       }
-      if (method === 'DELETE') sub.status = 'canceled';
+      if (method === 'DELETE') {
+        sub.status = 'canceled';
+        sub.cancellation_details = {
+          comment: params.get('cancellation_details[comment]'),
+          reason: 'cancellation_requested',
+        };
+      }
       return { status: 200, body: expandSub(sub, list(params, 'expand')) };
     }
     const voidPath = /^\/v1\/invoices\/([^/]+)\/void$/.exec(path);
@@ -232,7 +238,10 @@ export async function startStripeDouble() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stripe.test');
-      const params = new URLSearchParams(req.method === 'GET' ? url.search : Buffer.concat(chunks).toString('utf8'));
+      // The SDK sends a GET's or DELETE's parameters in the query string, others' in the body.
+      const params = new URLSearchParams(
+        req.method === 'GET' || req.method === 'DELETE' ? url.search : Buffer.concat(chunks).toString('utf8'),
+      );
       const key = req.headers['idempotency-key'] as string | undefined;
       requests.push({
         method: req.method ?? 'GET',
