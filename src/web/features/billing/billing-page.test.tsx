@@ -1,9 +1,12 @@
 // @vitest-environment jsdom
 import type { Subscription } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { Toaster } from '../../components/ui/toaster';
+import { dismissAllToasts } from '../../lib/toast';
 import { formatTrialDate } from '../subscription';
-import BillingPage from './billing-page';
+import BillingPage, { ACTIVATION_POLL_MS, ACTIVATION_WAIT_MS } from './billing-page';
 
 const TRIAL_END = '2026-03-17T12:00:00.000Z';
 
@@ -96,5 +99,100 @@ describe('BillingPage', () => {
     );
     expect(within(plan).getByText('You are on the Free plan.')).toBeInTheDocument();
     expect(within(plan).queryByRole('button', { name: 'Cancel Subscription' })).toBeNull();
+  });
+});
+
+describe('BillingPage back from a payment (the return address)', () => {
+  const PAID = subscription({
+    source: 'stripe',
+    trial: false,
+    trialEndsAt: null,
+    tier: 'basic',
+    billingCycle: 'monthly',
+    price: 499,
+  });
+
+  /** The page at `url`, its subscription answered by `answers` in turn (the last one repeated). */
+  function renderReturn(url: string, answers: Subscription[]) {
+    window.history.replaceState(null, '', url);
+    const asked = vi.fn(() => answers[Math.min(asked.mock.calls.length - 1, answers.length - 1)]!);
+    const qc = new QueryClient({
+      defaultOptions: {
+        queries: {
+          staleTime: Infinity,
+          retry: false,
+          queryFn: ({ queryKey }) => Promise.resolve(queryKey[0] === '/api/subscription' ? asked() : { invoices: [] }),
+        },
+      },
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <BillingPage />
+        <Toaster />
+      </QueryClientProvider>,
+    );
+    return { asked, plan: () => screen.getByRole('region', { name: 'Current Plan' }) };
+  }
+  // A few short steps: the query's answer reaches the screen through several zero-delay timers.
+  const flush = async () => {
+    for (let i = 0; i < 5; i++) await act(async () => vi.advanceTimersByTimeAsync(20));
+  };
+
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => {
+    act(() => dismissAllToasts());
+    vi.useRealTimers();
+    window.history.replaceState(null, '', '/');
+  });
+
+  it("a payment that failed on the bank's page says so, and starts no wait for a plan", async () => {
+    const { asked, plan } = renderReturn('/billing?success=true&payment_intent=pi_1&redirect_status=failed', [
+      FREE_SUBSCRIPTION,
+    ]);
+    await flush();
+    expect(screen.getByText('Payment Failed')).toBeInTheDocument();
+    expect(screen.queryByText('Payment Successful')).toBeNull();
+    expect(window.location.search).toBe('');
+    expect(within(plan()).getByText('You are on the Free plan.')).toBeInTheDocument();
+    const calls = asked.mock.calls.length;
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS * 3));
+    expect(asked.mock.calls.length).toBe(calls);
+  });
+
+  it('a paid plan whose webhook is still on its way: says it is activating and shows it once the server has it', async () => {
+    const { asked, plan } = renderReturn('/billing?success=true&payment_intent=pi_1&redirect_status=succeeded', [
+      FREE_SUBSCRIPTION,
+      PAID,
+    ]);
+    await flush();
+    expect(screen.getByText('Payment Successful')).toBeInTheDocument();
+    expect(within(plan()).getByRole('status')).toHaveTextContent('Activating your new plan');
+    expect(within(plan()).getByText('Free', { exact: true })).toBeInTheDocument();
+
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS));
+    await flush();
+    expect(within(plan()).getByText('Active', { exact: true })).toBeInTheDocument();
+    expect(row(plan(), 'Plan Type')).toHaveTextContent('Basic');
+    expect(within(plan()).queryByText(/Activating your new plan/)).toBeNull();
+    // Once it is there, the page stops asking.
+    const calls = asked.mock.calls.length;
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS * 3));
+    expect(asked.mock.calls.length).toBe(calls);
+  });
+
+  it('stops asking after a minute when the plan never arrives', async () => {
+    const { asked, plan } = renderReturn('/billing?success=true', [FREE_SUBSCRIPTION]);
+    await flush();
+    expect(within(plan()).getByRole('status')).toHaveTextContent('Activating your new plan');
+    const first = asked.mock.calls.length;
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS));
+    expect(asked.mock.calls.length).toBe(first + 1);
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_WAIT_MS));
+    await flush();
+    expect(within(plan()).queryByText(/Activating your new plan/)).toBeNull();
+    expect(within(plan()).getByText('You are on the Free plan.')).toBeInTheDocument();
+    const calls = asked.mock.calls.length;
+    await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS * 3));
+    expect(asked.mock.calls.length).toBe(calls);
   });
 });

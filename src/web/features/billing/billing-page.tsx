@@ -1,7 +1,7 @@
 import { formatCents } from '@domain/format';
 import { formatPricePerCycle, planFor } from '@domain/plans';
 import { useQueryClient } from '@tanstack/react-query';
-import { Check, Receipt, X } from 'lucide-react';
+import { Check, Loader2, Receipt, X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { toast } from '../../lib/toast';
@@ -48,6 +48,27 @@ function paymentDueNote(status: string): string {
   }
 }
 
+/**
+ * Back from a payment, the plan is active only once Stripe's webhook has reached the server
+ * (seconds, usually after the browser): the page asks again every ACTIVATION_POLL_MS, for at most
+ * ACTIVATION_WAIT_MS, instead of showing the Free plan until the next reload.
+ */
+export const ACTIVATION_POLL_MS = 2_000;
+export const ACTIVATION_WAIT_MS = 60_000;
+
+/**
+ * The return address's outcome. Stripe returns there also from a payment that failed on the
+ * bank's or wallet's own page, adding `redirect_status`; without one the spec's plain
+ * `?success=true` counts as paid.
+ */
+function paymentReturnOf(search: string): 'succeeded' | 'processing' | 'failed' | null {
+  const params = new URLSearchParams(search);
+  if (params.get('success') !== 'true') return null;
+  const status = params.get('redirect_status');
+  if (status === null || status === 'succeeded') return 'succeeded';
+  return status === 'processing' ? 'processing' : 'failed';
+}
+
 export default function BillingPage() {
   const { subscription, isActive, isLoading, trialEndsAt } = useSubscriptionDetails();
   const invoices = useInvoices();
@@ -58,14 +79,49 @@ export default function BillingPage() {
   const [, navigate] = useLocation();
   const qc = useQueryClient();
 
-  // Return address after payment: toast once, drop the flag, and reload the state from the server.
+  const [awaitingPlan, setAwaitingPlan] = useState(false);
+  const paidPlanActive = isActive && subscription?.source === 'stripe';
+
+  // Return address after payment: toast once, drop the flags, and reload the state from the server.
   useEffect(() => {
-    if (new URLSearchParams(search).get('success') !== 'true') return;
-    toast({ title: 'Payment Successful', description: 'Your subscription is being activated.', variant: 'success' });
+    const outcome = paymentReturnOf(search);
+    if (!outcome) return;
+    if (outcome === 'failed') {
+      toast({
+        title: 'Payment Failed',
+        description: 'Your payment did not go through, and no plan was started. Please try again.',
+        variant: 'destructive',
+      });
+    } else {
+      toast(
+        outcome === 'succeeded'
+          ? { title: 'Payment Successful', description: 'Your subscription is being activated.', variant: 'success' }
+          : { title: 'Payment Processing', description: 'Your subscription starts once your payment is confirmed.' },
+      );
+      setAwaitingPlan(true);
+    }
     void qc.invalidateQueries({ queryKey: subscriptionQueryOptions().queryKey });
     void qc.invalidateQueries({ queryKey: invoicesQueryOptions().queryKey });
     navigate('/billing', { replace: true });
   }, [search, navigate, qc]);
+
+  useEffect(() => {
+    if (!awaitingPlan) return;
+    if (paidPlanActive) {
+      setAwaitingPlan(false);
+      void qc.invalidateQueries({ queryKey: invoicesQueryOptions().queryKey });
+      return;
+    }
+    const poll = setInterval(
+      () => void qc.invalidateQueries({ queryKey: subscriptionQueryOptions().queryKey }),
+      ACTIVATION_POLL_MS,
+    );
+    const giveUp = setTimeout(() => setAwaitingPlan(false), ACTIVATION_WAIT_MS);
+    return () => {
+      clearInterval(poll);
+      clearTimeout(giveUp);
+    };
+  }, [awaitingPlan, paidPlanActive, qc]);
 
   const confirmCancel = () =>
     cancel.mutate(undefined, {
@@ -120,6 +176,12 @@ export default function BillingPage() {
             </span>
           </span>
         </div>
+        {awaitingPlan && !paidPlanActive && (
+          <p role="status" className="flex items-center gap-2 rounded-xl bg-primary-soft p-3 text-sm">
+            <Loader2 className="size-4 shrink-0 animate-spin text-primary" aria-hidden />
+            Activating your new plan. This takes a few seconds after payment.
+          </p>
+        )}
         {isLoading ? (
           <Spinner label="Loading subscription" />
         ) : isActive && subscription ? (
