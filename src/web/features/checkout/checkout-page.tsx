@@ -6,7 +6,8 @@ import { useEffect, useMemo } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { Card } from '../../components/ui/card';
 import { CenteredSpinner } from '../../components/ui/spinner';
-import { errorStatus } from '../../lib/api';
+import { errorMessage, errorStatus } from '../../lib/api';
+import { toast } from '../../lib/toast';
 import { CheckoutForm } from './checkout-form';
 import { usePublicConfig } from './config-query';
 import { useCreateSubscription } from './use-create-subscription';
@@ -63,6 +64,19 @@ export default function CheckoutPage() {
     // Missing params, or a failed subscription creation, go back to /pricing to choose again.
     if (!valid || (created.isError && !creationUnavailable)) navigate('/pricing', { replace: true });
   }, [valid, created.isError, creationUnavailable, navigate]);
+  useEffect(() => {
+    // A refusal says why (a plan already running, one whose payment is still on its way, as after
+    // the browser's Back from a payment): without it the user was only put back on the pricing
+    // screen, to choose a plan that would be refused again.
+    const status = errorStatus(created.error);
+    if (status !== undefined && status < 500) {
+      toast({
+        title: 'Checkout Failed',
+        description: errorMessage(created.error, 'Please choose a plan again.'),
+        variant: 'destructive',
+      });
+    }
+  }, [created.error]);
 
   if (!valid) return null;
   if (notConfigured || creationUnavailable || config.isError) return <Unavailable />;

@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { Toaster } from '../../components/ui/toaster';
+import { getQueryFn } from '../../lib/api';
+import { dismissAllToasts } from '../../lib/toast';
+import CheckoutPage from './checkout-page';
+
+const STILL_ON_ITS_WAY =
+  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
+
+function jsonResponse(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function renderCheckout(url: string, creation: () => Response) {
+  window.history.replaceState(null, '', url);
+  const fetchMock = vi.fn(async (path: string) => {
+    if (path === '/api/config') return jsonResponse({ stripePublicKey: 'pk_test_eyevu' });
+    if (path === '/api/create-subscription') return creation();
+    return jsonResponse({}, 404);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <CheckoutPage />
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  return fetchMock;
+}
+
+afterEach(() => {
+  act(() => dismissAllToasts());
+  vi.unstubAllGlobals();
+  window.history.replaceState(null, '', '/');
+});
+
+describe('CheckoutPage', () => {
+  it('a refused checkout (as after Back from a payment whose plan is on its way) goes to pricing and says why', async () => {
+    renderCheckout('/checkout?tier=premium&billing=monthly', () =>
+      jsonResponse({ message: STILL_ON_ITS_WAY, code: 'conflict' }, 409),
+    );
+    await waitFor(() => expect(window.location.pathname).toBe('/pricing'));
+    expect(await screen.findByText('Checkout Failed')).toBeInTheDocument();
+    expect(screen.getByText(STILL_ON_ITS_WAY)).toBeInTheDocument();
+  });
+
+  it('without its parameters goes to pricing without asking the server', async () => {
+    const fetchMock = renderCheckout('/checkout?tier=premium', () => jsonResponse({}, 500));
+    await waitFor(() => expect(window.location.pathname).toBe('/pricing'));
+    expect(fetchMock).not.toHaveBeenCalledWith('/api/create-subscription', expect.anything());
+    expect(screen.queryByText('Checkout Failed')).toBeNull();
+  });
+});
