@@ -56,5 +56,12 @@ describe('api client', () => {
     expect(errorMessage(new Error('409: {"message":"Taken"}'), 'x')).toBe('Taken');
     expect(errorMessage(new Error('500: '), 'Fallback')).toBe('Fallback');
     expect(errorMessage(new TypeError('Failed to fetch'), 'x')).toBe('Network error. Please try again.');
+    // A proxy's error page while the server restarts is not a message to show.
+    const gatewayPage =
+      '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center></body></html>';
+    expect(errorMessage(new Error(`502: ${gatewayPage}`), 'Invalid email or password')).toBe(
+      'Invalid email or password',
+    );
+    expect(errorMessage(new Error('503: Service Unavailable'), 'x')).toBe('Service Unavailable');
   });
 });

@@ -21,7 +21,8 @@ export async function apiRequest(method: string, url: string, data?: unknown, he
 
 /**
  * The server answers errors as JSON `{message}`; forms show that message. Falls back to the text
- * after the status when the body is not JSON.
+ * after the status when the body is not JSON, unless that text is a page (a proxy's or gateway's
+ * HTML error page while the server is down or restarting), which would show as markup in a toast.
  */
 export function errorMessage(err: unknown, fallback: string): string {
   if (!(err instanceof Error)) return fallback;
@@ -32,7 +33,8 @@ export function errorMessage(err: unknown, fallback: string): string {
     const body = JSON.parse(m[1]!) as { message?: unknown };
     return typeof body.message === 'string' && body.message ? body.message : fallback;
   } catch {
-    return m[1] || fallback;
+    const text = m[1]!.trim();
+    return text && !text.startsWith('<') ? text : fallback;
   }
 }
 
