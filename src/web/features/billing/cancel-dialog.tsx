@@ -20,7 +20,7 @@ export function CancelSubscriptionDialog({ open, onOpenChange, onConfirm, pendin
           : 'Your account returns to the Free plan right away.'}
       </DialogDescription>
       <div className="flex flex-col gap-2">
-        <Button variant="danger" onClick={onConfirm} disabled={pending}>
+        <Button variant="danger" onClick={onConfirm} pending={pending}>
           {pending ? 'Processing...' : 'Yes, cancel'}
         </Button>
         <DialogClose asChild>

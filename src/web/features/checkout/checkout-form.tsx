@@ -31,7 +31,7 @@ export function CheckoutForm({ amount }: { amount: number }) {
   return (
     <form onSubmit={submit} className="flex flex-col gap-4">
       <PaymentElement />
-      <Button type="submit" size="lg" disabled={!stripe || !elements || processing}>
+      <Button type="submit" size="lg" disabled={!stripe || !elements} pending={processing}>
         {processing ? 'Processing...' : `Pay ${formatCents(amount)}`}
       </Button>
     </form>

@@ -100,7 +100,7 @@ export default function OrganizerPage() {
         ) : !counted ? null : need > 0 || busy ? (
           <>
             <p className="text-sm text-muted">{need} photos need AI analysis for smart organization.</p>
-            <Button onClick={startAnalysis} disabled={busy}>
+            <Button onClick={startAnalysis} pending={busy}>
               {busy ? 'Analyzing...' : 'Analyze Photos'}
             </Button>
           </>
@@ -223,7 +223,7 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
                 maxLength={100}
                 className="min-h-11 min-w-0 flex-1 rounded-xl border border-border bg-bg px-3 text-sm"
               />
-              <Button type="submit" disabled={createAlbum.isPending}>
+              <Button type="submit" pending={createAlbum.isPending}>
                 Create Album
               </Button>
             </div>

@@ -264,11 +264,11 @@ function Editor({ photoId }: { photoId: string }) {
       )}
 
       <div className="flex flex-col gap-2">
-        <Button size="lg" onClick={onApply} disabled={!photo || !selected || apply.isPending}>
+        <Button size="lg" onClick={onApply} disabled={!photo || !selected} pending={apply.isPending}>
           {apply.isPending ? 'Processing...' : 'Apply Filter'}
         </Button>
         {photo.appliedFilter && (
-          <Button variant="outline" onClick={onRevert} disabled={revert.isPending}>
+          <Button variant="outline" onClick={onRevert} pending={revert.isPending}>
             <RotateCcw className="size-4" aria-hidden />
             Revert to original
           </Button>

@@ -153,7 +153,8 @@ export default function PricingPage() {
               </ul>
               <Button
                 variant={plan.popular ? 'primary' : 'outline'}
-                disabled={isCurrent || plan.id === 'free' || upgrade.isPending}
+                disabled={isCurrent || plan.id === 'free'}
+                pending={upgrade.isPending}
                 onClick={() => choose(plan)}
               >
                 {isCurrent

@@ -52,7 +52,7 @@ describe('UpgradeModal', () => {
     expect(screen.getByRole('radio', { name: /monthly/i })).toHaveAttribute('aria-checked', 'true');
     fireEvent.click(screen.getByRole('radio', { name: /yearly/i }));
     fireEvent.click(screen.getByRole('button', { name: 'Start Free Trial' }));
-    expect(await screen.findByRole('button', { name: 'Processing...' })).toBeDisabled();
+    expect(await screen.findByRole('button', { name: 'Processing...' })).toHaveAttribute('aria-disabled', 'true');
 
     const [, init] = fetchMock.mock.calls.find(([u, i]) => u === '/api/subscription' && i?.method === 'POST')!;
     expect(JSON.parse(String(init!.body))).toMatchObject({ plan: 'yearly', status: 'active', price: 4999 });

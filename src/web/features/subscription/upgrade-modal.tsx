@@ -126,7 +126,13 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
           `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
         )}
       </p>
-      <Button size="lg" onClick={start} disabled={startTrial.isPending || trialUsed} aria-describedby={trialTermsId}>
+      <Button
+        size="lg"
+        onClick={start}
+        disabled={trialUsed}
+        pending={startTrial.isPending}
+        aria-describedby={trialTermsId}
+      >
         {startTrial.isPending ? 'Processing...' : 'Start Free Trial'}
       </Button>
       <DialogClose asChild>
