@@ -140,7 +140,10 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
           <div className="flex flex-col items-center gap-3">
             <p className="text-2xl font-bold">{app}</p>
-            <p className="font-mono text-lg tabular-nums" aria-label={`Ad ends in ${formatCountdown(remaining)}`}>
+            {/* Words for screen readers inside the text: an aria-label on a plain element is not
+                allowed by ARIA, and some screen readers read only the bare '0:15'. */}
+            <p className="font-mono text-lg tabular-nums">
+              <span className="sr-only">Ad ends in </span>
               {formatCountdown(remaining)}
             </p>
             {remaining > 0 && !galleryOpen && (

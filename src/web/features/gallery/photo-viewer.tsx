@@ -173,9 +173,9 @@ export function PhotoViewer({
           {countdown !== undefined && (
             <span
               className="rounded-full bg-white/15 px-3 py-1 font-mono text-sm tabular-nums"
-              aria-label={`Ad ends in ${formatCountdown(countdown)}`}
               data-testid="viewer-countdown"
             >
+              <span className="sr-only">Ad ends in </span>
               {formatCountdown(countdown)}
             </span>
           )}
