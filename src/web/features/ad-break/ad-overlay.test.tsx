@@ -13,9 +13,9 @@ function jsonResponse(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
 
-function setup(duration = 15) {
+function setup(duration = 15, photosAnswer: () => Response = () => jsonResponse([])) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
-    if (url === '/api/photos') return jsonResponse([]);
+    if (url === '/api/photos') return photosAnswer();
     if (url === '/api/activities' && init?.method === 'POST')
       return jsonResponse({ recorded: true, message: 'Ad skipped! +2 pts' }, 201);
     return jsonResponse({});
@@ -86,6 +86,20 @@ describe('AdOverlay', () => {
 
     await advance(5000);
     expect(posts()).toHaveLength(1);
+  });
+
+  it("says why the photos are missing when they could not be read, not 'No photos yet'", async () => {
+    setup(15, () => jsonResponse({ message: 'Too many requests. Please wait a few minutes.' }, 429));
+    await advance(100);
+    const viewer = screen.getByRole('dialog', { name: 'Your Photos' });
+    expect(viewer).toHaveTextContent('Too many requests. Please wait a few minutes.');
+    expect(viewer).not.toHaveTextContent('No photos yet');
+  });
+
+  it("says 'No photos yet' of a library that answered empty", async () => {
+    setup(15);
+    await advance(100);
+    expect(screen.getByRole('dialog', { name: 'Your Photos' })).toHaveTextContent('No photos yet');
   });
 
   it('keeps counting with the gallery closed and can bring it back', async () => {

@@ -158,6 +158,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
 
       <PhotoViewer
         photos={photos.data ?? []}
+        emptyText={
+          photos.isPending
+            ? 'Loading photos...'
+            : photos.isError
+              ? errorMessage(photos.error, 'Could not load your photos.')
+              : undefined
+        }
         open={galleryOpen}
         onOpenChange={setGalleryOpen}
         countdown={remaining}

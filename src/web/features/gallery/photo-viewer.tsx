@@ -19,6 +19,11 @@ const SWIPE_MIN_PX = 50;
 
 export interface PhotoViewerProps {
   photos: Photo[];
+  /**
+   * What it says with no photo to show, when the caller knows better than 'No photos yet': the
+   * list still loading, or not read at all (a lost connection, a limit).
+   */
+  emptyText?: string;
   open: boolean;
   onOpenChange: (open: boolean) => void;
   /** Index shown when the viewer opens. */
@@ -49,6 +54,7 @@ const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
  */
 export function PhotoViewer({
   photos,
+  emptyText,
   open,
   onOpenChange,
   initialIndex = 0,
@@ -242,7 +248,9 @@ export function PhotoViewer({
             />
           </button>
         ) : (
-          <p className="text-white/70">No photos yet</p>
+          <p className="text-white/70" role={emptyText ? 'status' : undefined}>
+            {emptyText ?? 'No photos yet'}
+          </p>
         )}
         {n > 1 && (
           <>
