@@ -217,6 +217,10 @@ const STILL_CHARGED = new Set(['past_due', 'unpaid', 'paused']);
  * such a one stops the charges at once, and a new checkout waits until it is settled: two
  * subscriptions would bill one customer.
  */
+/** A new plan while Stripe still bills an earlier subscription (see `isPaymentDue`). */
+export const PAYMENT_DUE_MESSAGE =
+  'Your current subscription is still being billed. Cancel it on the billing page before choosing a new plan.';
+
 export function isPaymentDue(
   sub: (SubscriptionStatusInput & { source: string; cancelAtPeriodEnd: boolean }) | null | undefined,
   now: Date,

@@ -4,7 +4,7 @@ import type { CreateSubscriptionBody, Invoice } from '@contract/subscriptions';
 import { badRequest, conflict, unavailable } from '../../http/errors';
 import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
-import { isPaymentDue, isSubscriptionActive } from '@domain/plans';
+import { isPaymentDue, isSubscriptionActive, PAYMENT_DUE_MESSAGE } from '@domain/plans';
 import { CLOSED_CHECKOUT, type StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
@@ -93,9 +93,7 @@ function fromInvoice(invoice: Stripe.Invoice, status: 'active' | 'past_due'): St
   };
 }
 
-/** Checkout while Stripe still bills an earlier subscription (see `isPaymentDue`). */
-export const PAYMENT_DUE_MESSAGE =
-  'Your current subscription is still being billed. Cancel it on the billing page before choosing a new plan.';
+export { PAYMENT_DUE_MESSAGE };
 
 /** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
 export const LIVE_ON_STRIPE_MESSAGE =

@@ -1,6 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { DAY_MS } from '@domain/calendar';
+import { PAYMENT_DUE_MESSAGE, priceFor } from '@domain/plans';
 import { subscriptions } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions';
@@ -117,6 +118,27 @@ describe(`subscriptions API (${testDbKind})`, () => {
     expect(unknownTier.statusCode).toBe(400);
     // Nothing was activated by an upgrade request: money moves only through checkout.
     expect((await get(cookie)).json().status).toBe('inactive');
+  });
+
+  it('refuses an upgrade while Stripe still bills an earlier plan (a failed renewal), saying why', async () => {
+    const { cookie, user } = await signUp(t.app);
+    await t.database.db.insert(subscriptions).values({
+      userId: user.id,
+      status: 'past_due',
+      tier: 'basic',
+      billingCycle: 'monthly',
+      price: 499,
+      endDate: new Date(Date.now() - 1000),
+      source: 'stripe',
+      stripeSubscriptionId: 'sub_due',
+    });
+    const res = await post(cookie, '/api/subscription/upgrade', {
+      tier: 'premium',
+      billingCycle: 'monthly',
+      price: priceFor('premium', 'monthly'),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe(PAYMENT_DUE_MESSAGE);
   });
 
   it('reads an expired subscription as inactive, on the free tier', async () => {

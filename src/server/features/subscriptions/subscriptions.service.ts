@@ -1,6 +1,7 @@
 import {
   isPaymentDue,
   isSubscriptionActive,
+  PAYMENT_DUE_MESSAGE,
   priceAfterTrial,
   priceFor,
   trialEndDate,
@@ -87,6 +88,9 @@ export function createSubscriptionsService({ repo, stripe, now = () => new Date(
           'You already have an active subscription. Cancel it on the billing page before switching plans.',
         );
       }
+      // Checkout refuses it too; said here, the pricing page's toast gives the reason before the
+      // user is sent to a checkout that would only send them back.
+      if (isPaymentDue(row, now())) throw conflict(PAYMENT_DUE_MESSAGE);
       return {
         checkoutUrl: checkoutUrl(body.tier, body.billingCycle),
         tier: body.tier,
