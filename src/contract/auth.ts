@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TIME_ZONE_MAX_LENGTH } from '@domain/time-zone';
+import { isBlankText } from './blank-text';
 
 /**
  * Request and response shapes of the auth endpoints. The client's forms use the same schemas, so
@@ -23,7 +24,9 @@ const name = (label: string) =>
     .string({ error: `${label} is required` })
     .trim()
     .min(1, `${label} is required`)
-    .max(100, `${label} must be at most 100 characters`);
+    .max(100, `${label} must be at most 100 characters`)
+    // A name of only invisible characters greeted the user with nothing where the spec says 'User'.
+    .refine((v) => !isBlankText(v), `${label} is required`);
 
 /**
  * The browser's IANA zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`); it decides the

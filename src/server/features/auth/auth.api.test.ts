@@ -272,6 +272,21 @@ describe(`auth API (${testDbKind})`, () => {
     expect(res.json().message).toContain('Password must be at least 6 characters');
   });
 
+  it('refuses a name of invisible characters only as missing (it would greet the user with nothing)', async () => {
+    for (const [firstName, lastName, field] of [
+      ['\u200B', 'B', 'firstName: First name is required'],
+      ['A', '\u3164\u200F', 'lastName: Last name is required'],
+    ]) {
+      const res = await inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { firstName, lastName, email: `blank-${lastName.length}@example.com`, password: 'secret12' },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe(field);
+    }
+  });
+
   it('a pasted reset token longer than any token is refused as invalid, not as missing', async () => {
     const res = await inject({
       method: 'POST',
