@@ -3,7 +3,7 @@ import type { Activity } from '@contract/activities';
 import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -68,7 +68,10 @@ function renderDashboard(data: {
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
 });
-afterEach(() => vi.useRealTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
 
 describe('Dashboard', () => {
   it('shows a new free user the spec texts, zeros and an empty activity list', () => {
@@ -220,5 +223,53 @@ describe('Dashboard', () => {
     expect(screen.getByText('850')).toBeInTheDocument();
     // Efficiency Score = 30 / 1200 x 100, rounded.
     expect(screen.getByText('3%')).toBeInTheDocument();
+  });
+
+  it('says the points, activities and plan could not be read instead of showing zeros, no history and the Free plan', async () => {
+    const refused = () =>
+      Promise.reject(new Error('429: {"message":"Too many attempts. Please wait 5 minute(s) and try again."}'));
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    for (const key of [['/api/activities'], ['/api/subscription']]) qc.setQueryDefaults(key, { queryFn: refused });
+    // Stats ask with their own query function (the browser's offset in the URL).
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' }), {
+            status: 429,
+          }),
+      ),
+    );
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: '2026-02-01T00:00:00Z' },
+    });
+    qc.setQueryData(['/api/photos'], []);
+    qc.setQueryData(['/api/photos', 'summary'], { total: 3, analyzed: 0, organized: 0, categories: [] });
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
+    const alerts = screen.getAllByRole('alert');
+    for (const a of alerts) expect(a).toHaveTextContent('Too many attempts. Please wait 5 minute(s) and try again.');
+    // No figure stands for the unknown ones.
+    expect(screen.getByTestId('total-points')).toHaveTextContent('– pts');
+    const figures = within(screen.getByRole('region', { name: 'Your stats' }));
+    expect(figures.queryByText('0')).toBeNull();
+    expect(figures.queryByText('0s')).toBeNull();
+    expect(screen.queryByText('0%')).toBeNull();
+    expect(screen.queryByText('No activities yet')).toBeNull();
+    const plan = screen.getByTestId('plan-card');
+    expect(within(plan).queryByText('Free Plan')).toBeNull();
+    expect(within(plan).queryByRole('link', { name: 'Upgrade' })).toBeNull();
   });
 });
