@@ -3,7 +3,7 @@ import type { Photo } from '@contract/photos';
 import { smallThumbnailUrl } from '@contract/photos-values';
 import type { Stats } from '@contract/rewards';
 import type { Subscription } from '@contract/subscriptions';
-import { formatTimeSaved } from '@domain/format';
+import { formatDay, formatTimeSaved } from '@domain/format';
 import {
   avgPerDay,
   efficiencyScore,
@@ -249,7 +249,8 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
               <div>
                 <p className="font-bold">{capitalize(subscription.tier)} Plan</p>
                 <p className="text-sm text-muted">
-                  Expires {subscription.endDate ? new Date(subscription.endDate).toLocaleDateString() : 'N/A'}
+                  {/* In the browser's zone, as the server paints it from the zone cookie (web-pages.ts). */}
+                  Expires {subscription.endDate ? formatDay(subscription.endDate) : 'N/A'}
                 </p>
               </div>
             ) : (
