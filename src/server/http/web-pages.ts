@@ -328,7 +328,7 @@ export function dashboardFirstContent(
     `<span class="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg" aria-label="${totalPoints} points">` +
     `${icon('award', 'size-4', ICONS.award)}${totalPoints} pts</span></header>` +
     (isAdSkipperPro(adsSkipped)
-      ? `<section class="${CARD} border-primary bg-primary-soft"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
+      ? `<section class="rounded-2xl border border-primary bg-primary-soft p-4 shadow-sm"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
       : '') +
     '<section aria-label="Your stats" class="grid grid-cols-3 gap-2">' +
     stat('Ads Skipped', String(adsSkipped), 'skip-forward') +

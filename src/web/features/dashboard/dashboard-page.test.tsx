@@ -123,6 +123,11 @@ describe('Dashboard', () => {
     });
     expect(screen.getByText('Ad Skipper Pro!')).toBeInTheDocument();
     expect(screen.getByText("You've skipped 11 ads")).toBeInTheDocument();
+    // Highlighted: one background and one border colour (with the card's too, the stylesheet put
+    // bg-surface after bg-primary-soft, and the banner looked like any other card).
+    const banner = screen.getByText('Ad Skipper Pro!').parentElement!;
+    expect(banner).toHaveClass('bg-primary-soft', 'border-primary');
+    expect(banner.className).not.toMatch(/\bbg-surface\b|\bborder-border\b/);
     expect(screen.getByText('5m')).toBeInTheDocument();
     // Avg/Day 125 / 10 = 12.5 -> 13; Weekly Progress 13 x 7 = 91.
     expect(screen.getByText('13')).toBeInTheDocument();

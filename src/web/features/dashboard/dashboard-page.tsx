@@ -142,6 +142,8 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
 }
 
 const NO_ACTIVITIES: Activity[] = [];
+/** The 'Ad Skipper Pro!' banner's look (web-pages.ts paints the same classes). */
+const PRO_BANNER = 'rounded-2xl border border-primary bg-primary-soft p-4 shadow-sm';
 /** A figure the screen has no answer for (yet). */
 const UNKNOWN = '–';
 
@@ -208,10 +210,12 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
       </header>
 
       {isAdSkipperPro(adsSkipped) && (
-        <Card className="border-primary bg-primary-soft">
+        // Not a Card with other colours added: the stylesheet's order, not the class list's, decides
+        // between two backgrounds, and the card's bg-surface came later and hid the highlight.
+        <section className={PRO_BANNER}>
           <p className="font-bold">Ad Skipper Pro!</p>
           <p className="text-sm">You&apos;ve skipped {adsSkipped} ads</p>
-        </Card>
+        </section>
       )}
 
       <section aria-label="Your stats" className="grid grid-cols-3 gap-2">
