@@ -2,6 +2,7 @@ import {
   formatCents,
   formatClock12h,
   formatCountdown,
+  formatDay,
   formatElapsed,
   formatRelativeTime,
   formatSizeMb,
@@ -117,5 +118,16 @@ describe('formatCents', () => {
   it('can drop .00 on whole dollars only', () => {
     expect(formatCents(1200, { trimWholeDollars: true })).toBe('$12');
     expect(formatCents(1198, { trimWholeDollars: true })).toBe('$11.98');
+  });
+});
+
+describe('formatDay', () => {
+  it('names the month and reads the day in the zone given', () => {
+    const instant = '2026-04-09T23:30:00Z';
+    expect(formatDay(instant, 'UTC')).toBe('Apr 9, 2026');
+    expect(formatDay(instant, 'Europe/Paris')).toBe('Apr 10, 2026');
+    expect(formatDay(instant, 'America/Los_Angeles')).toBe('Apr 9, 2026');
+    expect(formatDay('2026-12-31T12:00:00Z', 'UTC')).toBe('Dec 31, 2026');
+    expect(formatDay('not a date', 'UTC')).toBe('');
   });
 });

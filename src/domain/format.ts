@@ -53,6 +53,18 @@ export function formatRelativeTime(date: DateInput, now: Date): string {
   return `${formatElapsed(ms, now)} ago`;
 }
 
+/**
+ * A calendar date for a screen ('Apr 9, 2026'), in `timeZone` (the runtime's own when omitted).
+ * One locale on purpose: the server paints the dashboard with it and the app must show the same
+ * text, and the month's name reads one way everywhere (where '4/9/2026' is April or September).
+ * '' for an unparseable date.
+ */
+export function formatDay(date: DateInput, timeZone?: string): string {
+  const d = toDate(date);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toLocaleDateString('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone });
+}
+
 /** Photo sizes: bytes / 1048576 with one decimal, e.g. '2.4 MB'. */
 export function formatSizeMb(bytes: number): string {
   const safe = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDay } from '@domain/format';
 import { buildApp } from '../app';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
 import { postPhotos } from '../test/multipart';
@@ -294,6 +295,35 @@ describe('the page served for a screen', () => {
       expect(plain.body).toContain('Checking your session');
       expect(plain.headers['cache-control']).toBe('no-cache');
     }
+  });
+
+  it("paints a plan's end date in the browser's zone (its cookie), as the app shows it; UTC without one", async () => {
+    const owner = await signUp(app);
+    const trial = await app.inject({
+      method: 'POST',
+      url: '/api/subscription',
+      headers: { cookie: owner.cookie },
+      payload: { plan: 'monthly' },
+    });
+    expect(trial.statusCode).toBeLessThan(300);
+    const { endDate } = (
+      await app.inject({ method: 'GET', url: '/api/subscription', headers: { cookie: owner.cookie } })
+    ).json() as { endDate: string };
+    const expires = async (zoneCookie: string) => {
+      const cookie = zoneCookie ? `${owner.cookie}; ${zoneCookie}` : owner.cookie;
+      const res = await app.inject({ method: 'GET', url: '/', headers: { cookie } });
+      expect(res.statusCode).toBe(200);
+      return /<p class="text-sm text-muted">Expires ([^<]*)<\/p>/.exec(res.body)?.[1];
+    };
+    // 25 hours apart: the same instant is on another day in each.
+    const east = await expires(`eyevu_tz=${encodeURIComponent('Pacific/Kiritimati')}`);
+    const west = await expires(`eyevu_tz=${encodeURIComponent('Pacific/Pago_Pago')}`);
+    expect(east).toBe(formatDay(endDate, 'Pacific/Kiritimati'));
+    expect(west).toBe(formatDay(endDate, 'Pacific/Pago_Pago'));
+    expect(east).not.toBe(west);
+    // No cookie, or one Intl does not know: UTC, and still a painted page.
+    expect(await expires('')).toBe(formatDay(endDate, 'UTC'));
+    expect(await expires('eyevu_tz=Mars%2FOlympus')).toBe(formatDay(endDate, 'UTC'));
   });
 
   it('painted pages are bounded per session: past the budget the plain page, never an error; other sessions still painted', async () => {

@@ -1,9 +1,11 @@
 import { smallThumbnailUrl } from '@contract/photos-values';
 import { timelineDate, timelineRows } from '@domain/find';
-import { formatElapsed, formatSizeMb, formatTimeSaved } from '@domain/format';
+import { formatDay, formatElapsed, formatSizeMb, formatTimeSaved } from '@domain/format';
 import { avgPerDay, isAdSkipperPro, memberDays, RECENT_PHOTOS_LIMIT } from '@domain/insights';
 import { isPhotoCategory } from '@domain/photo-categories';
 import { PRICING_SUBTITLE, PRICING_TITLE } from '@domain/plans';
+import { canonicalTimeZone } from '@domain/time-zone';
+import { TIME_ZONE_COOKIE } from '@contract/auth-values';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -283,7 +285,12 @@ const capitalize = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
  * to the script, which only adds to the bottom. React shows this again until the dashboard's
  * answers have all arrived (first-paint.tsx), then replaces it with the same layout.
  */
-export function dashboardFirstContent(d: FirstDashboard, now: Date, inline: InlinePictures = NO_PICTURES): string {
+export function dashboardFirstContent(
+  d: FirstDashboard,
+  now: Date,
+  inline: InlinePictures = NO_PICTURES,
+  timeZone = 'UTC',
+): string {
   const days = memberDays(d.user.createdAt, now);
   const { totalPoints, adsSkipped } = d.stats;
   const subscribed = d.subscription.status === 'active';
@@ -294,7 +301,7 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date, inline: Inli
     `<p class="text-xl font-bold tabular-nums">${escapeHtml(value)}</p><p class="text-center text-xs text-muted">${label}</p></div>`;
   const plan = subscribed
     ? `<div><p class="font-bold">${escapeHtml(capitalize(d.subscription.tier))} Plan</p>` +
-      `<p class="text-sm text-muted">Expires ${d.subscription.endDate ? escapeHtml(new Date(d.subscription.endDate).toLocaleDateString('en-US')) : 'N/A'}</p></div>`
+      `<p class="text-sm text-muted">Expires ${d.subscription.endDate ? escapeHtml(formatDay(d.subscription.endDate, timeZone)) : 'N/A'}</p></div>`
     : '<div><p class="font-bold">Free Plan</p><p class="text-sm text-muted">Limited features</p></div>';
   const since =
     active && d.appStatus.activeSince ? `<p>Active for ${formatElapsed(d.appStatus.activeSince, now)}</p>` : '';
@@ -321,7 +328,7 @@ export function dashboardFirstContent(d: FirstDashboard, now: Date, inline: Inli
     `<span class="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg" aria-label="${totalPoints} points">` +
     `${icon('award', 'size-4', ICONS.award)}${totalPoints} pts</span></header>` +
     (isAdSkipperPro(adsSkipped)
-      ? `<section class="${CARD} border-primary bg-primary-soft"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
+      ? `<section class="rounded-2xl border border-primary bg-primary-soft p-4 shadow-sm"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
       : '') +
     '<section aria-label="Your stats" class="grid grid-cols-3 gap-2">' +
     stat('Ads Skipped', String(adsSkipped), 'skip-forward') +
@@ -389,7 +396,7 @@ export interface WebPages {
    */
   gallery(first: FirstGalleryPage, inline?: InlinePictures): WebPage | null;
   /** The signed-in dashboard's page with its first screen painted from `first` (made per request). */
-  dashboard(first: FirstDashboard, now: Date, inline?: InlinePictures): WebPage;
+  dashboard(first: FirstDashboard, now: Date, inline?: InlinePictures, timeZone?: string): WebPage;
   /** CSP sources (`'sha256-...'`) of the scripts the pages carry inline. */
   scriptHashes: string[];
 }
@@ -447,8 +454,11 @@ export function loadWebPages(webDir: string): WebPages {
       // A few KB made for one answer: fast compression levels, not the cached pages' best ones.
       return content ? { ...compressed(build('/gallery', true, content), FAST), personal: true } : null;
     },
-    dashboard(first, now, inline) {
-      return { ...compressed(build('/', true, dashboardFirstContent(first, now, inline)), FAST), personal: true };
+    dashboard(first, now, inline, timeZone) {
+      return {
+        ...compressed(build('/', true, dashboardFirstContent(first, now, inline, timeZone)), FAST),
+        personal: true,
+      };
     },
   };
 }
@@ -627,8 +637,10 @@ export function pageHandler(
         request.log.warn({ err }, 'dashboard first paint: no first screen');
         return null;
       });
+      // Its dates in the browser's zone, as the app will show them (UTC until the app has said).
+      const zone = canonicalTimeZone(String(request.cookies[TIME_ZONE_COOKIE] ?? '')) ?? undefined;
       if (first)
-        page = pages.dashboard(first, opts.now?.() ?? new Date(), await inlineFor(dashboardPictureUrls(first)));
+        page = pages.dashboard(first, opts.now?.() ?? new Date(), await inlineFor(dashboardPictureUrls(first)), zone);
     }
     if (page && token) budget.count(token);
     page ??= pages.page(pathname, signedIn);

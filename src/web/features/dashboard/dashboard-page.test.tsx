@@ -3,7 +3,7 @@ import type { Activity } from '@contract/activities';
 import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -68,7 +68,10 @@ function renderDashboard(data: {
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
 });
-afterEach(() => vi.useRealTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
 
 describe('Dashboard', () => {
   it('shows a new free user the spec texts, zeros and an empty activity list', () => {
@@ -114,11 +117,17 @@ describe('Dashboard', () => {
         tier: 'premium',
         billingCycle: 'monthly',
         price: 999,
-        endDate: '2026-04-09T00:00:00Z',
+        // Midday UTC: the 9th in every zone the tests may run in.
+        endDate: '2026-04-09T12:00:00Z',
       },
     });
     expect(screen.getByText('Ad Skipper Pro!')).toBeInTheDocument();
     expect(screen.getByText("You've skipped 11 ads")).toBeInTheDocument();
+    // Highlighted: one background and one border colour (with the card's too, the stylesheet put
+    // bg-surface after bg-primary-soft, and the banner looked like any other card).
+    const banner = screen.getByText('Ad Skipper Pro!').parentElement!;
+    expect(banner).toHaveClass('bg-primary-soft', 'border-primary');
+    expect(banner.className).not.toMatch(/\bbg-surface\b|\bborder-border\b/);
     expect(screen.getByText('5m')).toBeInTheDocument();
     // Avg/Day 125 / 10 = 12.5 -> 13; Weekly Progress 13 x 7 = 91.
     expect(screen.getByText('13')).toBeInTheDocument();
@@ -132,7 +141,8 @@ describe('Dashboard', () => {
     expect(screen.getByText('550%')).toBeInTheDocument();
     const plan = screen.getByTestId('plan-card');
     expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
-    expect(within(plan).getByText(/^Expires /)).toBeInTheDocument();
+    // The month by name, as the server paints it (web-pages.ts): never '4/9/2026', April or September.
+    expect(within(plan).getByText('Expires Apr 9, 2026')).toBeInTheDocument();
     expect(within(plan).queryByRole('link', { name: 'Upgrade' })).toBeNull();
     const list = screen.getByTestId('activity-list');
     expect(within(list).getAllByRole('listitem')).toHaveLength(3);
@@ -220,5 +230,53 @@ describe('Dashboard', () => {
     expect(screen.getByText('850')).toBeInTheDocument();
     // Efficiency Score = 30 / 1200 x 100, rounded.
     expect(screen.getByText('3%')).toBeInTheDocument();
+  });
+
+  it('says the points, activities and plan could not be read instead of showing zeros, no history and the Free plan', async () => {
+    const refused = () =>
+      Promise.reject(new Error('429: {"message":"Too many attempts. Please wait 5 minute(s) and try again."}'));
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    for (const key of [['/api/activities'], ['/api/subscription']]) qc.setQueryDefaults(key, { queryFn: refused });
+    // Stats ask with their own query function (the browser's offset in the URL).
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' }), {
+            status: 429,
+          }),
+      ),
+    );
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: '2026-02-01T00:00:00Z' },
+    });
+    qc.setQueryData(['/api/photos'], []);
+    qc.setQueryData(['/api/photos', 'summary'], { total: 3, analyzed: 0, organized: 0, categories: [] });
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
+    const alerts = screen.getAllByRole('alert');
+    for (const a of alerts) expect(a).toHaveTextContent('Too many attempts. Please wait 5 minute(s) and try again.');
+    // No figure stands for the unknown ones.
+    expect(screen.getByTestId('total-points')).toHaveTextContent('– pts');
+    const figures = within(screen.getByRole('region', { name: 'Your stats' }));
+    expect(figures.queryByText('0')).toBeNull();
+    expect(figures.queryByText('0s')).toBeNull();
+    expect(screen.queryByText('0%')).toBeNull();
+    expect(screen.queryByText('No activities yet')).toBeNull();
+    const plan = screen.getByTestId('plan-card');
+    expect(within(plan).queryByText('Free Plan')).toBeNull();
+    expect(within(plan).queryByRole('link', { name: 'Upgrade' })).toBeNull();
   });
 });

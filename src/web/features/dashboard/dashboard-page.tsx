@@ -3,7 +3,7 @@ import type { Photo } from '@contract/photos';
 import { smallThumbnailUrl } from '@contract/photos-values';
 import type { Stats } from '@contract/rewards';
 import type { Subscription } from '@contract/subscriptions';
-import { formatTimeSaved } from '@domain/format';
+import { formatDay, formatTimeSaved } from '@domain/format';
 import {
   avgPerDay,
   efficiencyScore,
@@ -18,6 +18,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo } from 'react';
 import { Link } from 'wouter';
 import { forgetFirstPaint, pictureSrc, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
+import { errorMessage } from '../../lib/api';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
 import { useSubscription } from '../subscription';
@@ -53,10 +54,20 @@ export default function DashboardPage() {
 export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
   const now = useNow();
-  const { data: stats, isPending: statsPending } = useStats();
-  const { data: activities = NO_ACTIVITIES, isLoading: activitiesLoading } = useActivities();
+  const { data: stats, isPending: statsPending, error: statsError } = useStats();
+  const { data: activitiesAnswer, isLoading: activitiesLoading, error: activitiesQueryError } = useActivities();
+  const activities = activitiesAnswer ?? NO_ACTIVITIES;
+  const activitiesError = activitiesAnswer ? null : activitiesQueryError;
   const { photos, total: photoTotal, analyzed, organized, isPending: photosPending } = useDashboardPhotos();
-  const { subscription, isActive: subscribed, isPending: subscriptionPending } = useSubscription();
+  const {
+    data: subscriptionAnswer,
+    subscription,
+    isActive: subscribed,
+    isPending: subscriptionPending,
+    error: subscriptionQueryError,
+  } = useSubscription();
+  // Only a first answer that never came: a refetch that fails keeps the plan it had.
+  const subscriptionError = subscriptionAnswer ? null : subscriptionQueryError;
   const { isPending: statusPending } = useAppStatus();
   // Ad break: the upgrade modal without a subscription, else activate and show the overlay.
   const { start: startAdBreak, element: adBreakElement } = useAdBreak();
@@ -79,28 +90,34 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         user,
         now,
         stats,
+        statsError,
         activities,
         activitiesLoading,
+        activitiesError,
         photos,
         photoTotal,
         analyzed,
         organized,
         subscription,
         subscribed,
+        subscriptionError,
         waiting,
       }),
       [
         user,
         now,
         stats,
+        statsError,
         activities,
         activitiesLoading,
+        activitiesError,
         photos,
         photoTotal,
         analyzed,
         organized,
         subscription,
         subscribed,
+        subscriptionError,
         waiting,
       ],
     ),
@@ -125,19 +142,26 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
 }
 
 const NO_ACTIVITIES: Activity[] = [];
+/** The 'Ad Skipper Pro!' banner's look (web-pages.ts paints the same classes). */
+const PRO_BANNER = 'rounded-2xl border border-primary bg-primary-soft p-4 shadow-sm';
+/** A figure the screen has no answer for (yet). */
+const UNKNOWN = '–';
 
 interface DashboardView {
   user: ReturnType<typeof useAuth>['user'];
   now: Date;
   stats: Stats | undefined;
+  statsError: Error | null;
   activities: Activity[];
   activitiesLoading: boolean;
+  activitiesError: Error | null;
   photos: Photo[];
   photoTotal: number;
   analyzed: number;
   organized: number;
   subscription: Subscription;
   subscribed: boolean;
+  subscriptionError: Error | null;
 }
 
 const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: DashboardView; startAd: StartAd }) {
@@ -145,20 +169,26 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
     user,
     now,
     stats,
+    statsError,
     activities,
     activitiesLoading,
+    activitiesError,
     photos,
     photoTotal,
     analyzed,
     organized,
     subscription,
     subscribed,
+    subscriptionError,
   } = view;
   const days = user ? memberDays(user.createdAt, now) : 0;
   const totalPoints = stats?.totalPoints ?? 0;
   const adsSkipped = stats?.adsSkipped ?? 0;
   const avg = avgPerDay(totalPoints, days);
-  const weekly = weeklyProgress(avg, days);
+  const weekly = stats ? weeklyProgress(avg, days) : null;
+  // Figures not known yet (or refused: a limit, a server restarting) are not zeros: '0 pts' told a
+  // user whose stats could not be read that their points were gone.
+  const known = (value: string) => (stats ? value : UNKNOWN);
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">
@@ -172,25 +202,27 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
         <span
           className="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg"
           data-testid="total-points"
-          aria-label={`${totalPoints} points`}
+          aria-label={stats ? `${totalPoints} points` : undefined}
         >
           <Award className="size-4" aria-hidden />
-          {totalPoints} pts
+          {known(String(totalPoints))} pts
         </span>
       </header>
 
       {isAdSkipperPro(adsSkipped) && (
-        <Card className="border-primary bg-primary-soft">
+        // Not a Card with other colours added: the stylesheet's order, not the class list's, decides
+        // between two backgrounds, and the card's bg-surface came later and hid the highlight.
+        <section className={PRO_BANNER}>
           <p className="font-bold">Ad Skipper Pro!</p>
           <p className="text-sm">You&apos;ve skipped {adsSkipped} ads</p>
-        </Card>
+        </section>
       )}
 
       <section aria-label="Your stats" className="grid grid-cols-3 gap-2">
         {[
-          { label: 'Ads Skipped', value: String(adsSkipped), icon: SkipForward },
-          { label: 'Time Saved', value: formatTimeSaved(stats?.timeSaved ?? 0), icon: Clock },
-          { label: 'Avg/Day', value: String(avg), icon: TrendingUp },
+          { label: 'Ads Skipped', value: known(String(adsSkipped)), icon: SkipForward },
+          { label: 'Time Saved', value: known(formatTimeSaved(stats?.timeSaved ?? 0)), icon: Clock },
+          { label: 'Avg/Day', value: known(String(avg)), icon: TrendingUp },
         ].map((s) => (
           <div
             key={s.label}
@@ -201,17 +233,28 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
             <p className="text-center text-xs text-muted">{s.label}</p>
           </div>
         ))}
+        {!stats && statsError && (
+          <p role="alert" className="col-span-3 text-sm text-danger">
+            {errorMessage(statsError, 'Could not load your points.')}
+          </p>
+        )}
       </section>
 
       <Card aria-label="Plan" data-testid="plan-card">
         <div className="flex items-center justify-between gap-3">
           <div className="flex min-w-0 items-center gap-3">
             <Crown className="size-6 shrink-0 text-primary" aria-hidden />
-            {subscribed ? (
+            {subscriptionError ? (
+              // Not 'Free Plan' (and Upgrade) for a plan that could not be read: it may be a paid one.
+              <p role="alert" className="text-sm text-danger">
+                {errorMessage(subscriptionError, 'Could not load your plan.')}
+              </p>
+            ) : subscribed ? (
               <div>
                 <p className="font-bold">{capitalize(subscription.tier)} Plan</p>
                 <p className="text-sm text-muted">
-                  Expires {subscription.endDate ? new Date(subscription.endDate).toLocaleDateString() : 'N/A'}
+                  {/* In the browser's zone, as the server paints it from the zone cookie (web-pages.ts). */}
+                  Expires {subscription.endDate ? formatDay(subscription.endDate) : 'N/A'}
                 </p>
               </div>
             ) : (
@@ -221,7 +264,7 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
               </div>
             )}
           </div>
-          {!subscribed && (
+          {!subscribed && !subscriptionError && (
             <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
               Upgrade
             </Link>
@@ -272,7 +315,7 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
         <dl className="mb-3 grid grid-cols-2 gap-2 text-sm">
           <div className="rounded-xl bg-surface-2 p-3">
             <dt className="text-muted">Efficiency Score</dt>
-            <dd className="text-lg font-bold">{efficiencyScore(adsSkipped, photoTotal)}%</dd>
+            <dd className="text-lg font-bold">{known(`${efficiencyScore(adsSkipped, photoTotal)}%`)}</dd>
           </div>
           <div className="rounded-xl bg-surface-2 p-3">
             <dt className="text-muted">Photos Organized</dt>
@@ -292,7 +335,12 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
         <h2 id="activity-title" className="mb-3 text-lg font-bold">
           Recent Activity
         </h2>
-        {!activitiesLoading && activities.length === 0 ? (
+        {activitiesError ? (
+          // Not the empty state: a user with a history was told it was gone.
+          <p role="alert" className="text-sm text-danger">
+            {errorMessage(activitiesError, 'Could not load your activities.')}
+          </p>
+        ) : !activitiesLoading && activities.length === 0 ? (
           <div className="py-4 text-center">
             <p className="font-semibold">No activities yet</p>
             <p className="text-sm text-muted">Start skipping ads to see your activity</p>

@@ -53,3 +53,39 @@ describe('StatusCard when the switch fails', () => {
     );
   });
 });
+
+describe('StatusCard while the switch’s request runs', () => {
+  it('keeps focus on the pressed button, refuses presses, and sends one request', async () => {
+    let answer: (r: Response) => void = () => {};
+    const card = renderCard(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const user = userEvent.setup();
+    const button = card.getByRole('button', { name: 'Activate' });
+    await user.click(button);
+    // Not disabled: Chrome moves focus off a disabled button to the page.
+    expect(button).toBeEnabled();
+    expect(button).toHaveAttribute('aria-disabled', 'true');
+    expect(button).toHaveFocus();
+    await user.click(button);
+    await user.keyboard('{Enter}');
+    expect(fetch).toHaveBeenCalledTimes(1);
+    answer(
+      new Response(
+        JSON.stringify({
+          status: {
+            isActive: true,
+            isMonitoring: true,
+            lastActivity: NOW.toISOString(),
+            activeSince: NOW.toISOString(),
+          },
+          points: 0,
+          message: '',
+          newAchievements: [],
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      ),
+    );
+    const deactivate = await card.findByRole('button', { name: 'Deactivate' });
+    expect(deactivate).toHaveFocus();
+    expect(deactivate).not.toHaveAttribute('aria-disabled');
+  });
+});

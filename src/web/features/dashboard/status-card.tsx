@@ -22,7 +22,10 @@ export function StatusCard({ now }: { now: Date }) {
           variant={active ? 'outline' : 'primary'}
           size="sm"
           className="min-h-11"
-          disabled={setActive.isPending || !data}
+          // Focus stays on the pressed switch while its request runs: a disabled button loses it in
+          // Chrome, and the label that changes under it (Activate, Deactivate) is where to press next.
+          pending={setActive.isPending}
+          disabled={!data}
           onClick={() => setActive.mutate(!active)}
         >
           <Power className="size-4" aria-hidden />

@@ -116,10 +116,15 @@ export function OnboardingDialog({ open: wanted }: { open: boolean }) {
   const percent = Math.round(((step + 1) / total) * 100);
   const last = step >= total - 1;
 
+  const previous = useRef<HTMLButtonElement>(null);
+  const nextButton = useRef<HTMLButtonElement>(null);
   const goTo = (next: number) => {
     if (leaving) return;
     setLeaving(true);
     timer.current = setTimeout(() => {
+      // Previous is disabled on the first step, and Chrome moves focus off a disabled button to the
+      // page: a press that lands there hands focus to Next, the way on.
+      if (next === 0 && document.activeElement === previous.current) nextButton.current?.focus();
       setOnboardingStep(next);
       setLeaving(false);
     }, STEP_TRANSITION_MS);
@@ -178,7 +183,16 @@ export function OnboardingDialog({ open: wanted }: { open: boolean }) {
         )}
       </div>
       <div className="flex gap-2">
-        <Button variant="outline" className="flex-1" disabled={step === 0 || leaving} onClick={() => goTo(step - 1)}>
+        {/* During the step's transition the buttons refuse presses but keep focus (not disabled:
+            Chrome would move it to the page), and the step changes around it. */}
+        <Button
+          ref={previous}
+          variant="outline"
+          className="flex-1"
+          disabled={step === 0}
+          pending={leaving}
+          onClick={() => goTo(step - 1)}
+        >
           Previous
         </Button>
         {last ? (
@@ -187,7 +201,7 @@ export function OnboardingDialog({ open: wanted }: { open: boolean }) {
             Get Started
           </Button>
         ) : (
-          <Button className="flex-1" disabled={leaving} onClick={() => goTo(step + 1)}>
+          <Button ref={nextButton} className="flex-1" pending={leaving} onClick={() => goTo(step + 1)}>
             Next
           </Button>
         )}

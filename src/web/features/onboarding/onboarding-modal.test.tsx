@@ -102,4 +102,31 @@ describe('OnboardingModal', () => {
     advance(300);
     expect(screen.getByRole('status')).toHaveTextContent('Step 3 of 7: Add your photos');
   });
+
+  it('keeps focus on Next and Previous while the step changes (refused, not disabled), and on Next at step 1', () => {
+    render(<OnboardingModal />);
+    advance(1000);
+    const next = screen.getByRole('button', { name: 'Next' });
+    act(() => next.focus());
+    click(next);
+    // Not disabled during the 300 ms transition: Chrome moves focus off a disabled button to the page.
+    expect(next).toBeEnabled();
+    expect(next).toHaveAttribute('aria-disabled', 'true');
+    click(next);
+    advance(300);
+    expect(screen.getByText('Step 2 of 7')).toBeInTheDocument();
+    expect(next).toHaveFocus();
+    expect(next).not.toHaveAttribute('aria-disabled');
+
+    const previous = screen.getByRole('button', { name: 'Previous' });
+    act(() => previous.focus());
+    click(previous);
+    expect(previous).toBeEnabled();
+    expect(previous).toHaveAttribute('aria-disabled', 'true');
+    advance(300);
+    expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
+    // Previous is unavailable on the first step: focus moved on to Next rather than to the page.
+    expect(previous).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Next' })).toHaveFocus();
+  });
 });
