@@ -18,8 +18,23 @@ import { useSelection } from './use-selection';
 import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
 
+/**
+ * The uploads' progress bars, and a polite status that says once that an upload began (a bar's
+ * value is read only when it is reached; the outcome is the toast's).
+ */
 function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
-  if (!uploads.length) return null;
+  const newest = uploads.at(-1);
+  return (
+    <>
+      <p role="status" className="sr-only">
+        {newest ? `Uploading ${newest.label}` : ''}
+      </p>
+      {uploads.length > 0 && <UploadList uploads={uploads} />}
+    </>
+  );
+}
+
+function UploadList({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
   return (
     <ul className="flex flex-col gap-2" aria-label="Uploads in progress">
       {uploads.map((u) => (
@@ -133,7 +148,9 @@ export default function GalleryPage() {
             <input
               ref={fileInput}
               type="file"
-              accept="image/*"
+              // Browsers without HEIC among their image types (Chromium before 132, Firefox) grey
+              // out an iPhone's photos under 'image/*' alone; the server reads them.
+              accept="image/*,.heic,.heif"
               multiple
               className="sr-only"
               id="photo-upload-input"
