@@ -76,6 +76,31 @@ export default function GalleryPage() {
   const photos = useMemo(() => shown?.pages.flatMap((p) => p.items) ?? [], [shown]);
   const total = shown?.pages[0]?.total ?? 0;
   const selection = useSelection(photos);
+  const selectToggle = useRef<HTMLButtonElement>(null);
+  const uploadButton = useRef<HTMLButtonElement>(null);
+  // The selection bar goes when selecting ends (its Cancel, or a delete done): focus would fall to
+  // the page from the control just pressed, so it goes to Select, or to Upload once nothing is left.
+  const refocusAfterSelecting = useRef(false);
+  const { stop: stopSelection } = selection;
+  const endSelecting = useCallback(() => {
+    refocusAfterSelecting.current = true;
+    stopSelection();
+  }, [stopSelection]);
+  useEffect(() => {
+    if (selection.active || !refocusAfterSelecting.current) return;
+    refocusAfterSelecting.current = false;
+    (selectToggle.current ?? uploadButton.current)?.focus();
+  }, [selection.active]);
+  const selectToggleRef = useCallback((node: HTMLButtonElement | null) => {
+    selectToggle.current = node;
+    if (!node) return;
+    return () => {
+      selectToggle.current = null;
+      // Select goes with the last photo (its list arrives after the selection ends): focus on it
+      // would fall to the page. Detached before the node leaves the document.
+      if (document.activeElement === node) queueMicrotask(() => uploadButton.current?.focus());
+    };
+  }, []);
   // Shown with the grid it counts (the same deferred answer), so the header changes once.
   const libraryTotal =
     view === 'favorites'
@@ -136,6 +161,7 @@ export default function GalleryPage() {
           <>
             {photos.length > 0 && (
               <button
+                ref={selectToggleRef}
                 type="button"
                 onClick={selection.active ? selection.stop : selection.begin}
                 aria-pressed={selection.active}
@@ -161,6 +187,7 @@ export default function GalleryPage() {
               }}
             />
             <button
+              ref={uploadButton}
               type="button"
               onClick={() => fileInput.current?.click()}
               className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg"
@@ -239,7 +266,7 @@ export default function GalleryPage() {
         />
       )}
 
-      {selection.active && <SelectBar selected={selection.ids} onDone={selection.stop} />}
+      {selection.active && <SelectBar selected={selection.ids} onDone={endSelecting} />}
 
       {/* Mounted only while open: closed, it would still cost a render of every hook on the first screen. */}
       {viewerIndex !== null && (
