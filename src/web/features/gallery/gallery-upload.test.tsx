@@ -42,7 +42,11 @@ class FakeXhr {
     act(() => this.onerror?.());
   }
   /** The server's answer: the first `ok` files stored, the others refused as `refusal` says. */
-  answerResults(ok: number, refusal: (f: File) => { status: number; message: string }) {
+  answerResults(
+    ok: number,
+    refusal: (f: File) => { status: number; message: string },
+    reward: UploadResponse['reward'] = null,
+  ) {
     const results: UploadResult[] = this.files.map((f, i) =>
       i < ok
         ? { ok: true, fileName: f.name, photo: { id: f.name } as Photo }
@@ -50,7 +54,7 @@ class FakeXhr {
     );
     const uploaded = Math.min(ok, this.files.length);
     const failed = results.length - uploaded;
-    const body: UploadResponse = { message: 'server summary', uploaded, failed, results, reward: null };
+    const body: UploadResponse = { message: 'server summary', uploaded, failed, results, reward };
     this.answer(uploaded > 0 ? 201 : (results.find((r) => !r.ok) as { status: number }).status, body);
   }
 }
@@ -144,14 +148,26 @@ describe('uploading from the gallery', () => {
     renderGallery();
     await choose([...jpegs(19), ...jpegs(1, 'broken'), ...jpegs(5, 'later')]);
     await waitFor(() => expect(FakeXhr.sent).toHaveLength(1));
-    FakeXhr.sent[0]!.answerResults(19, () => ({ status: 422, message: 'This photo could not be read.' }));
+    FakeXhr.sent[0]!.answerResults(19, () => ({ status: 422, message: 'This photo could not be read.' }), {
+      points: 95,
+      rewardedPhotos: 19,
+      message: '19 photos uploaded!',
+      newAchievements: [],
+    });
     await waitFor(() => expect(FakeXhr.sent).toHaveLength(2));
     expect(FakeXhr.sent[1]!.files.map((f) => f.name)).toEqual(jpegs(5, 'later').map((f) => f.name));
-    FakeXhr.sent[1]!.answerResults(5, () => ({ status: 500, message: '' }));
+    FakeXhr.sent[1]!.answerResults(5, () => ({ status: 500, message: '' }), {
+      points: 25,
+      rewardedPhotos: 5,
+      message: '5 photos uploaded!',
+      newAchievements: [],
+    });
 
     await waitFor(() => expect(messageToast()).toHaveTextContent('24 photos uploaded!'));
     expect(messageToast()).toHaveTextContent('broken1.jpg: This photo could not be read.');
     expect(screen.getAllByTestId('toast')).toHaveLength(1);
+    // The points of the whole selection, as one popup.
+    expect(screen.getByTestId('reward-popup')).toHaveTextContent('+120 pts24 photos uploaded!');
   });
 
   it('stops after a lost connection and says so, keeping what arrived before it', async () => {

@@ -1,7 +1,7 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useSyncExternalStore } from 'react';
-import type { UploadResponse } from '@contract/photos';
-import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
+import type { UploadResponse, UploadReward } from '@contract/photos';
+import { ACHIEVEMENT_UNLOCKED_MESSAGE, photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
 import { toast } from '../../lib/toast';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
@@ -89,6 +89,24 @@ function listOf(names: string[]): string {
   return `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more`;
 }
 
+/** The rewards of a selection's batches as one, worded as the server words one request's. */
+function combined(rewards: UploadReward[]): UploadReward | null {
+  if (rewards.length <= 1) return rewards[0] ?? null;
+  const rewardedPhotos = rewards.reduce((s, r) => s + r.rewardedPhotos, 0);
+  const newAchievements = rewards.flatMap((r) => r.newAchievements);
+  return {
+    points: rewards.reduce((s, r) => s + r.points, 0),
+    rewardedPhotos,
+    newAchievements,
+    message:
+      rewardedPhotos === 0 && newAchievements.length > 0
+        ? ACHIEVEMENT_UNLOCKED_MESSAGE
+        : rewardedPhotos === 1
+          ? PHOTO_UPLOADED_MESSAGE
+          : photosUploadedMessage(rewardedPhotos),
+  };
+}
+
 /**
  * Sends one selection, in requests of FILES_PER_UPLOAD, behind one progress bar, and says what
  * happened to all of it in one toast once it is over: how many photos arrived, and each reason a
@@ -114,6 +132,7 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
   const refuse = (message: string, names: string[]) =>
     refusals.set(message, [...(refusals.get(message) ?? []), ...names]);
   let sent = 0;
+  const rewards: UploadReward[] = [];
   try {
     for (let i = 0; i < selected.length; i += FILES_PER_UPLOAD) {
       const batch = selected.slice(i, i + FILES_PER_UPLOAD);
@@ -130,7 +149,7 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
           // Only photos never uploaded before earn points; the server says which (null: no popup).
           const reward = body?.reward;
           if (reward) {
-            announceReward({ type: 'upload', currentStreak: 0, ...reward });
+            rewards.push(reward);
             void queryClient.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
             void queryClient.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
           }
@@ -157,6 +176,10 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
     setInFlight(inFlight.filter((u) => u.id !== id));
   }
 
+  // The points of the whole selection in one popup beside its one toast (a batch's '+25 pts 5 photos
+  // uploaded!' beside '25 photos uploaded!' read as a second, smaller count).
+  const reward = combined(rewards);
+  if (reward) announceReward({ type: 'upload', currentStreak: 0, ...reward });
   const reasons = [...refusals].map(([message, names]) => `${listOf(names)}: ${message}`);
   toast({
     title: uploaded === 0 ? 'Upload failed' : uploaded === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(uploaded),
