@@ -178,6 +178,8 @@ export default function GalleryPage() {
               // out an iPhone's photos under 'image/*' alone; the server reads them.
               accept="image/*,.heic,.heif"
               multiple
+              // Opened by the Upload button; a Tab stop of its own would be an invisible focus.
+              tabIndex={-1}
               className="sr-only"
               id="photo-upload-input"
               aria-label="Choose photos to upload"

@@ -113,6 +113,18 @@ describe('uploading from the gallery', () => {
     expect(accept).toEqual(expect.arrayContaining(['image/*', '.heic', '.heif']));
   });
 
+  it('has one Tab stop for uploading: the visible Upload button, not the hidden file input too', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    const input = screen.getByLabelText('Choose photos to upload');
+    const upload = screen.getByRole('button', { name: 'Upload' });
+    for (let i = 0; i < 10 && document.activeElement !== upload; i++) {
+      await user.tab();
+      expect(input).not.toHaveFocus();
+    }
+    expect(upload).toHaveFocus();
+  });
+
   it('says each reason a file was refused, with its files, when none of the selection arrived', async () => {
     renderGallery();
     await choose([...jpegs(1, 'notes'), ...jpegs(1, 'huge'), ...jpegs(1, 'readme')]);
