@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
@@ -128,11 +128,28 @@ export default function GalleryPage() {
     const files = Array.from(list ?? []);
     if (files.length) void upload(files);
   };
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    onFiles(e.dataTransfer.files);
-  };
+  // Files dropped beside this screen's content (on the status bar or the bottom navigation) were
+  // opened by the browser in the app's place, ending any upload in flight: a drop of files anywhere
+  // on the screen uploads them.
+  useEffect(() => {
+    const hasFiles = (e: DragEvent) => e.dataTransfer?.types.includes('Files') ?? false;
+    const over = (e: DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      setDragging(false);
+      const files = Array.from(e.dataTransfer?.files ?? []);
+      if (files.length) void upload(files);
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
+    };
+  }, [upload]);
 
   if (showPainted) return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
 
@@ -151,7 +168,6 @@ export default function GalleryPage() {
       onDragLeave={(e) => {
         if (e.currentTarget === e.target) setDragging(false);
       }}
-      onDrop={onDrop}
     >
       <PageHeader
         title="Photo Gallery"

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import type { Photo, UploadResponse, UploadResult } from '@contract/photos';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, createEvent, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -95,6 +95,7 @@ function renderGallery() {
       <Router hook={memoryLocation({ path: '/gallery' }).hook}>
         <GalleryPage />
       </Router>
+      <nav aria-label="Main" />
       <Toaster />
     </QueryClientProvider>,
   );
@@ -123,6 +124,26 @@ describe('uploading from the gallery', () => {
       expect(input).not.toHaveFocus();
     }
     expect(upload).toHaveFocus();
+  });
+
+  it('uploads files dropped anywhere on the screen once, beside its content too, instead of the browser opening them', async () => {
+    renderGallery();
+    const drop = (target: Element, files: File[]) => {
+      const event = createEvent.drop(target, { dataTransfer: { files, types: ['Files'] } });
+      fireEvent(target, event);
+      return event;
+    };
+    expect(drop(screen.getByRole('navigation', { name: 'Main' }), jpegs(2)).defaultPrevented).toBe(true);
+    await waitFor(() => expect(FakeXhr.sent).toHaveLength(1));
+    expect(FakeXhr.sent[0]!.files).toHaveLength(2);
+
+    drop(screen.getByRole('main'), jpegs(1, 'dropped'));
+    await waitFor(() => expect(FakeXhr.sent).toHaveLength(2));
+    expect(FakeXhr.sent[1]!.files.map((f) => f.name)).toEqual(['dropped1.jpg']);
+    FakeXhr.sent[0]!.answerResults(2, () => ({ status: 500, message: '' }));
+    FakeXhr.sent[1]!.answerResults(1, () => ({ status: 500, message: '' }));
+    await waitFor(() => expect(screen.queryByRole('progressbar')).toBeNull());
+    expect(FakeXhr.sent).toHaveLength(2);
   });
 
   it('says each reason a file was refused, with its files, when none of the selection arrived', async () => {
