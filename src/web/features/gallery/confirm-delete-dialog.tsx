@@ -31,11 +31,11 @@ export function ConfirmDeleteDialog({ open, onOpenChange, count, onConfirm, pend
             cannot be undone.
           </Dialog.Description>
           <div className="flex flex-col gap-2">
-            <Button variant="danger" onClick={onConfirm} disabled={pending}>
+            <Button variant="danger" onClick={onConfirm} pending={pending}>
               {pending ? 'Deleting...' : 'Delete'}
             </Button>
             <Dialog.Close asChild>
-              <Button variant="outline" disabled={pending}>
+              <Button variant="outline" pending={pending}>
                 Cancel
               </Button>
             </Dialog.Close>

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { CheckSquare, Heart, ImagePlus, Images, Upload } from 'lucide-react';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { PageHeader } from '../../components/ui/page-header';
 import { ProgressBar } from '../../components/ui/progress-bar';
@@ -18,8 +18,23 @@ import { useSelection } from './use-selection';
 import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
 
+/**
+ * The uploads' progress bars, and a polite status that says once that an upload began (a bar's
+ * value is read only when it is reached; the outcome is the toast's).
+ */
 function UploadBars({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
-  if (!uploads.length) return null;
+  const newest = uploads.at(-1);
+  return (
+    <>
+      <p role="status" className="sr-only">
+        {newest ? `Uploading ${newest.label}` : ''}
+      </p>
+      {uploads.length > 0 && <UploadList uploads={uploads} />}
+    </>
+  );
+}
+
+function UploadList({ uploads }: { uploads: ReturnType<typeof useUploadPhotos>['uploads'] }) {
   return (
     <ul className="flex flex-col gap-2" aria-label="Uploads in progress">
       {uploads.map((u) => (
@@ -61,6 +76,31 @@ export default function GalleryPage() {
   const photos = useMemo(() => shown?.pages.flatMap((p) => p.items) ?? [], [shown]);
   const total = shown?.pages[0]?.total ?? 0;
   const selection = useSelection(photos);
+  const selectToggle = useRef<HTMLButtonElement>(null);
+  const uploadButton = useRef<HTMLButtonElement>(null);
+  // The selection bar goes when selecting ends (its Cancel, or a delete done): focus would fall to
+  // the page from the control just pressed, so it goes to Select, or to Upload once nothing is left.
+  const refocusAfterSelecting = useRef(false);
+  const { stop: stopSelection } = selection;
+  const endSelecting = useCallback(() => {
+    refocusAfterSelecting.current = true;
+    stopSelection();
+  }, [stopSelection]);
+  useEffect(() => {
+    if (selection.active || !refocusAfterSelecting.current) return;
+    refocusAfterSelecting.current = false;
+    (selectToggle.current ?? uploadButton.current)?.focus();
+  }, [selection.active]);
+  const selectToggleRef = useCallback((node: HTMLButtonElement | null) => {
+    selectToggle.current = node;
+    if (!node) return;
+    return () => {
+      selectToggle.current = null;
+      // Select goes with the last photo (its list arrives after the selection ends): focus on it
+      // would fall to the page. Detached before the node leaves the document.
+      if (document.activeElement === node) queueMicrotask(() => uploadButton.current?.focus());
+    };
+  }, []);
   // Shown with the grid it counts (the same deferred answer), so the header changes once.
   const libraryTotal =
     view === 'favorites'
@@ -88,11 +128,28 @@ export default function GalleryPage() {
     const files = Array.from(list ?? []);
     if (files.length) void upload(files);
   };
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    onFiles(e.dataTransfer.files);
-  };
+  // Files dropped beside this screen's content (on the status bar or the bottom navigation) were
+  // opened by the browser in the app's place, ending any upload in flight: a drop of files anywhere
+  // on the screen uploads them.
+  useEffect(() => {
+    const hasFiles = (e: DragEvent) => e.dataTransfer?.types.includes('Files') ?? false;
+    const over = (e: DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      setDragging(false);
+      const files = Array.from(e.dataTransfer?.files ?? []);
+      if (files.length) void upload(files);
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
+    };
+  }, [upload]);
 
   if (showPainted) return <div className="contents" dangerouslySetInnerHTML={{ __html: painted }} />;
 
@@ -111,7 +168,6 @@ export default function GalleryPage() {
       onDragLeave={(e) => {
         if (e.currentTarget === e.target) setDragging(false);
       }}
-      onDrop={onDrop}
     >
       <PageHeader
         title="Photo Gallery"
@@ -121,6 +177,7 @@ export default function GalleryPage() {
           <>
             {photos.length > 0 && (
               <button
+                ref={selectToggleRef}
                 type="button"
                 onClick={selection.active ? selection.stop : selection.begin}
                 aria-pressed={selection.active}
@@ -133,8 +190,12 @@ export default function GalleryPage() {
             <input
               ref={fileInput}
               type="file"
-              accept="image/*"
+              // Browsers without HEIC among their image types (Chromium before 132, Firefox) grey
+              // out an iPhone's photos under 'image/*' alone; the server reads them.
+              accept="image/*,.heic,.heif"
               multiple
+              // Opened by the Upload button; a Tab stop of its own would be an invisible focus.
+              tabIndex={-1}
               className="sr-only"
               id="photo-upload-input"
               aria-label="Choose photos to upload"
@@ -144,6 +205,7 @@ export default function GalleryPage() {
               }}
             />
             <button
+              ref={uploadButton}
               type="button"
               onClick={() => fileInput.current?.click()}
               className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg"
@@ -222,7 +284,7 @@ export default function GalleryPage() {
         />
       )}
 
-      {selection.active && <SelectBar selected={selection.ids} onDone={selection.stop} />}
+      {selection.active && <SelectBar selected={selection.ids} onDone={endSelecting} />}
 
       {/* Mounted only while open: closed, it would still cost a render of every hook on the first screen. */}
       {viewerIndex !== null && (

@@ -69,6 +69,9 @@ function refreshLibrary(qc: QueryClient) {
 export function useDeletePhotos() {
   const qc = useQueryClient();
   return useMutation({
+    // Offline, TanStack would hold the request until the connection came back, and the
+    // confirmation, which cannot close while its delete is on its way, with it: it fails at once.
+    networkMode: 'always',
     mutationFn: async (ids: string[]) => {
       let deleted = 0;
       for (let i = 0; i < ids.length; i += DELETE_PHOTOS_MAX) {
@@ -92,6 +95,9 @@ export function useSetFavorite() {
   const set = (id: string, favorite: boolean) =>
     editCachedPhotos(qc, (items) => items.map((p) => (p.id === id ? { ...p, favorite } : p)));
   return useMutation({
+    // Offline, a held request showed the heart set while nothing was saved (lost with the tab): it
+    // fails at once, and the heart goes back with a message.
+    networkMode: 'always',
     mutationFn: async ({ id, favorite }: { id: string; favorite: boolean }) =>
       (await apiRequest('PUT', `/api/photos/${encodeURIComponent(id)}/favorite`, { favorite })).json(),
     onMutate: ({ id, favorite }) => set(id, favorite),

@@ -1,13 +1,17 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useState } from 'react';
-import type { UploadResponse } from '@contract/photos';
-import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useCallback, useSyncExternalStore } from 'react';
+import type { UploadResponse, UploadReward } from '@contract/photos';
+import { ACHIEVEMENT_UNLOCKED_MESSAGE, photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
 import { toast } from '../../lib/toast';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
 
 /** The server takes at most this many files per request; larger selections go in several uploads. */
 export const FILES_PER_UPLOAD = 20;
+
+/** The status the server refuses a photo with when the Free plan's photo limit is reached. */
+const PLAN_LIMIT_STATUS = 403;
+export const NETWORK_ERROR_MESSAGE = 'Network error. Please try again.';
 
 export interface UploadProgress {
   id: number;
@@ -40,62 +44,154 @@ export function sendPhotos(
       resolve({ status: xhr.status, body });
     };
     xhr.onerror = () => reject(new TypeError('Network error'));
+    xhr.onabort = () => reject(new TypeError('Network error'));
     xhr.send(form);
   });
 }
 
+/*
+ * Uploads in flight live here, not in the gallery's state: an upload goes on when the user opens
+ * another screen (its outcome is a toast anywhere), and the gallery shows its progress again on
+ * the way back. While any is in flight, leaving the page asks first: a closed tab ends the upload
+ * with no word, and the user would not know which photos arrived.
+ */
+let inFlight: readonly UploadProgress[] = [];
+const listeners = new Set<() => void>();
+
+function askBeforeLeaving(event: BeforeUnloadEvent) {
+  event.preventDefault();
+  // Older browsers ask only when a return value is set.
+  event.returnValue = '';
+}
+
+function setInFlight(next: readonly UploadProgress[]) {
+  const was = inFlight.length > 0;
+  inFlight = next;
+  const is = inFlight.length > 0;
+  if (is && !was) window.addEventListener('beforeunload', askBeforeLeaving);
+  if (!is && was) window.removeEventListener('beforeunload', askBeforeLeaving);
+  listeners.forEach((l) => l());
+}
+
+const subscribe = (l: () => void) => {
+  listeners.add(l);
+  return () => listeners.delete(l);
+};
+
 let nextId = 1;
 
-/** Uploads selections in batches, tracks one progress bar per batch and toasts each outcome. */
+const namesOf = (files: File[]) => files.map((f) => f.name);
+
+/** A list of names, the first few in full: 'a.jpg, b.jpg, c.jpg and 4 more'. */
+function listOf(names: string[]): string {
+  const SHOWN = 3;
+  if (names.length <= SHOWN + 1) return names.join(', ');
+  return `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more`;
+}
+
+/** The rewards of a selection's batches as one, worded as the server words one request's. */
+function combined(rewards: UploadReward[]): UploadReward | null {
+  if (rewards.length <= 1) return rewards[0] ?? null;
+  const rewardedPhotos = rewards.reduce((s, r) => s + r.rewardedPhotos, 0);
+  const newAchievements = rewards.flatMap((r) => r.newAchievements);
+  return {
+    points: rewards.reduce((s, r) => s + r.points, 0),
+    rewardedPhotos,
+    newAchievements,
+    message:
+      rewardedPhotos === 0 && newAchievements.length > 0
+        ? ACHIEVEMENT_UNLOCKED_MESSAGE
+        : rewardedPhotos === 1
+          ? PHOTO_UPLOADED_MESSAGE
+          : photosUploadedMessage(rewardedPhotos),
+  };
+}
+
+/**
+ * Sends one selection, in requests of FILES_PER_UPLOAD, behind one progress bar, and says what
+ * happened to all of it in one toast once it is over: how many photos arrived, and each reason a
+ * photo did not with the files it applies to (a batch's toast would be replaced by the next
+ * batch's seconds later, and a refusal repeated for each file filled the toast). After the plan's
+ * limit, a lost connection or a refused request, the rest is not sent: it would be refused too,
+ * or, for the limit, after its whole bytes had been sent for nothing.
+ */
+export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
+  if (!selected.length) return;
+  const id = nextId++;
+  const label = selected.length === 1 ? selected[0]!.name : `${selected.length} photos`;
+  // Progress by bytes across the batches (by files when every file is empty).
+  const bytes = (files: File[]) => files.reduce((s, f) => s + f.size, 0);
+  const weight = bytes(selected) > 0 ? bytes : (files: File[]) => files.length;
+  const total = weight(selected);
+  setInFlight([...inFlight, { id, label, progress: 0 }]);
+  const progress = (value: number) => setInFlight(inFlight.map((u) => (u.id === id ? { ...u, progress: value } : u)));
+
+  let uploaded = 0;
+  /** Reasons in the order first met, each with the files it refused. */
+  const refusals = new Map<string, string[]>();
+  const refuse = (message: string, names: string[]) =>
+    refusals.set(message, [...(refusals.get(message) ?? []), ...names]);
+  let sent = 0;
+  const rewards: UploadReward[] = [];
+  try {
+    for (let i = 0; i < selected.length; i += FILES_PER_UPLOAD) {
+      const batch = selected.slice(i, i + FILES_PER_UPLOAD);
+      const rest = namesOf(selected.slice(i + FILES_PER_UPLOAD));
+      let stop: string | null = null;
+      try {
+        const { status, body } = await sendPhotos(batch, (f) => progress((sent + f * weight(batch)) / total));
+        const results = Array.isArray(body?.results) ? body.results : [];
+        if (results.length) {
+          uploaded += body?.uploaded ?? 0;
+          for (const r of results) if (!r.ok) refuse(r.message, [r.fileName]);
+          const limit = results.find((r) => !r.ok && r.status === PLAN_LIMIT_STATUS);
+          if (limit && !limit.ok) stop = limit.message;
+          // Only photos never uploaded before earn points; the server says which (null: no popup).
+          const reward = body?.reward;
+          if (reward) {
+            rewards.push(reward);
+            void queryClient.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
+            void queryClient.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
+          }
+        } else {
+          // Refused as a whole (signed out, too many at once, a proxy's limit): the rest would be too.
+          stop = body?.message || `The server answered ${status}.`;
+          refuse(stop, namesOf(batch));
+        }
+      } catch {
+        // Some of this batch may have arrived before the connection went: the gallery's refresh shows which.
+        stop = NETWORK_ERROR_MESSAGE;
+        refuse(stop, namesOf(batch));
+      } finally {
+        sent += weight(batch);
+        // Each batch's photos show as they arrive.
+        await queryClient.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+      }
+      if (stop !== null) {
+        if (rest.length) refuse(stop, rest);
+        break;
+      }
+    }
+  } finally {
+    setInFlight(inFlight.filter((u) => u.id !== id));
+  }
+
+  // The points of the whole selection in one popup beside its one toast (a batch's '+25 pts 5 photos
+  // uploaded!' beside '25 photos uploaded!' read as a second, smaller count).
+  const reward = combined(rewards);
+  if (reward) announceReward({ type: 'upload', currentStreak: 0, ...reward });
+  const reasons = [...refusals].map(([message, names]) => `${listOf(names)}: ${message}`);
+  toast({
+    title: uploaded === 0 ? 'Upload failed' : uploaded === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(uploaded),
+    description: reasons.length ? reasons.join(' ') : undefined,
+    variant: uploaded === 0 ? 'destructive' : reasons.length ? 'default' : 'success',
+  });
+}
+
+/** The uploads in flight (anywhere in the app) and the function that starts one. */
 export function useUploadPhotos() {
   const queryClient = useQueryClient();
-  const [uploads, setUploads] = useState<UploadProgress[]>([]);
-
-  const upload = useCallback(
-    async (selected: File[]) => {
-      for (let i = 0; i < selected.length; i += FILES_PER_UPLOAD) {
-        const batch = selected.slice(i, i + FILES_PER_UPLOAD);
-        const id = nextId++;
-        const label = batch.length === 1 ? batch[0]!.name : `${batch.length} photos`;
-        setUploads((u) => [...u, { id, label, progress: 0 }]);
-        try {
-          const { status, body } = await sendPhotos(batch, (progress) =>
-            setUploads((u) => u.map((x) => (x.id === id ? { ...x, progress } : x))),
-          );
-          const uploaded = body?.uploaded ?? 0;
-          if (uploaded > 0) {
-            const failed = body?.results.filter((r) => !r.ok) ?? [];
-            toast({
-              title: uploaded === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(uploaded),
-              description: failed.length
-                ? failed.map((f) => (f.ok ? '' : `${f.fileName}: ${f.message}`)).join(' ')
-                : undefined,
-              variant: failed.length ? 'default' : 'success',
-            });
-            // Only photos never uploaded before earn points; the server says which (null: no popup).
-            const reward = body?.reward;
-            if (reward) {
-              announceReward({ type: 'upload', currentStreak: 0, ...reward });
-              void queryClient.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
-              void queryClient.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
-            }
-          } else {
-            toast({
-              title: 'Upload failed',
-              description: body?.message ?? `The server answered ${status}.`,
-              variant: 'destructive',
-            });
-          }
-        } catch {
-          toast({ title: 'Upload failed', description: 'Network error. Please try again.', variant: 'destructive' });
-        } finally {
-          setUploads((u) => u.filter((x) => x.id !== id));
-          await queryClient.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
-        }
-      }
-    },
-    [queryClient],
-  );
-
+  const uploads = useSyncExternalStore(subscribe, () => inFlight);
+  const upload = useCallback((files: File[]) => uploadPhotos(queryClient, files), [queryClient]);
   return { uploads, upload };
 }

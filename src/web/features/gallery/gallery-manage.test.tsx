@@ -1,0 +1,171 @@
+// @vitest-environment jsdom
+import type { Photo } from '@contract/photos';
+import { QueryClient, QueryClientProvider, onlineManager } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { Toaster } from '../../components/ui/toaster';
+import { getQueryFn } from '../../lib/api';
+import { dismissAllToasts } from '../../lib/toast';
+import GalleryPage from './gallery-page';
+import { ViewerActions } from './viewer-actions';
+
+/** Selecting and deleting in the gallery: where focus goes, and a delete that cannot be sent. */
+const photo = (id: string, name: string): Photo => ({
+  id,
+  name,
+  url: `/api/photos/${id}/original`,
+  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
+  previewUrl: `/api/photos/${id}/preview`,
+  uploadedAt: '2026-03-01T10:00:00.000Z',
+  takenAt: null,
+  size: 1000,
+  width: 10,
+  height: 10,
+  thumbhash: null,
+  analyzed: false,
+  category: null,
+  tags: [],
+  description: null,
+  albumId: null,
+  isDemo: false,
+  favorite: false,
+});
+
+let library: Photo[];
+let onDelete: (ids: string[]) => Promise<Response>;
+
+beforeEach(() => {
+  library = [photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')];
+  onDelete = async (ids) => {
+    library = library.filter((p) => !ids.includes(p.id));
+    return new Response(JSON.stringify({ deleted: ids.length }));
+  };
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      disconnect() {}
+    },
+  );
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init?: RequestInit) => {
+      if (url === '/api/photos/delete') return onDelete((JSON.parse(init!.body as string) as { ids: string[] }).ids);
+      if (url.startsWith('/api/photos/timeline'))
+        return new Response(JSON.stringify({ items: library, nextCursor: null, total: library.length }));
+      return new Response('[]');
+    }),
+  );
+});
+afterEach(() => {
+  act(() => dismissAllToasts());
+  onlineManager.setOnline(true);
+  vi.unstubAllGlobals();
+});
+
+function renderGallery() {
+  const qc = new QueryClient({
+    defaultOptions: {
+      queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity },
+      mutations: { retry: false },
+    },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={memoryLocation({ path: '/gallery' }).hook}>
+        <GalleryPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+}
+
+/** The first answer on a loaded machine (the test runner shares it) may take more than a second. */
+const findSelect = () => screen.findByRole('button', { name: 'Select' }, { timeout: 10_000 });
+
+async function selectTwo() {
+  const user = userEvent.setup();
+  renderGallery();
+  await user.click(await findSelect());
+  await user.click(screen.getByRole('button', { name: 'Select Beach' }));
+  await user.click(screen.getByRole('button', { name: 'Select Forest' }));
+  await user.click(screen.getByRole('button', { name: 'Delete' }));
+  const dialog = await screen.findByRole('alertdialog', { name: 'Delete 2 photos?' });
+  return { user, dialog };
+}
+
+describe('selecting and deleting in the gallery', () => {
+  it('gives focus to Select once the photos are deleted and the selection bar has gone', async () => {
+    const { user, dialog } = await selectTwo();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    await screen.findByText('2 photos deleted');
+    await waitFor(() => expect(screen.queryByRole('button', { name: /Beach/ })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+    // Radix gives focus back a moment after its dialog goes: it must not take it from Select.
+    await act(() => new Promise((r) => setTimeout(r, 0)));
+    expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus();
+  });
+
+  it('gives focus to Upload when the delete left nothing to select', async () => {
+    library = [photo('p1', 'Beach'), photo('p2', 'Forest')];
+    const { user, dialog } = await selectTwo();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await screen.findByText('No photos yet');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upload' })).toHaveFocus());
+  });
+
+  it('gives focus to Select when the selection is cancelled from its bar', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await user.click(await findSelect());
+    await user.click(screen.getByRole('button', { name: 'Cancel selection' }));
+    expect(screen.queryByRole('toolbar', { name: 'Selection' })).toBeNull();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+  });
+
+  it('keeps focus on the pressed Delete while it is on its way, and the dialog open', async () => {
+    onDelete = () => new Promise(() => {});
+    const { user, dialog } = await selectTwo();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    const pending = await within(dialog).findByRole('button', { name: 'Deleting...' });
+    expect(pending).toHaveAttribute('aria-disabled', 'true');
+    expect(pending).toBeEnabled();
+    expect(pending).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('alertdialog')).toBeInTheDocument();
+  });
+
+  it('says at once that a delete cannot be sent offline, instead of a confirmation stuck on Deleting...', async () => {
+    onDelete = () => Promise.reject(new TypeError('Failed to fetch'));
+    const { user, dialog } = await selectTwo();
+    onlineManager.setOnline(false);
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(await screen.findByText('Delete failed')).toBeInTheDocument();
+    expect(screen.getByText('Network error. Please try again.')).toBeInTheDocument();
+  });
+});
+
+describe('the favourite heart offline', () => {
+  it('says at once that it could not be saved, instead of a heart that shows what was never saved', async () => {
+    const user = userEvent.setup();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
+    onlineManager.setOnline(false);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+    render(
+      <QueryClientProvider client={qc}>
+        <ViewerActions photo={photo('p1', 'Beach')} />
+        <Toaster />
+      </QueryClientProvider>,
+    );
+    await user.click(screen.getByRole('button', { name: 'Favorite' }));
+    expect(await screen.findByText('Network error. Please try again.')).toBeInTheDocument();
+  });
+});
