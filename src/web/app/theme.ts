@@ -66,13 +66,27 @@ export function setTheme(t: Theme) {
   listeners.forEach((l) => l());
 }
 
-/** 'auto' follows the system setting live, not only at load. */
+/**
+ * 'auto' follows the system setting live, not only at load; and a theme chosen in another tab of
+ * this browser applies here too (the choice is stored per browser), where it waited for a reload.
+ */
 export function watchSystemTheme(): () => void {
   const q = darkQuery();
-  if (!q) return () => {};
   const onChange = () => theme === 'auto' && applyTheme('auto');
-  q.addEventListener('change', onChange);
-  return () => q.removeEventListener('change', onChange);
+  q?.addEventListener('change', onChange);
+  const onStorage = (event: StorageEvent) => {
+    if (event.key !== THEME_STORAGE_KEY && event.key !== null) return;
+    const next = readStored();
+    if (next === theme) return;
+    theme = next;
+    applyTheme(next);
+    listeners.forEach((l) => l());
+  };
+  window.addEventListener('storage', onStorage);
+  return () => {
+    q?.removeEventListener('change', onChange);
+    window.removeEventListener('storage', onStorage);
+  };
 }
 
 export function useTheme(): [Theme, (t: Theme) => void] {
