@@ -26,14 +26,18 @@ function Harness() {
   );
 }
 
-function setup({ subscribed = true, startStatus = 201, offline = false } = {}) {
+function setup({ subscribed = true, startStatus = 201, offline = false, planUnreadable = false } = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (offline && init?.method === 'POST') throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse([]);
+    if (url === '/api/subscription' && planUnreadable)
+      return jsonResponse({ message: 'Too many requests. Please wait a few minutes.' }, 429);
     if (url === '/api/subscription')
       return jsonResponse(subscribed ? { status: 'active', tier: 'premium', endDate: '2099-01-01' } : {});
     if (url === '/api/app-status') return jsonResponse({ isActive: true });
     if (url === '/api/ad-breaks' && init?.method === 'POST') {
+      if (startStatus === 403)
+        return jsonResponse({ message: 'Premium subscription required for ad overlay' }, startStatus);
       if (startStatus !== 201) return jsonResponse({ message: 'Too many ad breaks' }, startStatus);
       return jsonResponse(
         {
@@ -117,6 +121,27 @@ describe('useAdBreak', () => {
     await advance(0);
     expect(screen.getByText('Premium subscription required for ad overlay')).toBeInTheDocument();
     expect(calls('/api/ad-breaks')).toHaveLength(0);
+  });
+
+  it("leaves a plan it could not read to the server: a paying user's break starts, no upgrade prompt", async () => {
+    const { calls } = setup({ planUnreadable: true });
+    await advance(100);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(100);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(screen.queryByText('Premium subscription required for ad overlay')).not.toBeInTheDocument();
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
+  });
+
+  it('opens the upgrade prompt when the server refuses a break for want of a plan it could not read', async () => {
+    const { calls } = setup({ planUnreadable: true, startStatus: 403 });
+    await advance(100);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(100);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(screen.getByText('Premium subscription required for ad overlay')).toBeInTheDocument();
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+    expect(calls('/api/app-status/activate')).toHaveLength(0);
   });
 
   it('shows no overlay when the server does not start the ad break', async () => {

@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useCallback, useState, type ReactNode } from 'react';
 import { lazyPreloadable } from '../../lib/lazy-when-open';
 import { toast } from '../../lib/toast';
-import { errorMessage } from '../../lib/api';
+import { errorMessage, errorStatus } from '../../lib/api';
 import { PhotoViewer } from '../gallery';
 import { UpgradeModal, useSubscription } from '../subscription';
 import { useAppStatus, useSetAppActive } from '../rewards';
@@ -29,7 +29,11 @@ interface RunningAd {
  * activity count). Presses while a break starts or runs are ignored. Mount `element`.
  */
 export function useAdBreak(): { start: (app: string) => void; element: ReactNode } {
-  const { isActive: subscribed } = useSubscription();
+  // Unknown (still on its way, or refused: a limit, a server restarting), the plan is left to the
+  // server, which refuses a break without one (403, then the prompt): a paying user whose plan
+  // could not be read was shown the upgrade prompt.
+  const { isActive: subscribed, data: plan } = useSubscription();
+  const planKnown = plan !== undefined;
   const { data: status } = useAppStatus();
   const { mutate: setActive } = useSetAppActive();
   const [ad, setAd] = useState<RunningAd | null>(null);
@@ -42,22 +46,32 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
       (await Promise.all([startAdBreak(app), AdOverlay.preload(), PhotoViewer.preload()]))[0],
     onSuccess: (started) =>
       setAd((current) => current ?? { app: started.app, duration: started.durationSeconds, adBreakId: started.id }),
-    onError: (err) =>
-      toast({ title: 'Error', description: errorMessage(err, 'Failed to start the ad'), variant: 'destructive' }),
+    onError: (err) => {
+      if (errorStatus(err) === 403) {
+        setUpgradeOpen(true);
+        return;
+      }
+      toast({ title: 'Error', description: errorMessage(err, 'Failed to start the ad'), variant: 'destructive' });
+    },
   });
   const { mutate: requestAdBreak, isPending: starting } = begin;
 
   const start = useCallback(
     (app: string) => {
-      if (!subscribed) {
+      if (!subscribed && planKnown) {
         setUpgradeOpen(true);
         return;
       }
       if (ad || starting) return;
-      if (!status?.isActive) setActive(true);
-      requestAdBreak(app);
+      if (subscribed && !status?.isActive) setActive(true);
+      requestAdBreak(app, {
+        // With the plan unknown, the app status is turned on once the server has let the break start.
+        onSuccess: () => {
+          if (!subscribed && !status?.isActive) setActive(true);
+        },
+      });
     },
-    [subscribed, ad, starting, status?.isActive, setActive, requestAdBreak],
+    [subscribed, planKnown, ad, starting, status?.isActive, setActive, requestAdBreak],
   );
 
   const element = (
