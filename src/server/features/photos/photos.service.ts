@@ -16,7 +16,7 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { createSlots } from '../../lib/slots';
-import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
+import { sha256Hex, type BlobStore, type OpenedBlob, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import {
   BROWSER_IMAGE_MIMES,
@@ -397,11 +397,11 @@ export function createPhotosService(deps: {
       return makeSmallThumbnail(thumbnail);
     },
 
-    /** The blob's size, or 404 when its file is missing. */
-    async fileSize(key: string): Promise<number> {
-      const info = await blobs.stat(key);
-      if (!info) throw notFound(FILE_NOT_FOUND);
-      return info.size;
+    /** The blob's size and bytes (one request to an object store), or 404 when its file is missing. */
+    async openFile(key: string): Promise<OpenedBlob> {
+      return blobs.open(key).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
+      });
     },
 
     /** The blob's bytes, or 404 when its file is missing. */
@@ -503,36 +503,47 @@ export function createPhotosService(deps: {
       const previewKey = sha256Hex(d.preview);
       const thumbnailKey = sha256Hex(d.thumbnail);
       // Written while the row's transaction runs; it waits for them before it commits.
-      const writes = Promise.all([staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const each = [staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)];
+      const writes = Promise.all(each);
       writes.catch(() => undefined);
       const rewrite = () => Promise.all([blobs.put(bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
-      const row = await repo.insertUploaded(
-        {
-          userId,
-          name: photoNameFrom(input.fileName),
-          fileName: safeFileName(input.fileName) || null,
-          mime: d.mime,
-          size: bytes.length,
-          width: d.width,
-          height: d.height,
-          originalKey,
-          previewKey,
-          thumbnailKey,
-          thumbhash: d.thumbhash,
-          takenAt: d.takenAt,
-          exif: d.exif,
-          uploadedAt: now(),
-        },
-        {
-          maxCounted: maxPhotos,
-          quotaBytes,
-          ensureBlobs: async () => {
-            await writes;
-            const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
-            if (present.includes(false)) await rewrite();
+      let row: Awaited<ReturnType<typeof repo.insertUploaded>>;
+      try {
+        row = await repo.insertUploaded(
+          {
+            userId,
+            name: photoNameFrom(input.fileName),
+            fileName: safeFileName(input.fileName) || null,
+            mime: d.mime,
+            size: bytes.length,
+            width: d.width,
+            height: d.height,
+            originalKey,
+            previewKey,
+            thumbnailKey,
+            thumbhash: d.thumbhash,
+            takenAt: d.takenAt,
+            exif: d.exif,
+            uploadedAt: now(),
           },
-        },
-      );
+          {
+            maxCounted: maxPhotos,
+            quotaBytes,
+            ensureBlobs: async () => {
+              await writes;
+              const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
+              if (present.includes(false)) await rewrite();
+            },
+          },
+        );
+      } catch (err) {
+        // A failing store fails the first write and the insert with it while the others are still
+        // on their way: they are waited for and the original's staging copy removed, so the answer
+        // leaves no send to the store running and no staged file behind it.
+        await Promise.allSettled(each);
+        await staged.discard();
+        throw err;
+      }
       // A refused insert leaves only unreferenced blobs, which the orphan sweep removes.
       await writes;
       if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
