@@ -380,16 +380,21 @@ export function createPhotosService(deps: {
 
     /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing; `turnOf` is whose turn it takes among the decodes. */
     async renderDisplay(key: string, turnOf = ''): Promise<Buffer> {
-      const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
-        throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
-      });
+      // Read inside the decode's place: read first, every request waiting for a place held its
+      // whole original (up to MAX_UPLOAD_MB each), so a burst of renditions of different photos
+      // (120 allowed per user and 5 minutes) held them all in memory at once, where only
+      // DECODE_SLOTS can be decoded. The place's wait now includes the read.
+      const render = async () => {
+        const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
+          throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
+        });
+        return makeDisplayRendition(bytes);
+      };
       // An original the upload's checks refuse today may have been stored before them: its refusal
       // is the answer (422), not a server error.
-      return decodes
-        .run(() => makeDisplayRendition(bytes), turnOf)
-        .catch((err: unknown) => {
-          throw err instanceof ImageRejected ? new AppError(err.status, err.message, 'unprocessable') : err;
-        });
+      return decodes.run(render, turnOf).catch((err: unknown) => {
+        throw err instanceof ImageRejected ? new AppError(err.status, err.message, 'unprocessable') : err;
+      });
     },
 
     /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
