@@ -4,7 +4,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_UNAVAILABLE_MESSAGE } from '../http/errors';
+import { createPhotosRepository } from '../features/photos/photos.repository';
 import { STORE_UNAVAILABLE_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
+import { createPhotosService } from '../features/photos/photos.service';
 import { startDroppingProxy, type DroppingProxy } from '../test/dropping-proxy';
 import { createTestApp, signUp, type TestApp } from '../test/harness';
 import { postPhotos } from '../test/multipart';
@@ -13,7 +15,8 @@ import { startTestObjectStore, type TestObjectStore } from '../test/object-store
 /**
  * The app on an S3-compatible store that fails: reached through a proxy that can hold requests
  * unanswered (a store that accepted the connection and went silent) or answer them with a 500.
- * Every failure is a 503 that says so, bounded in time, and an upload keeps what it stored before.
+ * Every failure is a 503 that says so, bounded in time, and an upload keeps what it stored before;
+ * the orphan sweep goes on past an object it could not remove.
  */
 let s3: TestObjectStore;
 let proxy: DroppingProxy;
@@ -126,5 +129,36 @@ describe('an object store that fails', () => {
     }
     expect(await ownPhotoNames(cookie)).toEqual(['first']);
     expect(readdirSync(path.join(t.config.dataDir, 'upload-staging'))).toEqual([]);
+  });
+
+  it('refusing to delete one orphan: the sweep leaves it for the next run and removes the others', async () => {
+    const blobs = t.app.ctx.blobs;
+    const orphans = (
+      await Promise.all([1, 2, 3].map((i) => blobs.put(Buffer.from(`orphan ${i} of a refusing store`))))
+    ).sort();
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    for (const k of orphans) await s3.age(`blobs/${k}`, old);
+    // The first listed (keys are listed in order), so the others come after the refusal.
+    proxy.fail((req) => req.method === 'DELETE' && req.url!.includes(orphans[0]!), 403, 1_000);
+    const logged: string[] = [];
+    try {
+      const service = createPhotosService({
+        repo: createPhotosRepository(t.database.db),
+        tierOf: async () => 'free',
+        blobs,
+        config: t.config,
+        hooks: {},
+        log: (msg) => logged.push(msg),
+      });
+      const result = await service.sweepOrphanBlobs();
+      expect(result).toMatchObject({ failed: 1 });
+      expect(result.removed).toBeGreaterThanOrEqual(2);
+    } finally {
+      proxy.fail(() => false, 500, 0);
+    }
+    expect(await blobs.has(orphans[0]!)).toBe(true);
+    expect(await blobs.has(orphans[1]!)).toBe(false);
+    expect(await blobs.has(orphans[2]!)).toBe(false);
+    expect(logged).toEqual([`orphan blob ${orphans[0]} could not be removed; left for the next sweep`]);
   });
 });

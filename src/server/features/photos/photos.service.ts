@@ -44,6 +44,8 @@ const VERSION_CHARS = 16;
 const FILE_NOT_FOUND = 'Photo file not found.';
 /** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
+/** Removals the store fails in one sweep before the sweep stops (the store is down, not one object). */
+export const SWEEP_MAX_FAILURES = 10;
 /**
  * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`), taken in
  * turns per user: each holds one of libuv's 4 threads for as long as libvips reads the file (a
@@ -630,17 +632,28 @@ export function createPhotosService(deps: {
      * upload may be between writing its blobs and inserting its row). Shared blobs are kept as
      * long as any photo or version uses them.
      */
-    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number }> {
+    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number; failed: number }> {
       const cutoff = new Date(now().getTime() - graceMs);
       let checked = 0;
       let removed = 0;
+      let failed = 0;
       let batch: string[] = [];
       const flush = async () => {
         removed += await repo.deleteIfUnreferenced(batch, async (key) => {
-          const info = await blobs.stat(key);
-          if (!info || info.modifiedAt >= cutoff) return false;
-          await blobs.delete(key);
-          return true;
+          try {
+            const info = await blobs.stat(key);
+            if (!info || info.modifiedAt >= cutoff) return false;
+            await blobs.delete(key);
+            return true;
+          } catch (err) {
+            // Thrown, one object the store refused (or a moment's 5xx) ended the run there, and
+            // every blob listed after it was left for ever if the refusal lasted. Left for the next
+            // run; a store failing on many is down, and the run stops.
+            failed += 1;
+            deps.log(`orphan blob ${key} could not be removed; left for the next sweep`, err);
+            if (failed >= SWEEP_MAX_FAILURES) throw err;
+            return false;
+          }
         });
         batch = [];
       };
@@ -653,7 +666,7 @@ export function createPhotosService(deps: {
       if ('removeStaleTempFiles' in blobs && typeof blobs.removeStaleTempFiles === 'function') {
         await (blobs.removeStaleTempFiles as (d: Date) => Promise<number>)(cutoff);
       }
-      return { checked, removed };
+      return { checked, removed, failed };
     },
   };
 }
