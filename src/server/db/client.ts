@@ -72,7 +72,7 @@ async function openPool(
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   try {
-    await migratePg(drizzlePg(pool, { schema }), { migrationsFolder });
+    await migrateOnce(pool);
   } catch (err) {
     await endPool(pool);
     await extra.after?.();
@@ -97,6 +97,38 @@ async function openPool(
       await extra.after?.();
     },
   };
+}
+
+/**
+ * Two-key advisory lock space (apart from the one-key locks on blob keys, `db/locks.ts`): one key
+ * for the schema's migrations.
+ */
+const MIGRATION_KEY = "hashtext('eyevu'), hashtext('migrations')";
+
+/**
+ * Runs the migrations the database lacks, one server at a time. Machines behind a proxy start
+ * together with one DATABASE_URL, and drizzle's migrator takes no lock: each read "nothing applied"
+ * and ran the same migrations, so all but one failed to start on a table that already existed (and
+ * a migration that only changed rows would have run twice). The lock is a session's, so it is
+ * taken and the migrations run on one connection, and a server that dies holding it releases it.
+ */
+async function migrateOnce(pool: pg.Pool) {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(`select pg_advisory_lock(${MIGRATION_KEY})`);
+    try {
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+    } finally {
+      await client.query(`select pg_advisory_unlock(${MIGRATION_KEY})`);
+    }
+  } catch (err) {
+    broken = err as Error;
+    throw err;
+  } finally {
+    // A connection whose unlock failed may still hold the lock: it is closed, not reused.
+    client.release(broken);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { BlobStoreUnavailable } from '../storage/blob-store';
 import type { PageHandler } from './web-pages';
 
 /** Services throw these; the one error handler below turns them into HTTP answers. */
@@ -19,6 +20,9 @@ export const notFound = (message = 'Not found.') => new AppError(404, message, '
 export const conflict = (message: string) => new AppError(409, message, 'conflict');
 export const tooMany = (message: string) => new AppError(429, message, 'rate_limited');
 export const unavailable = (message: string) => new AppError(503, message, 'unavailable');
+
+/** A photo file the store could not give or take (`BlobStoreUnavailable`): said as a 503's message. */
+export const STORE_UNAVAILABLE_MESSAGE = 'The photo store is temporarily unavailable. Please try again shortly.';
 
 const DOWN_CODES = new Set([
   'ECONNREFUSED',
@@ -69,6 +73,11 @@ export function registerErrorHandler(app: FastifyInstance) {
         message: field ? `${field}: ${detail}` : detail,
         code: 'validation',
       });
+    }
+    // Before the database's check: an unreachable store's errors carry the same socket codes.
+    if (err instanceof BlobStoreUnavailable) {
+      request.log.warn({ err }, 'photo store unavailable');
+      return reply.status(503).send({ message: STORE_UNAVAILABLE_MESSAGE, code: 'unavailable' });
     }
     if (isDatabaseDown(err)) {
       request.log.warn({ err }, 'database unavailable');

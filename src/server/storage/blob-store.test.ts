@@ -99,6 +99,9 @@ for (const [name, open] of Object.entries(subjects)) {
       expect(await s.store.put(Buffer.from(bytes))).toBe(key);
       expect((await s.store.read(key)).equals(bytes)).toBe(true);
       expect((await drain(s.store.stream(key))).equals(bytes)).toBe(true);
+      const opened = await s.store.open(key);
+      expect(opened.size).toBe(bytes.length);
+      expect((await drain(opened.stream)).equals(bytes)).toBe(true);
       expect(await s.store.has(key)).toBe(true);
       const info = await s.store.stat(key);
       expect(info?.size).toBe(bytes.length);
@@ -109,12 +112,13 @@ for (const [name, open] of Object.entries(subjects)) {
       expect(listed[0]?.size).toBe(bytes.length);
     });
 
-    it('a missing blob is absent everywhere: has false, stat null, read and stream fail with ENOENT, delete is a no-op', async () => {
+    it('a missing blob is absent everywhere: has false, stat null, read, stream and open fail with ENOENT, delete is a no-op', async () => {
       const key = sha256Hex(Buffer.from(`never stored ${name}`));
       expect(await s.store.has(key)).toBe(false);
       expect(await s.store.stat(key)).toBeNull();
       await expect(s.store.read(key)).rejects.toMatchObject({ code: 'ENOENT' });
       await expect(drain(s.store.stream(key))).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(s.store.open(key)).rejects.toMatchObject({ code: 'ENOENT' });
       await expect(s.store.delete(key)).resolves.toBeUndefined();
     });
 

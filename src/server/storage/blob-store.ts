@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,6 +22,21 @@ export interface StagedBlob {
   key: string;
   commit(): Promise<string>;
   discard(): Promise<void>;
+}
+
+/** A blob being read: its size and its bytes as they arrive (`BlobStore.open`). */
+export interface OpenedBlob {
+  /** Null when the store did not say (the answer is then sent without a length). */
+  size: number | null;
+  stream: Readable;
+}
+
+/**
+ * The store failed (unreachable, silent past its timeouts, a server error, a refused key), as
+ * opposed to a missing blob (ENOENT): answered 503, and an upload's photo is refused as such.
+ */
+export class BlobStoreUnavailable extends Error {
+  readonly code = 'EBLOBSTORE';
 }
 
 /** A blob staged from a stream: its key and size are known once the last byte has arrived. */
@@ -47,6 +62,12 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | null>;
   read(key: string): Promise<Buffer>;
   stream(key: string): Readable;
+  /**
+   * The blob's size and bytes, once the store has answered: a missing blob (ENOENT) or a failing
+   * store is known before anything is sent, so it can still be answered as such (a stream that
+   * fails at its first read is an error after the answer's headers).
+   */
+  open(key: string): Promise<OpenedBlob>;
   delete(key: string): Promise<void>;
   /** Every stored blob, in no particular order. */
   list(): AsyncIterable<BlobInfo>;
@@ -245,6 +266,18 @@ export class LocalBlobStore implements BlobStore {
 
   stream(key: string): Readable {
     return createReadStream(this.pathOf(key));
+  }
+
+  async open(key: string): Promise<OpenedBlob> {
+    const handle = await open(this.pathOf(key), 'r');
+    try {
+      const { size } = await handle.stat();
+      // The stream closes the handle when it ends or is destroyed.
+      return { size, stream: handle.createReadStream() };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async delete(key: string) {

@@ -18,11 +18,13 @@ import { Readable } from 'node:stream';
 import { format } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
+  BlobStoreUnavailable,
   hashIntoTempFile,
   isBlobKey,
   sha256Hex,
   type BlobInfo,
   type BlobStore,
+  type OpenedBlob,
   type StagedBlob,
   type StreamStagedBlob,
 } from './blob-store';
@@ -39,7 +41,22 @@ export interface S3StoreSettings {
   forcePathStyle: boolean;
   /** Unset: the SDK's own chain (instance role, profile...). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** STORE_CONNECT_TIMEOUT_MS and STORE_IDLE_TIMEOUT_MS unless set (tests shorten them). */
+  timeouts?: { connectMs: number; idleMs: number };
 }
+
+/**
+ * How long a connection to the store may take to open, and how long one may stay silent (no byte
+ * either way) mid-request. The SDK's defaults bound neither, so a store that accepted a connection
+ * and never answered (an overloaded server, a stuck proxy, a bucket behind a dead route) held
+ * every request that reached it for ever: the uploader's places in flight, the handler's decode,
+ * and a graceful shutdown that waits for requests in flight. Silence, not a total: a large photo
+ * sent or read at a slow but steady pace is never cut. 30 s, under the 60 s the server gives its
+ * own clients' silence (IDLE_CONNECTION_MS), which a download held back by a slow reader meets
+ * first; the SDK tries a timed-out request 3 times, so a store that stays silent answers in ~1.5 min.
+ */
+export const STORE_CONNECT_TIMEOUT_MS = 10_000;
+export const STORE_IDLE_TIMEOUT_MS = 30_000;
 
 /**
  * S3 has no "touch": re-storing bytes that are already there rewrites the object's metadata (a copy
@@ -59,6 +76,19 @@ function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   if (e?.name === 'NoSuchBucket') return false;
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/**
+ * A failure of the store itself (unreachable, silent, a 5xx, a refused key), as the callers see it:
+ * `BlobStoreUnavailable`, which the server answers 503. A missing object is not one (ENOENT).
+ */
+function unavailable(err: unknown): unknown {
+  if (isNotFound(err) || (err as NodeJS.ErrnoException)?.code === 'ENOENT') return err;
+  if (err instanceof BlobStoreUnavailable) return err;
+  const e = err as { name?: string; message?: string };
+  return new BlobStoreUnavailable(`object store: ${e?.name ?? 'error'}: ${e?.message ?? String(err)}`, {
+    cause: err,
+  });
 }
 
 /** Tries of one streamed PutObject (see `sendFile`), and the pause before the next, growing. */
@@ -120,7 +150,9 @@ export class S3BlobStore implements BlobStore {
     this.bucket = settings.bucket;
     this.blobPrefix = `${settings.prefix}blobs/`;
     this.stagingPrefix = `${settings.prefix}staging/`;
+    const timeouts = settings.timeouts ?? { connectMs: STORE_CONNECT_TIMEOUT_MS, idleMs: STORE_IDLE_TIMEOUT_MS };
     this.client = new S3Client({
+      requestHandler: { connectionTimeout: timeouts.connectMs, socketTimeout: timeouts.idleMs },
       region: settings.region,
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
@@ -155,6 +187,12 @@ export class S3BlobStore implements BlobStore {
     this.client.destroy();
   }
 
+  /** The client's `send`, any failure but a missing object thrown as `BlobStoreUnavailable`. */
+  private readonly send = ((command: Parameters<S3Client['send']>[0]) =>
+    this.client.send(command).catch((err: unknown) => {
+      throw unavailable(err);
+    })) as unknown as S3Client['send'];
+
   private objectKey(key: string) {
     if (!isBlobKey(key)) throw new Error(`invalid blob key: ${key}`);
     return this.blobPrefix + key;
@@ -168,7 +206,7 @@ export class S3BlobStore implements BlobStore {
   private async touch(key: string): Promise<boolean> {
     const objectKey = this.objectKey(key);
     try {
-      await this.client.send(
+      await this.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
           Key: objectKey,
@@ -186,7 +224,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async write(objectKey: string, bytes: Buffer) {
-    await this.client.send(
+    await this.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: objectKey,
@@ -199,7 +237,7 @@ export class S3BlobStore implements BlobStore {
 
   private async remove(objectKey: string) {
     // S3 answers a delete of a missing object with success, so this is idempotent like unlink-if-present.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+    await this.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }));
   }
 
   async put(bytes: Buffer): Promise<string> {
@@ -249,7 +287,7 @@ export class S3BlobStore implements BlobStore {
         );
         return;
       } catch (err) {
-        if (attempt >= STREAM_PUT_ATTEMPTS || isRefusal(err)) throw err;
+        if (attempt >= STREAM_PUT_ATTEMPTS || isRefusal(err)) throw unavailable(err);
         await delay(STREAM_PUT_RETRY_MS * attempt);
       }
     }
@@ -269,7 +307,7 @@ export class S3BlobStore implements BlobStore {
         await sent;
         // Stored already (another photo's bytes): only its time moves; otherwise a server-side copy.
         if (!(await this.touch(key))) {
-          await this.client.send(
+          await this.send(
             new CopyObjectCommand({
               Bucket: this.bucket,
               Key: this.objectKey(key),
@@ -279,7 +317,9 @@ export class S3BlobStore implements BlobStore {
           );
         }
         done = true;
-        await this.remove(staging);
+        // The blob is in place: a staging copy the store failed to remove is not worth failing the
+        // upload for, and the orphan sweep clears it (`removeStaleTempFiles`).
+        await this.remove(staging).catch(() => undefined);
         return key;
       },
       discard: async () => {
@@ -287,7 +327,8 @@ export class S3BlobStore implements BlobStore {
         done = true;
         // A put still on its way would otherwise land after the delete and be left behind.
         await sent.catch(() => undefined);
-        await this.remove(staging);
+        // Likewise: a refused upload is answered as refused (a 4xx), even when the store is failing.
+        await this.remove(staging).catch(() => undefined);
       },
     };
   }
@@ -298,7 +339,7 @@ export class S3BlobStore implements BlobStore {
 
   async stat(key: string): Promise<BlobInfo | null> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const head = await this.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
       const touched = Number(head.Metadata?.[TOUCHED] ?? 0);
       const modified = head.LastModified?.getTime() ?? 0;
       return { key, size: head.ContentLength ?? 0, modifiedAt: new Date(Math.max(touched, modified)) };
@@ -310,7 +351,7 @@ export class S3BlobStore implements BlobStore {
 
   private async get(key: string) {
     try {
-      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return await this.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
     } catch (err) {
       if (isNotFound(err)) throw missing(key);
       throw err;
@@ -320,7 +361,11 @@ export class S3BlobStore implements BlobStore {
   async read(key: string): Promise<Buffer> {
     const res = await this.get(key);
     if (!res.Body) throw missing(key);
-    return Buffer.from(await res.Body.transformToByteArray());
+    try {
+      return Buffer.from(await res.Body.transformToByteArray());
+    } catch (err) {
+      throw unavailable(err);
+    }
   }
 
   /**
@@ -337,6 +382,12 @@ export class S3BlobStore implements BlobStore {
     return Readable.from(chunks(), { objectMode: false });
   }
 
+  async open(key: string): Promise<OpenedBlob> {
+    const res = await this.get(key);
+    if (!res.Body) throw missing(key);
+    return { size: res.ContentLength ?? null, stream: res.Body as Readable };
+  }
+
   async delete(key: string) {
     await this.remove(this.objectKey(key));
   }
@@ -344,7 +395,7 @@ export class S3BlobStore implements BlobStore {
   private async *objects(prefix: string): AsyncIterable<_Object> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
       );
       yield* page.Contents ?? [];

@@ -63,9 +63,9 @@ export async function photosManageRoutes(app: FastifyInstance, ctx: AppContext):
       reply.header('Content-Disposition', contentDisposition(f.fileName));
       reply.header('Cache-Control', 'private, no-store');
       reply.header('X-Content-Type-Options', 'nosniff');
-      reply.header('Content-Length', f.size);
+      if (f.file.size !== null) reply.header('Content-Length', f.file.size);
       reply.type(f.mime);
-      return reply.send(ctx.blobs.stream(f.key));
+      return reply.send(f.file.stream);
     },
   );
 }

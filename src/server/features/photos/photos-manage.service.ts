@@ -116,12 +116,13 @@ export function createPhotosManageService(deps: {
       const row = await own(userId, id);
       const shown = version === 'current' ? await photos.withCurrentVersion(row) : { ...row, appliedFilter: null };
       const edited = shown.appliedFilter !== null;
-      const info = await blobs.stat(shown.originalKey);
-      if (!info) throw notFound('Photo file not found.');
+      // Opened here, before the answer's headers: a missing file is a 404 and a failing store a 503.
+      const file = await blobs.open(shown.originalKey).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? notFound('Photo file not found.') : err;
+      });
       return {
-        key: shown.originalKey,
         mime: shown.mime,
-        size: info.size,
+        file,
         fileName: downloadFileName({ name: row.name, fileName: row.fileName, mime: shown.mime, edited }),
       };
     },

@@ -135,6 +135,41 @@ describe(`photos API (${testDbKind})`, () => {
     expect(service.decodeStats()).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('display renditions read their originals in their decode place: a burst holds at most DECODE_SLOTS originals', async () => {
+    const blobs = t.app.ctx.blobs;
+    const keys = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(async (i) =>
+        blobs.put(
+          await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: i, g: 9, b: 9 } } })
+            .tiff()
+            .toBuffer(),
+        ),
+      ),
+    );
+    let reading = 0;
+    let most = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // The store's reads, held until the test has counted them.
+    const counted = Object.assign(Object.create(blobs) as typeof blobs, {
+      read: async (key: string) => {
+        reading += 1;
+        most = Math.max(most, reading);
+        await gate;
+        reading -= 1;
+        return blobs.read(key);
+      },
+    });
+    const service = serviceWith({ blobs: counted });
+    const all = Promise.all(keys.map((key) => service.renderDisplay(key)));
+    // Every request has either begun its read or is waiting for a place.
+    await vi.waitFor(() => expect(reading + service.decodeStats().waiting).toBe(keys.length));
+    expect(reading).toBe(DECODE_SLOTS);
+    open();
+    expect((await all).every((jpeg) => jpeg.subarray(0, 2).equals(Buffer.from([0xff, 0xd8])))).toBe(true);
+    expect(most).toBe(DECODE_SLOTS);
+  });
+
   it('seeds the demo library on register, with an editor photo and thumbnails', async () => {
     const { cookie, user } = await signUp(t.app);
     const res = await get(cookie, '/api/photos');

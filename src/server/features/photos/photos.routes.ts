@@ -1,6 +1,7 @@
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   PHOTO_PAGE_MAX,
@@ -21,6 +22,7 @@ import { answeredLater } from '../../http/answered-later';
 import { badRequest } from '../../http/errors';
 import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
+import { BlobStoreUnavailable } from '../../storage/blob-store';
 import { createPhotosRepository } from './photos.repository';
 import { createPhotosService, type Ingested, type PhotosService } from './photos.service';
 import { createFirstPages, type FirstPages } from './first-pages';
@@ -83,6 +85,13 @@ const malformedParts: UploadResult = {
   status: 400,
   message: MALFORMED_UPLOAD_MESSAGE,
 };
+export const STORE_UNAVAILABLE_UPLOAD_MESSAGE =
+  'Not uploaded: the photo store is temporarily unavailable. Please try again shortly.';
+/** A photo the store failed to take, or one after it in the same upload (not tried). */
+const storeRefused = (fileName: string): Ingested => ({
+  result: { ok: false, fileName, status: 503, message: STORE_UNAVAILABLE_UPLOAD_MESSAGE },
+  contentHash: null,
+});
 /** The results that stand for parts the parser stopped reading (answered after the files stored before them). */
 const PARTS_REFUSALS: ReadonlySet<UploadResult> = new Set([tooManyParts, malformedParts]);
 const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
@@ -236,8 +245,11 @@ export async function photosRoutes(
         const { bytes } = await derivatives.get(`${f.key}:${f.scope}`, () => service.readFile(f.key));
         return reply.send(bytes);
       }
-      reply.header('Content-Length', await service.fileSize(f.key));
-      return reply.send(ctx.blobs.stream(f.key));
+      // Opened before anything is sent: a file missing from the store is still a 404 and a failing
+      // store a 503, where a stream failing at its first read was a 500 with Fastify's own words.
+      const file = await service.openFile(f.key);
+      if (file.size !== null) reply.header('Content-Length', file.size);
+      return reply.send(file.stream);
     },
   );
 
@@ -279,6 +291,8 @@ export async function photosRoutes(
       // data') carry no status, and were answered as a 500.
       const parts = request.files();
       let file: Readable | undefined;
+      let storeFailed = false;
+      let notTried = 0;
       try {
         for (;;) {
           let next: IteratorResult<MultipartFile>;
@@ -292,14 +306,34 @@ export async function photosRoutes(
           // Within the size limit; a file over it arrives truncated and is refused.
           const stream = part.file;
           file = stream;
-          ingested.push(
-            await service.ingestOne(
-              user.id,
-              { fileName: part.filename, stream, truncated: () => stream.truncated },
-              allowance,
-              afterAnswer,
-            ),
-          );
+          if (storeFailed) {
+            // Read past, not tried: each would wait out the store's timeouts again.
+            stream.resume();
+            await finished(stream);
+            notTried += 1;
+            continue;
+          }
+          try {
+            ingested.push(
+              await service.ingestOne(
+                user.id,
+                { fileName: part.filename, stream, truncated: () => stream.truncated },
+                allowance,
+                afterAnswer,
+              ),
+            );
+          } catch (err) {
+            if (!(err instanceof BlobStoreUnavailable)) throw err;
+            // This photo is refused as such; those stored before it are answered and rewarded. A
+            // 500 for the whole request told the user nothing was uploaded, and the retry it asked
+            // for stored those photos a second time.
+            request.log.warn({ err }, 'photo store unavailable: upload refused');
+            ingested.push(storeRefused(part.filename || 'file'));
+            storeFailed = true;
+          }
+        }
+        if (notTried > 0) {
+          ingested.push(storeRefused(notTried === 1 ? 'The photo after it' : `The ${notTried} photos after it`));
         }
       } catch (caught) {
         const err = caught instanceof PartsRefused ? caught.cause : caught;

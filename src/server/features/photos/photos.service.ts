@@ -16,7 +16,7 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { createSlots } from '../../lib/slots';
-import { sha256Hex, type BlobStore, type StreamStagedBlob } from '../../storage/blob-store';
+import { sha256Hex, type BlobStore, type OpenedBlob, type StreamStagedBlob } from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import {
   BROWSER_IMAGE_MIMES,
@@ -44,6 +44,8 @@ const VERSION_CHARS = 16;
 const FILE_NOT_FOUND = 'Photo file not found.';
 /** Blobs written less than this long ago are never swept: an upload may still be on its way to its row. */
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
+/** Removals the store fails in one sweep before the sweep stops (the store is down, not one object). */
+export const SWEEP_MAX_FAILURES = 10;
 /**
  * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`), taken in
  * turns per user: each holds one of libuv's 4 threads for as long as libvips reads the file (a
@@ -380,16 +382,21 @@ export function createPhotosService(deps: {
 
     /** The display rendition of an original (see `makeDisplayRendition`), or 404 when its file is missing; `turnOf` is whose turn it takes among the decodes. */
     async renderDisplay(key: string, turnOf = ''): Promise<Buffer> {
-      const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
-        throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
-      });
+      // Read inside the decode's place: read first, every request waiting for a place held its
+      // whole original (up to MAX_UPLOAD_MB each), so a burst of renditions of different photos
+      // (120 allowed per user and 5 minutes) held them all in memory at once, where only
+      // DECODE_SLOTS can be decoded. The place's wait now includes the read.
+      const render = async () => {
+        const bytes = await blobs.read(key).catch((err: NodeJS.ErrnoException) => {
+          throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
+        });
+        return makeDisplayRendition(bytes);
+      };
       // An original the upload's checks refuse today may have been stored before them: its refusal
       // is the answer (422), not a server error.
-      return decodes
-        .run(() => makeDisplayRendition(bytes), turnOf)
-        .catch((err: unknown) => {
-          throw err instanceof ImageRejected ? new AppError(err.status, err.message, 'unprocessable') : err;
-        });
+      return decodes.run(render, turnOf).catch((err: unknown) => {
+        throw err instanceof ImageRejected ? new AppError(err.status, err.message, 'unprocessable') : err;
+      });
     },
 
     /** The small thumbnail made from a thumbnail's bytes (see `makeSmallThumbnail`). */
@@ -397,11 +404,11 @@ export function createPhotosService(deps: {
       return makeSmallThumbnail(thumbnail);
     },
 
-    /** The blob's size, or 404 when its file is missing. */
-    async fileSize(key: string): Promise<number> {
-      const info = await blobs.stat(key);
-      if (!info) throw notFound(FILE_NOT_FOUND);
-      return info.size;
+    /** The blob's size and bytes (one request to an object store), or 404 when its file is missing. */
+    async openFile(key: string): Promise<OpenedBlob> {
+      return blobs.open(key).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? notFound(FILE_NOT_FOUND) : err;
+      });
     },
 
     /** The blob's bytes, or 404 when its file is missing. */
@@ -503,36 +510,47 @@ export function createPhotosService(deps: {
       const previewKey = sha256Hex(d.preview);
       const thumbnailKey = sha256Hex(d.thumbnail);
       // Written while the row's transaction runs; it waits for them before it commits.
-      const writes = Promise.all([staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)]);
+      const each = [staged.commit(), blobs.put(d.preview), blobs.put(d.thumbnail)];
+      const writes = Promise.all(each);
       writes.catch(() => undefined);
       const rewrite = () => Promise.all([blobs.put(bytes), blobs.put(d.preview), blobs.put(d.thumbnail)]);
-      const row = await repo.insertUploaded(
-        {
-          userId,
-          name: photoNameFrom(input.fileName),
-          fileName: safeFileName(input.fileName) || null,
-          mime: d.mime,
-          size: bytes.length,
-          width: d.width,
-          height: d.height,
-          originalKey,
-          previewKey,
-          thumbnailKey,
-          thumbhash: d.thumbhash,
-          takenAt: d.takenAt,
-          exif: d.exif,
-          uploadedAt: now(),
-        },
-        {
-          maxCounted: maxPhotos,
-          quotaBytes,
-          ensureBlobs: async () => {
-            await writes;
-            const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
-            if (present.includes(false)) await rewrite();
+      let row: Awaited<ReturnType<typeof repo.insertUploaded>>;
+      try {
+        row = await repo.insertUploaded(
+          {
+            userId,
+            name: photoNameFrom(input.fileName),
+            fileName: safeFileName(input.fileName) || null,
+            mime: d.mime,
+            size: bytes.length,
+            width: d.width,
+            height: d.height,
+            originalKey,
+            previewKey,
+            thumbnailKey,
+            thumbhash: d.thumbhash,
+            takenAt: d.takenAt,
+            exif: d.exif,
+            uploadedAt: now(),
           },
-        },
-      );
+          {
+            maxCounted: maxPhotos,
+            quotaBytes,
+            ensureBlobs: async () => {
+              await writes;
+              const present = await Promise.all([originalKey, previewKey, thumbnailKey].map((k) => blobs.has(k)));
+              if (present.includes(false)) await rewrite();
+            },
+          },
+        );
+      } catch (err) {
+        // A failing store fails the first write and the insert with it while the others are still
+        // on their way: they are waited for and the original's staging copy removed, so the answer
+        // leaves no send to the store running and no staged file behind it.
+        await Promise.allSettled(each);
+        await staged.discard();
+        throw err;
+      }
       // A refused insert leaves only unreferenced blobs, which the orphan sweep removes.
       await writes;
       if (row === 'limit') return fail(403, freeLimitMessage(maxPhotos ?? FREE_PHOTO_LIMIT));
@@ -614,17 +632,28 @@ export function createPhotosService(deps: {
      * upload may be between writing its blobs and inserting its row). Shared blobs are kept as
      * long as any photo or version uses them.
      */
-    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number }> {
+    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number; failed: number }> {
       const cutoff = new Date(now().getTime() - graceMs);
       let checked = 0;
       let removed = 0;
+      let failed = 0;
       let batch: string[] = [];
       const flush = async () => {
         removed += await repo.deleteIfUnreferenced(batch, async (key) => {
-          const info = await blobs.stat(key);
-          if (!info || info.modifiedAt >= cutoff) return false;
-          await blobs.delete(key);
-          return true;
+          try {
+            const info = await blobs.stat(key);
+            if (!info || info.modifiedAt >= cutoff) return false;
+            await blobs.delete(key);
+            return true;
+          } catch (err) {
+            // Thrown, one object the store refused (or a moment's 5xx) ended the run there, and
+            // every blob listed after it was left for ever if the refusal lasted. Left for the next
+            // run; a store failing on many is down, and the run stops.
+            failed += 1;
+            deps.log(`orphan blob ${key} could not be removed; left for the next sweep`, err);
+            if (failed >= SWEEP_MAX_FAILURES) throw err;
+            return false;
+          }
         });
         batch = [];
       };
@@ -637,7 +666,7 @@ export function createPhotosService(deps: {
       if ('removeStaleTempFiles' in blobs && typeof blobs.removeStaleTempFiles === 'function') {
         await (blobs.removeStaleTempFiles as (d: Date) => Promise<number>)(cutoff);
       }
-      return { checked, removed };
+      return { checked, removed, failed };
     },
   };
 }
