@@ -138,6 +138,24 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(billable.map((s) => s.id)).toEqual([basicAgain.id]);
   });
 
+  it('two checkouts for one plan, one reading Stripe before the other creates and answered after, make one subscription', async () => {
+    // The customer has an open checkout for another plan (its first tab).
+    const { cookie, sub: basic } = await checkout('basic', 'monthly');
+    const premium = { tier: 'premium', billingCycle: 'monthly' };
+    // The second request reads the customer's subscriptions (after its check for a live one), and
+    // the answer reaches it only after the first request has made its checkout.
+    const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
+    const second = createSub(cookie, premium);
+    await held.reached;
+    const first = await createSub(cookie, premium);
+    held.release();
+    const late = await second;
+    expect([first.statusCode, late.statusCode]).toEqual([200, 200]);
+    expect(late.json().subscriptionId).toBe(first.json().subscriptionId);
+    const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
+    expect(payable.map((s) => s.id)).toEqual([first.json().subscriptionId]);
+  });
+
   it('refuses the free tier and unknown tiers', async () => {
     const { cookie } = await signUp(t.app);
     expect((await createSub(cookie, { tier: 'free', billingCycle: 'monthly' })).statusCode).toBe(400);

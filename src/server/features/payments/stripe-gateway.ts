@@ -150,19 +150,23 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
     }): Promise<{ subscriptionId: string; clientSecret: string; amount: number }> {
       return guard('create subscription', async () => {
         const price = await priceId(input.tier, input.cycle);
-        const open = await stripe.subscriptions.list({
+        // One read gives both the open checkouts and the newest subscription. Read apart, a
+        // concurrent request for this plan (a double submit) could create its checkout between
+        // the two: this one then found no open checkout yet, and a key naming that new checkout
+        // as the newest, so it made a second payable one instead of replaying the first.
+        const listed = await stripe.subscriptions.list({
           customer: input.customerId,
-          status: 'incomplete',
+          status: 'all',
           limit: 100,
           expand: ['data.latest_invoice.confirmation_secret'],
         });
-        let sub = open.data.find((s) => s.items.data.some((item) => item.price.id === price));
+        const open = listed.data.filter((s) => s.status === 'incomplete');
+        let sub = open.find((s) => s.items.data.some((item) => item.price.id === price));
         if (!sub) {
           // The customer's newest subscription is part of the key: once a checkout has been
           // opened since (and this plan's closed by it), a new one is made, where the same key
           // would replay the closed one, whose form can no longer pay, for the rest of the window.
-          const newest = (await stripe.subscriptions.list({ customer: input.customerId, status: 'all', limit: 1 }))
-            .data[0];
+          const newest = listed.data[0];
           const window = Math.floor(input.now.getTime() / (10 * 60 * 1000));
           sub = await stripe.subscriptions.create(
             {
@@ -177,7 +181,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
           );
         }
         const kept = sub.id;
-        for (const other of open.data) if (other.id !== kept) await closeCheckout(other);
+        for (const other of open) if (other.id !== kept) await closeCheckout(other);
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
         if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);

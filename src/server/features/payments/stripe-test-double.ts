@@ -46,6 +46,9 @@ export async function startStripeDouble() {
   /** Scripted failures, used once each by the first request they match. */
   const failures: Array<{ method: string; path: RegExp; status: number; body: unknown }> = [];
   const gathers: Array<{ method: string; path: RegExp; count: number; held: Array<() => void> }> = [];
+  /** Answers made when their request arrived and sent when released (see `holdAnswer`). */
+  const answerHolds: Array<{ method: string; path: RegExp; skip: number; gate: Promise<void>; reached: () => void }> =
+    [];
 
   const listOf = (data: unknown[], url: string) => ({ object: 'list', data, has_more: false, url });
 
@@ -284,8 +287,20 @@ export async function startStripeDouble() {
     const cacheKey = key ? `${req.method} ${url.pathname} ${key}` : undefined;
     const answer = (cacheKey && idempotent.get(cacheKey)) || route(req.method ?? 'GET', url.pathname, params);
     if (cacheKey && req.method === 'POST') idempotent.set(cacheKey, answer);
-    res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req') });
-    res.end(JSON.stringify(answer.body));
+    const send = () => {
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req') });
+      res.end(JSON.stringify(answer.body));
+    };
+    const holdAt = answerHolds.findIndex((h) => h.method === req.method && h.path.test(url.pathname));
+    const hold = answerHolds[holdAt];
+    if (hold && hold.skip > 0) hold.skip -= 1;
+    else if (hold) {
+      answerHolds.splice(holdAt, 1);
+      hold.reached();
+      void hold.gate.then(send);
+      return;
+    }
+    send();
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -307,6 +322,19 @@ export async function startStripeDouble() {
      */
     gatherNext(method: string, path: RegExp, count: number) {
       gathers.push({ method, path, count, held: [] });
+    },
+    /**
+     * The matching request after the next `skip` ones is answered as Stripe stood when it arrived,
+     * but the answer reaches the caller only at `release()`: a read that others' writes overtake.
+     * `reached` settles once that request has arrived.
+     */
+    holdAnswer(method: string, path: RegExp, skip = 0) {
+      let release!: () => void;
+      let reached!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const arrived = new Promise<void>((resolve) => (reached = resolve));
+      answerHolds.push({ method, path, skip, gate, reached });
+      return { reached: arrived, release };
     },
     /**
      * Marks a subscription's open invoice paid, as Stripe does after a successful confirmation.

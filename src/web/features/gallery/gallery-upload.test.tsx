@@ -86,10 +86,11 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function renderGallery() {
-  const qc = new QueryClient({
+function renderGallery(
+  qc = new QueryClient({
     defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-  });
+  }),
+) {
   return render(
     <QueryClientProvider client={qc}>
       <Router hook={memoryLocation({ path: '/gallery' }).hook}>
@@ -216,6 +217,28 @@ describe('uploading from the gallery', () => {
     expect(messageToast()).toHaveTextContent(
       'IMG_21.jpg, IMG_22.jpg, IMG_23.jpg and 27 more: Network error. Please try again.',
     );
+  });
+
+  it('stops when the account signed in changes in this tab mid-selection, sending nothing to the next one and telling it nothing', async () => {
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    const account = (id: string) => ({ user: { id, email: `${id}@example.com`, firstName: id, lastName: 'User' } });
+    qc.setQueryData(['/api/auth/user'], account('ann'));
+    renderGallery(qc);
+    await choose(jpegs(45, 'ann-'));
+    await waitFor(() => expect(FakeXhr.sent).toHaveLength(1));
+    // Ann signs out and Bob signs in while her first request is on its way (the upload goes on
+    // across screens, the login screen included).
+    act(() => qc.setQueryData(['/api/auth/user'], null));
+    act(() => qc.setQueryData(['/api/auth/user'], account('bob')));
+    FakeXhr.sent[0]!.answerResults(20, () => ({ status: 500, message: '' }));
+
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Uploads in progress' })).toBeNull());
+    expect(FakeXhr.sent).toHaveLength(1);
+    // Nothing about Ann's photos (their names, her points) is shown to Bob.
+    expect(screen.queryByTestId('toast')).toBeNull();
+    expect(screen.queryByTestId('reward-popup')).toBeNull();
   });
 
   it('announces the upload, keeps its progress across leaving the screen, and asks before the page is left meanwhile', async () => {

@@ -3,6 +3,7 @@ import { useCallback, useSyncExternalStore } from 'react';
 import type { UploadResponse, UploadReward } from '@contract/photos';
 import { ACHIEVEMENT_UNLOCKED_MESSAGE, photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
 import { toast } from '../../lib/toast';
+import { userQueryOptions } from '../auth';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { photosQueryOptions } from './photos-query';
 
@@ -82,6 +83,9 @@ let nextId = 1;
 
 const namesOf = (files: File[]) => files.map((f) => f.name);
 
+/** The account signed in in this tab, as the app knows it (null when signed out). */
+const accountOf = (queryClient: QueryClient) => queryClient.getQueryData(userQueryOptions().queryKey)?.user.id ?? null;
+
 /** A list of names, the first few in full: 'a.jpg, b.jpg, c.jpg and 4 more'. */
 function listOf(names: string[]): string {
   const SHOWN = 3;
@@ -117,6 +121,11 @@ function combined(rewards: UploadReward[]): UploadReward | null {
  */
 export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
   if (!selected.length) return;
+  // An upload outlives its screen, the login screen included: once another account is signed in
+  // here (a sign-out, then someone else's sign-in), the rest of the selection would be stored in
+  // that account, and its outcome (the first one's file names and points) shown to its user.
+  const owner = accountOf(queryClient);
+  const sameAccount = () => accountOf(queryClient) === owner;
   const id = nextId++;
   const label = selected.length === 1 ? selected[0]!.name : `${selected.length} photos`;
   // Progress by bytes across the batches (by files when every file is empty).
@@ -135,6 +144,7 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
   const rewards: UploadReward[] = [];
   try {
     for (let i = 0; i < selected.length; i += FILES_PER_UPLOAD) {
+      if (!sameAccount()) break;
       const batch = selected.slice(i, i + FILES_PER_UPLOAD);
       const rest = namesOf(selected.slice(i + FILES_PER_UPLOAD));
       let stop: string | null = null;
@@ -176,6 +186,7 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
     setInFlight(inFlight.filter((u) => u.id !== id));
   }
 
+  if (!sameAccount()) return;
   // The points of the whole selection in one popup beside its one toast (a batch's '+25 pts 5 photos
   // uploaded!' beside '25 photos uploaded!' read as a second, smaller count).
   const reward = combined(rewards);

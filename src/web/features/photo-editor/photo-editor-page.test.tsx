@@ -179,6 +179,24 @@ describe('PhotoEditorPage', () => {
     expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Failed to apply filter. Please try again.');
   });
 
+  it('a refresh of the photo that fails after an apply (a server restarting) keeps the editor, not Photo not found', async () => {
+    let applied = false;
+    setup(`/photo-editor?photoId=${ID}`, (url, init) => {
+      if (url === '/api/photo-filters/apply') applied = true;
+      if (applied && url === `/api/photos/${ID}` && !init?.method)
+        return jsonResponse({ message: 'Service temporarily unavailable.' }, 503);
+      return undefined;
+    });
+    await flush();
+    await chooseFilter(/^Vintage/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
+    expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeInTheDocument();
+    expect(screen.queryByText('Photo not found')).toBeNull();
+  });
+
   it('a photo deleted in another tab: Apply says it is gone and the screen shows Photo not found', async () => {
     const { deleteElsewhere } = setup(`/photo-editor?photoId=${ID}`);
     await flush();

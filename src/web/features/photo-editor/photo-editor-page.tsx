@@ -151,11 +151,15 @@ function Editor({ photoId }: { photoId: string }) {
     );
   };
 
+  // Gone: never loaded, or asked again and answered not found (deleted elsewhere). Any other
+  // failed refresh (after an apply, a server restarting) keeps the photo on screen.
+  const gone = !photo || (photoQuery.isError && errorStatus(photoQuery.error) === 404);
+
   return photoQuery.isPending ? (
     <p className="py-12 text-center text-muted" role="status">
       Loading photo...
     </p>
-  ) : photoQuery.isError || !photo ? (
+  ) : gone ? (
     <NotFound message={errorMessage(photoQuery.error, 'This photo could not be loaded.')} />
   ) : (
     <>

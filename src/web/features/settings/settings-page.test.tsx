@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -24,9 +24,9 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
-function renderSettings() {
+function renderSettings(client = createQueryClient()) {
   render(
-    <QueryClientProvider client={createQueryClient()}>
+    <QueryClientProvider client={client}>
       <Router hook={memoryLocation({ path: '/settings' }).hook}>
         <SettingsPage />
         <OnboardingModal />
@@ -72,4 +72,40 @@ it('Activity History says the list could not be read, never that there are no ac
 it('Activity History says there are none when the answer is an empty list', async () => {
   renderSettings();
   expect(await screen.findByText('No activities yet')).toBeInTheDocument();
+});
+
+it('Activity History keeps the list it has when a later refresh of it fails', async () => {
+  const activity = {
+    id: 'a1',
+    app: 'YouTube',
+    adDuration: 30,
+    pointsEarned: 10,
+    timeSaved: 30,
+    gameType: null,
+    gameScore: null,
+    createdAt: new Date().toISOString(),
+  };
+  let refused = false;
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) =>
+      url === '/api/activities'
+        ? refused
+          ? json({ message: 'Too many attempts. Please wait 2 minute(s) and try again.' }, 429)
+          : json([activity])
+        : json(FREE_SUBSCRIPTION),
+    ),
+  );
+  const client = createQueryClient();
+  renderSettings(client);
+  const history = screen.getByRole('region', { name: 'Activity History' });
+  expect(await within(history).findByText(/YouTube/)).toBeInTheDocument();
+
+  refused = true;
+  await act(() => client.refetchQueries({ queryKey: ['/api/activities'] }));
+  // The query cache tells its observers in a task of its own.
+  await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  expect(client.getQueryState(['/api/activities'])?.status).toBe('error');
+  expect(within(history).getByText(/YouTube/)).toBeInTheDocument();
+  expect(within(history).queryByRole('alert')).toBeNull();
 });

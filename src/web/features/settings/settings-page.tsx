@@ -123,19 +123,22 @@ export default function SettingsPage() {
 
       <Section title="Activity History">
         {/* 'No activities yet' only from an answer that says so: while loading, or when the list
-            could not be read (a limit, the network), it told a user with a history that it was gone. */}
-        {activitiesQuery.isPending ? (
-          <p role="status" className="text-sm text-muted">
-            Loading activities...
-          </p>
+            could not be read (a limit, the network), it told a user with a history that it was gone.
+            A list already shown stays when a later refresh of it fails. */}
+        {activitiesQuery.data ? (
+          activitiesQuery.data.length === 0 ? (
+            <p className="text-sm text-muted">No activities yet</p>
+          ) : (
+            <ActivityList activities={activitiesQuery.data} now={now} />
+          )
         ) : activitiesQuery.isError ? (
           <p role="alert" className="text-sm text-danger">
             {errorMessage(activitiesQuery.error, 'Could not load your activities.')}
           </p>
-        ) : activitiesQuery.data.length === 0 ? (
-          <p className="text-sm text-muted">No activities yet</p>
         ) : (
-          <ActivityList activities={activitiesQuery.data} now={now} />
+          <p role="status" className="text-sm text-muted">
+            Loading activities...
+          </p>
         )}
       </Section>
 
