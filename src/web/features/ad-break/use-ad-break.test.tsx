@@ -26,7 +26,13 @@ function Harness() {
   );
 }
 
-function setup({ subscribed = true, startStatus = 201, offline = false, planUnreadable = false } = {}) {
+function setup({
+  subscribed = true,
+  startStatus = 201,
+  offline = false,
+  planUnreadable = false,
+  appActive = true,
+} = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (offline && init?.method === 'POST') throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse([]);
@@ -34,7 +40,7 @@ function setup({ subscribed = true, startStatus = 201, offline = false, planUnre
       return jsonResponse({ message: 'Too many requests. Please wait a few minutes.' }, 429);
     if (url === '/api/subscription')
       return jsonResponse(subscribed ? { status: 'active', tier: 'premium', endDate: '2099-01-01' } : {});
-    if (url === '/api/app-status') return jsonResponse({ isActive: true });
+    if (url === '/api/app-status') return jsonResponse({ isActive: appActive });
     if (url === '/api/ad-breaks' && init?.method === 'POST') {
       if (startStatus === 403)
         return jsonResponse({ message: 'Premium subscription required for ad overlay' }, startStatus);
@@ -156,17 +162,29 @@ describe('useAdBreak', () => {
   });
 
   it('says at once that an ad pressed without a connection cannot start, and never starts it later by itself', async () => {
-    const { calls, loaded } = setup({ offline: true });
+    const { calls, loaded } = setup({ offline: true, appActive: false });
     await loaded();
     act(() => onlineManager.setOnline(false));
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
     await advance(0);
     expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
     expect(calls('/api/ad-breaks')).toHaveLength(1);
+    // Nor is monitoring switched on later by an activation left waiting for the connection.
+    expect(calls('/api/app-status/activate')).toHaveLength(0);
 
     await act(async () => onlineManager.setOnline(true));
     await advance(20_000);
     expect(calls('/api/ad-breaks')).toHaveLength(1);
     expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+    expect(calls('/api/app-status/activate')).toHaveLength(0);
+  });
+
+  it('turns the app status on once the server has started the break', async () => {
+    const { calls, loaded } = setup({ appActive: false });
+    await loaded();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(0);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
+    expect(calls('/api/app-status/activate')).toHaveLength(1);
   });
 });

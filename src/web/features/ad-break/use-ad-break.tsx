@@ -63,11 +63,12 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
         return;
       }
       if (ad || starting) return;
-      if (subscribed && !status?.isActive) setActive(true);
       requestAdBreak(app, {
-        // With the plan unknown, the app status is turned on once the server has let the break start.
+        // The app status is turned on once the server has started the break: sent beside it, a
+        // press without a connection (or with the plan unknown and refused) left an activation
+        // waiting, which switched monitoring on minutes later, when the connection came back.
         onSuccess: () => {
-          if (!subscribed && !status?.isActive) setActive(true);
+          if (!status?.isActive) setActive(true);
         },
       });
     },
