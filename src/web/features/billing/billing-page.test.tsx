@@ -191,6 +191,8 @@ describe('BillingPage back from a payment (the return address)', () => {
     await flush();
     expect(within(plan()).queryByText(/Activating your new plan/)).toBeNull();
     expect(within(plan()).getByText('You are on the Free plan.')).toBeInTheDocument();
+    // Not without a word: the payment may still be confirmed (a bank debit, a webhook held up).
+    expect(within(plan()).getByRole('status')).toHaveTextContent('Your payment is still being confirmed.');
     const calls = asked.mock.calls.length;
     await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS * 3));
     expect(asked.mock.calls.length).toBe(calls);

@@ -80,6 +80,9 @@ export default function BillingPage() {
   const qc = useQueryClient();
 
   const [awaitingPlan, setAwaitingPlan] = useState(false);
+  // The wait ran out with no plan (a bank debit still processing, a webhook held up): said so,
+  // where the page fell back to the Free plan without a word.
+  const [planLate, setPlanLate] = useState(false);
   const paidPlanActive = isActive && subscription?.source === 'stripe';
 
   // Return address after payment: toast once, drop the flags, and reload the state from the server.
@@ -109,6 +112,7 @@ export default function BillingPage() {
     if (!awaitingPlan) return;
     if (paidPlanActive) {
       setAwaitingPlan(false);
+      setPlanLate(false);
       void qc.invalidateQueries({ queryKey: invoicesQueryOptions().queryKey });
       return;
     }
@@ -116,7 +120,10 @@ export default function BillingPage() {
       () => void qc.invalidateQueries({ queryKey: subscriptionQueryOptions().queryKey }),
       ACTIVATION_POLL_MS,
     );
-    const giveUp = setTimeout(() => setAwaitingPlan(false), ACTIVATION_WAIT_MS);
+    const giveUp = setTimeout(() => {
+      setAwaitingPlan(false);
+      setPlanLate(true);
+    }, ACTIVATION_WAIT_MS);
     return () => {
       clearInterval(poll);
       clearTimeout(giveUp);
@@ -176,6 +183,12 @@ export default function BillingPage() {
             </span>
           </span>
         </div>
+        {planLate && !awaitingPlan && !paidPlanActive && (
+          <p role="status" className="rounded-xl bg-surface-2 p-3 text-sm">
+            Your payment is still being confirmed. Your new plan will show here once it is: reload this page in a few
+            minutes.
+          </p>
+        )}
         {awaitingPlan && !paidPlanActive && (
           <p role="status" className="flex items-center gap-2 rounded-xl bg-primary-soft p-3 text-sm">
             <Loader2 className="size-4 shrink-0 animate-spin text-primary" aria-hidden />
