@@ -10,6 +10,7 @@ import {
   nextLoginStreak,
   PHOTO_UPLOADED_MESSAGE,
   photosUploadedMessage,
+  uploadRewardMessage,
   pointsEarnedMessage,
   READY_TO_SAVE_TIME_MESSAGE,
   REWARD_TYPES,
@@ -157,6 +158,10 @@ describe('notification messages', () => {
     expect(APP_ACTIVATED_MESSAGE).toBe('App activated!');
     expect(photosUploadedMessage(3)).toBe('3 photos uploaded!');
     expect(photosUploadedMessage(1)).toBe('1 photo uploaded!');
+    expect(uploadRewardMessage(1, 0)).toBe(PHOTO_UPLOADED_MESSAGE);
+    expect(uploadRewardMessage(3, 1)).toBe('3 photos uploaded!');
+    expect(uploadRewardMessage(0, 1)).toBe(ACHIEVEMENT_UNLOCKED_MESSAGE);
+    expect(uploadRewardMessage(0, 0)).toBe('0 photos uploaded!');
     expect(READY_TO_SAVE_TIME_MESSAGE).toBe('Ready to save time!');
     expect(streakBonusDaysMessage(7)).toBe('7 day streak bonus!');
   });

@@ -204,6 +204,15 @@ export function photosUploadedMessage(photoCount: number): string {
   return `${photoCount} ${photoCount === 1 ? 'photo' : 'photos'} uploaded!`;
 }
 
+/**
+ * An upload's reward popup: the photos it paid for, or the achievement alone when it paid for none
+ * (the server words one request's reward so; the client a whole selection's, added up).
+ */
+export function uploadRewardMessage(rewardedPhotos: number, newAchievements: number): string {
+  if (rewardedPhotos === 0 && newAchievements > 0) return ACHIEVEMENT_UNLOCKED_MESSAGE;
+  return rewardedPhotos === 1 ? PHOTO_UPLOADED_MESSAGE : photosUploadedMessage(rewardedPhotos);
+}
+
 export function streakBonusDaysMessage(streakDays: number): string {
   return `${streakDays} day streak bonus!`;
 }

@@ -5,11 +5,11 @@ import {
   REWARD_POINTS,
   nextLoginStreak,
   PHOTO_UPLOADED_MESSAGE,
-  photosUploadedMessage,
   pointsEarnedMessage,
   streakBonus,
   streakBonusDaysMessage,
   uploadReward,
+  uploadRewardMessage,
   UPLOAD_REWARD_PHOTOS_PER_DAY,
   WELCOME_BACK_MESSAGE,
   type Achievement,
@@ -141,12 +141,7 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
     return {
       points: uploadReward(rewardedPhotos) + newAchievements.reduce((s, a) => s + a.points, 0),
       rewardedPhotos,
-      message:
-        rewardedPhotos === 0 && newAchievements.length > 0
-          ? ACHIEVEMENT_UNLOCKED_MESSAGE
-          : rewardedPhotos === 1
-            ? PHOTO_UPLOADED_MESSAGE
-            : photosUploadedMessage(rewardedPhotos),
+      message: uploadRewardMessage(rewardedPhotos, newAchievements.length),
       newAchievements: newAchievements.map(toAchievementView),
     };
   }

@@ -1,7 +1,7 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useSyncExternalStore } from 'react';
 import type { UploadResponse, UploadReward } from '@contract/photos';
-import { ACHIEVEMENT_UNLOCKED_MESSAGE, photosUploadedMessage, PHOTO_UPLOADED_MESSAGE } from '@domain/rewards';
+import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE, uploadRewardMessage } from '@domain/rewards';
 import { toast } from '../../lib/toast';
 import { userQueryOptions } from '../auth';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
@@ -102,12 +102,7 @@ function combined(rewards: UploadReward[]): UploadReward | null {
     points: rewards.reduce((s, r) => s + r.points, 0),
     rewardedPhotos,
     newAchievements,
-    message:
-      rewardedPhotos === 0 && newAchievements.length > 0
-        ? ACHIEVEMENT_UNLOCKED_MESSAGE
-        : rewardedPhotos === 1
-          ? PHOTO_UPLOADED_MESSAGE
-          : photosUploadedMessage(rewardedPhotos),
+    message: uploadRewardMessage(rewardedPhotos, newAchievements.length),
   };
 }
 
