@@ -234,6 +234,25 @@ describe('analysis queue', () => {
     expect(row).toMatchObject({ analyzed: true, category: 'food_drink' });
   });
 
+  it('queues at start an upload a crash left between its row and its job, and nothing twice', async () => {
+    const { user } = await signUp(t.app);
+    // addPhotos inserts rows only: what a process killed right after an upload's commit leaves.
+    const [stranded] = await addPhotos(user.id, '#22aa44', 1, 'stranded');
+    const repo = createAnalysisRepository(t.app.ctx.db);
+    const pendingFor = async () =>
+      (await t.app.ctx.db.select().from(jobs).where(eq(jobs.userId, user.id))).map((j) => j.photoId);
+
+    expect(await repo.enqueueStranded()).toBeGreaterThanOrEqual(1);
+    // The photo is queued; the demo library still waits for Analyze Photos.
+    expect(await pendingFor()).toEqual([stranded]);
+    // Again (every process does it at its start): nothing more.
+    await repo.enqueueStranded();
+    expect(await pendingFor()).toEqual([stranded]);
+    await worker(colourAnalyzer).drain();
+    const row = (await rowsOf(user.id)).find((p) => p.id === stranded)!;
+    expect(row.analyzed).toBe(true);
+  });
+
   it('analyze-all queues only unanalysed photos and reports progress', async () => {
     const { cookie } = await signUp(t.app);
     const first = await t.app.inject({ method: 'POST', url: '/api/photos/analyze-all', headers: { cookie } });

@@ -77,6 +77,23 @@ export function createAnalysisRepository(db: Db) {
     },
 
     /**
+     * Queues every uploaded photo left unanalysed with no job, at start: the upload's row commits
+     * before its job is queued (a hook of the photos feature, after the insert), so a process killed
+     * between the two left a photo that no job would ever analyse. Demo-library photos wait for
+     * Analyze Photos, as in `enqueuePhoto`. Idempotent: a photo with a pending job is passed over.
+     */
+    async enqueueStranded(): Promise<number> {
+      const res = await db.execute(sql`
+        insert into ${jobs} (kind, user_id, photo_id)
+        select ${ANALYZE_JOB}, p.user_id, p.id from ${photos} p
+        where p.analyzed = false and p.demo_key is null
+        order by p.uploaded_at, p.id
+        on conflict do nothing
+        returning id`);
+      return rowsOf(res).length;
+    },
+
+    /**
      * The queue's planner statistics, made anew: the embedded database has no autovacuum, and
      * PostgreSQL's comes up to a minute later. Run after queuing ANALYZE_AFTER_JOBS or more.
      */

@@ -33,8 +33,8 @@ export interface AnalysisService {
     afterAnswer?: AfterAnswer,
   ): Promise<{ queued: number; status: Awaited<ReturnType<AnalysisRepository['status']>> }>;
   status(userId: string): ReturnType<AnalysisRepository['status']>;
-  /** Starts claiming jobs (only when the server runs workers). */
-  start(): void;
+  /** Queues what a crash left without a job, then starts claiming jobs (only when the server runs workers). */
+  start(): Promise<void>;
   readonly worker: AnalysisWorker;
   readonly repo: AnalysisRepository;
 }
@@ -106,7 +106,12 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
       return { queued, status: await repo.status(userId) };
     },
     status: (userId) => repo.status(userId),
-    start() {
+    async start() {
+      const stranded = await repo.enqueueStranded().catch((err: unknown) => {
+        log('analysis queue: could not queue the photos a crash left without a job', err);
+        return 0;
+      });
+      if (stranded > 0) log(`analysis queue: queued ${stranded} photos a crash left without a job`, undefined);
       worker.start();
     },
   };
