@@ -39,6 +39,11 @@ it('an award ended as a deadlock victim is run again and loses nothing', async (
   const holder = new pg.Client({ connectionString: t.database.url });
   const watcher = new pg.Client({ connectionString: t.database.url });
   await Promise.all([holder.connect(), watcher.connect()]);
+  // PostgreSQL's deadlock check ends the transaction whose check runs first, which is the one whose
+  // wait began first, unless its backend is slow to get a core: on a loaded machine the holder's
+  // check ran first and the holder was ended instead (a CI flake). Its check now waits far longer,
+  // so the victim is always the app's award (superuser only; the test clusters connect as one).
+  await holder.query(`set deadlock_timeout = '60s'`).catch(() => {});
   try {
     // As a login does: its entries first (the totals row, held until it commits)...
     await holder.query('begin');
