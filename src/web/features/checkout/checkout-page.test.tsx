@@ -6,6 +6,9 @@ import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import CheckoutPage from './checkout-page';
 
+// Stripe's own script is not fetched in these tests: the form's provider waits for ever.
+vi.mock('@stripe/stripe-js', () => ({ loadStripe: () => new Promise(() => {}) }));
+
 const STILL_ON_ITS_WAY =
   'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
 
@@ -54,5 +57,13 @@ describe('CheckoutPage', () => {
     await waitFor(() => expect(window.location.pathname).toBe('/pricing'));
     expect(fetchMock).not.toHaveBeenCalledWith('/api/create-subscription', expect.anything());
     expect(screen.queryByText('Checkout Failed')).toBeNull();
+  });
+
+  it('shows the plan at its catalogue price and the first charge as Stripe computed it (a credit balance lowers only the charge)', async () => {
+    renderCheckout('/checkout?tier=premium&billing=monthly', () =>
+      jsonResponse({ subscriptionId: 'sub_1', clientSecret: 'pi_1_secret_x', amount: 199 }),
+    );
+    expect(await screen.findByText('Premium plan - $9.99/month')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Pay $1.99' })).toBeInTheDocument();
   });
 });

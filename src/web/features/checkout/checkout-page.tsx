@@ -1,4 +1,4 @@
-import { formatPricePerCycle, isBillingCycle, isTier, planFor } from '@domain/plans';
+import { formatPricePerCycle, isBillingCycle, isTier, planFor, priceFor } from '@domain/plans';
 import { Elements } from '@stripe/react-stripe-js';
 import { loadStripe, type Stripe } from '@stripe/stripe-js';
 import { ArrowLeft, CreditCard } from 'lucide-react';
@@ -84,6 +84,9 @@ export default function CheckoutPage() {
 
   const plan = planFor(tier);
   const { clientSecret, amount } = created.data;
+  // The plan's line is its catalogue price per cycle; the button is what Stripe will charge now,
+  // which a credit balance on the customer (a refund left as credit) can make lower.
+  const cycle = billing as 'monthly' | 'yearly';
   return (
     <main className="flex flex-col gap-4 p-4 pb-24">
       <BackToPricing />
@@ -91,7 +94,7 @@ export default function CheckoutPage() {
         <div>
           <h1 className="text-2xl font-bold">Complete Your Purchase</h1>
           <p className="text-sm text-muted">
-            {plan.name} plan - {formatPricePerCycle(amount, billing as 'monthly' | 'yearly')}
+            {`${plan.name} plan - ${formatPricePerCycle(priceFor(plan.id, cycle), cycle)}`}
           </p>
         </div>
         <Elements stripe={stripeFor(publicKey)} options={{ clientSecret }}>
