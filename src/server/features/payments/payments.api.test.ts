@@ -2,6 +2,7 @@ import type { InjectOptions } from 'fastify';
 import Stripe from 'stripe';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { LIVE_ON_STRIPE_MESSAGE, PAYMENT_DUE_MESSAGE } from './payments.service';
+import { SUPERSEDED_CHECKOUT } from './stripe-gateway';
 import { startStripeDouble, type StripeDouble } from './stripe-test-double';
 
 const WEBHOOK_SECRET = 'whsec_test_eyevu';
@@ -154,6 +155,33 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(late.json().subscriptionId).toBe(first.json().subscriptionId);
     const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
     expect(payable.map((s) => s.id)).toEqual([first.json().subscriptionId]);
+  });
+
+  it('two checkouts for two plans in the same moment leave one payable, and the other is told so', async () => {
+    const { cookie, sub: basic } = await checkout('basic', 'monthly');
+    // The premium request reads the open checkouts (after its check for a live one) before the
+    // ultimate request makes its own, and gets the answer only after that one has finished.
+    const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
+    const premium = createSub(cookie, { tier: 'premium', billingCycle: 'monthly' });
+    await held.reached;
+    const ultimate = await createSub(cookie, { tier: 'ultimate', billingCycle: 'monthly' });
+    held.release();
+    const late = await premium;
+    expect(ultimate.statusCode).toBe(200);
+    const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
+    expect(payable).toHaveLength(1);
+    if (late.statusCode === 200) {
+      expect(payable[0]!.id).toBe(late.json().subscriptionId);
+    } else {
+      expect(late.statusCode).toBe(409);
+      expect(late.json().message).toBe(SUPERSEDED_CHECKOUT);
+      expect(payable[0]!.id).toBe(ultimate.json().subscriptionId);
+    }
+    // Whatever was closed records nothing when its deletion event arrives.
+    for (const closed of stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'canceled')) {
+      await deliver('customer.subscription.deleted', closed);
+    }
+    expect(await getSub(cookie)).toMatchObject({ status: 'inactive', trialAvailable: true });
   });
 
   it('refuses the free tier and unknown tiers', async () => {

@@ -35,6 +35,10 @@ function providerFailure(op: string, err: unknown, log: GatewayLog | undefined):
  */
 export const CLOSED_CHECKOUT = 'Eyevu: an unpaid checkout replaced by a checkout for another plan';
 
+/** Refusal of a checkout closed because another plan's checkout was asked for in the same moment. */
+export const SUPERSEDED_CHECKOUT =
+  'Another checkout was opened for your account at the same moment. Please choose your plan again.';
+
 /** Stripe statuses of a subscription Stripe charges or may still charge. */
 const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
 
@@ -118,6 +122,28 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
     }
   }
 
+  /**
+   * Two checkouts for two plans asked in the same moment (two tabs restored at once) each read the
+   * customer's open checkouts before the other had made one, so each closed nothing and both stayed
+   * payable. A checkout just made therefore reads them again, and every such request keeps the same
+   * one, the newest (then the greatest id): whichever request reads last sees both and agrees.
+   */
+  async function settleRace(customerId: string, mine: Stripe.Subscription): Promise<'kept' | 'superseded'> {
+    const open = (
+      await stripe.subscriptions.list({ customer: customerId, status: 'incomplete', limit: 100 })
+    ).data.filter((s) => s.status === 'incomplete');
+    const newest = open.reduce<Stripe.Subscription | undefined>(
+      (best, s) => (!best || s.created > best.created || (s.created === best.created && s.id > best.id) ? s : best),
+      undefined,
+    );
+    if (newest && newest.id !== mine.id) {
+      await closeCheckout(mine);
+      return 'superseded';
+    }
+    for (const other of open) if (other.id !== mine.id) await closeCheckout(other);
+    return 'kept';
+  }
+
   return {
     priceId: (tier: Tier, cycle: BillingCycle) => guard('price', () => priceId(tier, cycle)),
 
@@ -148,7 +174,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       cycle: BillingCycle;
       now: Date;
     }): Promise<{ subscriptionId: string; clientSecret: string; amount: number }> {
-      return guard('create subscription', async () => {
+      const result = await guard('create subscription', async () => {
         const price = await priceId(input.tier, input.cycle);
         // One read gives both the open checkouts and the newest subscription. Read apart, a
         // concurrent request for this plan (a double submit) could create its checkout between
@@ -182,12 +208,17 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         }
         const kept = sub.id;
         for (const other of open) if (other.id !== kept) await closeCheckout(other);
+        if (!open.some((s) => s.id === kept) && (await settleRace(input.customerId, sub)) === 'superseded') {
+          return { superseded: true as const };
+        }
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
         if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);
         const amount = typeof invoice === 'object' && invoice ? invoice.amount_due : priceFor(input.tier, input.cycle);
         return { subscriptionId: sub.id, clientSecret: secret, amount };
       });
+      if ('superseded' in result) throw new AppError(409, SUPERSEDED_CHECKOUT, 'conflict');
+      return result;
     },
 
     /**

@@ -168,6 +168,7 @@ export async function startStripeDouble() {
       const sub: Obj = {
         id: id('sub'),
         object: 'subscription',
+        created: start,
         customer: params.get('customer'),
         status: params.get('payment_behavior') === 'default_incomplete' ? 'incomplete' : 'active',
         cancel_at_period_end: false,
