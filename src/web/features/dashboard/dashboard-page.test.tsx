@@ -73,7 +73,28 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
+/** The text a screen reader reads from an element: its text outside aria-hidden parts (labels aside). */
+function spokenText(el: Element): string {
+  if (el.getAttribute('aria-hidden') === 'true') return '';
+  let text = '';
+  for (const node of el.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
+    else if (node instanceof Element) text += spokenText(node);
+  }
+  return text;
+}
+
 describe('Dashboard', () => {
+  it('reads the points badge as words, in its text (ARIA ignores an aria-label on a plain element)', () => {
+    renderDashboard({ createdDaysAgo: 0, stats: stats({ totalPoints: 12 }) });
+    const badge = screen.getByTestId('total-points').parentElement!;
+    expect(badge).not.toHaveAttribute('aria-label');
+    expect(spokenText(badge).trim()).toBe('12 points');
+    // Sighted users still see the spec's '12 pts'.
+    expect(screen.getByTestId('total-points')).toHaveTextContent(/^12 pts$/);
+    expect(screen.getByText('12 points')).toHaveClass('sr-only');
+  });
+
   it('shows a new free user the spec texts, zeros and an empty activity list', () => {
     renderDashboard({ createdDaysAgo: 0, stats: stats({ totalPoints: 12 }) });
     expect(screen.getByRole('heading', { name: 'Hi, Ada' })).toBeInTheDocument();
