@@ -2,6 +2,7 @@
 import type { Subscription } from '@contract/subscriptions';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { createQueryClient } from '../../lib/api';
 import PricingPage from './pricing-page';
 import { formatTrialDate } from '../subscription';
@@ -85,5 +86,14 @@ describe('PricingPage', () => {
     // answers an upgrade it cannot make with its reason.
     expect(screen.queryByRole('button', { name: 'Current Plan' })).toBeNull();
     expect(within(card('Premium')).getByRole('button', { name: 'Upgrade to Premium' })).toBeEnabled();
+  });
+
+  it("shows 'Save 20%' with yearly billing, in the theme's text colour for its green (readable in dark)", async () => {
+    renderPricing(null);
+    expect(screen.queryByText('Save 20%')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'yearly' }));
+    const badge = screen.getByText('Save 20%');
+    expect(badge).toHaveClass('bg-success', 'text-success-fg');
+    expect(badge).not.toHaveClass('text-white');
   });
 });

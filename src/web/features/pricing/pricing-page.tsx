@@ -109,7 +109,8 @@ export default function PricingPage() {
           ))}
         </div>
         {cycle === 'yearly' && (
-          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-white">
+          // The theme's own text colour for its green: white on the dark theme's light green read at 1.7:1.
+          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-success-fg">
             {YEARLY_SAVINGS_BADGE}
           </span>
         )}
