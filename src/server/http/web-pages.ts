@@ -183,6 +183,8 @@ export interface PaintedPhoto {
 export interface FirstGalleryPage {
   items: PaintedPhoto[];
   total: number | null;
+  /** Whether the app status is active (`/api/app-status`): the status bar's badge. */
+  active?: boolean;
 }
 /** The gallery's timeline rows on a phone's first screen (photo-grid.tsx: two columns, two rows). */
 const GALLERY_COLUMNS = 2;
@@ -236,7 +238,7 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
   const total = page.total ?? items.length;
   const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
   return (
-    STATUS_BAR_SHAPE +
+    statusBarShape(page.active) +
     '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
     shape(
