@@ -224,7 +224,14 @@ function trustProxyOption(trust: Config['trustProxy']) {
  */
 async function firstGalleryPage(app: FastifyInstance, cookie: string): Promise<FirstGalleryPage | null> {
   const res = await app.inject({ method: 'GET', url: GALLERY_FIRST_PAGE, headers: { cookie } });
-  return res.statusCode === 200 ? (res.json() as FirstGalleryPage) : null;
+  if (res.statusCode !== 200) return null;
+  // After the timeline (which checked the session): the status bar's Active badge, painted where
+  // the app shows it, or the product name beside it moves when the app takes over.
+  const status = await app.inject({ method: 'GET', url: DASHBOARD_FIRST_SCREEN.appStatus, headers: { cookie } });
+  return {
+    ...(res.json() as FirstGalleryPage),
+    active: status.statusCode === 200 && (status.json() as { isActive?: unknown }).isActive === true,
+  };
 }
 
 /**

@@ -25,6 +25,11 @@ export interface Database {
   ping(): Promise<void>;
   /** One statement outside any transaction (maintenance such as VACUUM). */
   query(text: string): Promise<void>;
+  /**
+   * Runs `work` unless another run of the same name is under way, in this process or, on PostgreSQL,
+   * in any process or machine on the database; `{ ran: false }` then, without running it.
+   */
+  runAlone<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /** Settles if the embedded database's thread stops on its own: the server cannot go on. */
   lost?: Promise<Error>;
   /** The embedded database's thread (tests stop it to check that the loss is reported). */
@@ -91,6 +96,7 @@ async function openPool(
     ping: async () => {
       await pool.query('select 1');
     },
+    runAlone: aloneIn(pool, kind),
     close: async () => {
       await hub.close();
       await endPool(pool);
@@ -129,6 +135,50 @@ async function migrateOnce(pool: pg.Pool) {
     // A connection whose unlock failed may still hold the lock: it is closed, not reused.
     client.release(broken);
   }
+}
+
+/**
+ * `Database.runAlone`. On PostgreSQL the gate is a session advisory lock on a connection held for
+ * the run (a transaction-scoped lock would keep a transaction, and its snapshot, open as long as
+ * the work lasts), tried rather than waited for: the later caller has nothing left to do. A
+ * process that dies mid-run drops its connection and with it the lock. PGlite is one process, whose
+ * connections share one session (a session lock would be granted to all of them), so there the
+ * in-process gate alone holds.
+ */
+function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
+  const running = new Set<string>();
+  return async (name, work) => {
+    if (running.has(name)) return { ran: false };
+    running.add(name);
+    try {
+      if (kind === 'pglite') return { ran: true, value: await work() };
+      const key = "hashtext('eyevu'), hashtext($1)";
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const got = await client
+          .query<{ got: boolean }>(`select pg_try_advisory_lock(${key}) as got`, [name])
+          .then((r) => r.rows[0]?.got === true)
+          .catch((err: Error) => {
+            broken = err;
+            throw err;
+          });
+        if (!got) return { ran: false };
+        try {
+          return { ran: true, value: await work() };
+        } finally {
+          await client.query(`select pg_advisory_unlock(${key})`, [name]).catch((err: Error) => {
+            broken = err;
+          });
+        }
+      } finally {
+        // A connection whose unlock failed may still hold the lock: it is closed, not reused.
+        client.release(broken);
+      }
+    } finally {
+      running.delete(name);
+    }
+  };
 }
 
 /**

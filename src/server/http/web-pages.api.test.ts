@@ -297,6 +297,29 @@ describe('the page served for a screen', () => {
     }
   });
 
+  it("paints the status bar's Active badge on the gallery and the dashboard while the app is active", async () => {
+    const owner = await signUp(app);
+    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3a6' } })
+      .jpeg()
+      .toBuffer();
+    expect((await postPhotos(app, owner.cookie, [{ name: 'a.jpg', bytes: jpeg }])).statusCode).toBe(201);
+    const bar = async (url: string) => {
+      const res = await app.inject({ method: 'GET', url, headers: { cookie: owner.cookie } });
+      return /<div id="first-paint" class="contents">(<header[\s\S]*?<\/header>)/.exec(res.body)?.[1];
+    };
+    const badge =
+      '<span class="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>';
+    for (const url of ['/gallery', '/']) expect(await bar(url)).not.toContain(badge);
+    const on = await app.inject({
+      method: 'POST',
+      url: '/api/app-status/activate',
+      headers: { cookie: owner.cookie },
+      payload: {},
+    });
+    expect(on.statusCode).toBe(200);
+    for (const url of ['/gallery', '/']) expect(await bar(url)).toContain(badge);
+  });
+
   it("paints a plan's end date in the browser's zone (its cookie), as the app shows it; UTC without one", async () => {
     const owner = await signUp(app);
     const trial = await app.inject({

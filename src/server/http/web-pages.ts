@@ -80,13 +80,34 @@ const SCREENS: Record<string, Screen> = {
  * A screen's first content as static HTML, for screens whose largest paint needs no data (the
  * same markup and classes the screen renders, so nothing moves when React takes over). It
  * replaces the spinner between the `first-paint` markers of index.html, in
- * `<div id="first-paint">`: a bar shaped like the status bar (no clock, no controls: nothing a
- * user could press before the script runs) and the screen's `<main>` with its heading.
+ * `<div id="first-paint">`: the status bar and the screen's `<main>` with its heading.
  * src/web/app/first-paint.tsx shows it again while the session check and the screen's chunk load.
  */
-const STATUS_BAR_SHAPE =
-  '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
-  '<span class="min-h-8 w-14"></span><span class="text-base font-bold tracking-tight text-primary">Eyevu</span><span class="w-14"></span></header>';
+const BAR_ICONS =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-signal size-3.5" aria-hidden="true"><path d="M2 20h.01"></path><path d="M7 20v-4"></path><path d="M12 20v-8"></path><path d="M17 20V8"></path><path d="M22 4v16"></path></svg>' +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-wifi size-3.5" aria-hidden="true"><path d="M12 20h.01"></path><path d="M2 8.82a15 15 0 0 1 20 0"></path><path d="M5 12.859a10 10 0 0 1 14 0"></path><path d="M8.5 16.429a5 5 0 0 1 7 0"></path></svg>' +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-battery-full size-4" aria-hidden="true"><path d="M10 10v4"></path><path d="M14 10v4"></path><path d="M22 14v-4"></path><path d="M6 10v4"></path><rect x="2" y="6" width="16" height="12" rx="2"></rect></svg>';
+/**
+ * The status bar (src/web/app/shell/status-bar.tsx) as the app lays it out, its controls as shapes
+ * of the same size (no clock yet, and nothing a user could press before the script runs). The bar
+ * was once narrower on the right than the app's, so the product name moved ~35 px when the app
+ * took over: a layout shift on every first load. `active` when the answers say so (the badge).
+ */
+export function statusBarShape(active = false): string {
+  return (
+    '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
+    '<span class="w-14 text-sm font-semibold tabular-nums"></span>' +
+    '<span class="text-base font-bold tracking-tight text-primary">Eyevu</span>' +
+    '<div class="flex items-center gap-1.5">' +
+    (active
+      ? '<span class="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>'
+      : '') +
+    '<span class="min-h-8 w-19 rounded-md border border-border bg-surface px-1 text-xs text-fg"></span>' +
+    `<span class="flex items-center gap-0.5 text-muted" aria-hidden="true">${BAR_ICONS}</span>` +
+    '</div></header>'
+  );
+}
+const STATUS_BAR_SHAPE = statusBarShape();
 const FIRST_CONTENT: Record<string, string> = {
   '/pricing':
     STATUS_BAR_SHAPE +
@@ -162,6 +183,8 @@ export interface PaintedPhoto {
 export interface FirstGalleryPage {
   items: PaintedPhoto[];
   total: number | null;
+  /** Whether the app status is active (`/api/app-status`): the status bar's badge. */
+  active?: boolean;
 }
 /** The gallery's timeline rows on a phone's first screen (photo-grid.tsx: two columns, two rows). */
 const GALLERY_COLUMNS = 2;
@@ -215,7 +238,7 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
   const total = page.total ?? items.length;
   const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
   return (
-    STATUS_BAR_SHAPE +
+    statusBarShape(page.active) +
     '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
     shape(
@@ -321,12 +344,13 @@ export function dashboardFirstContent(
       '</li>';
   }
   return (
-    STATUS_BAR_SHAPE +
+    statusBarShape(active) +
     '<main class="flex flex-col gap-4 p-4 pb-6"><header class="flex items-start justify-between gap-3"><div class="min-w-0">' +
     `<h1 class="truncate text-2xl font-bold">Hi, ${escapeHtml(d.user.firstName || 'User')}</h1>` +
     `<p class="text-sm text-muted">Member for ${days} days • ${d.summary.total} photos</p></div>` +
-    `<span class="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg" aria-label="${totalPoints} points">` +
-    `${icon('award', 'size-4', ICONS.award)}${totalPoints} pts</span></header>` +
+    '<span class="inline-flex shrink-0 items-center gap-1 rounded-full bg-primary px-3 py-1 text-sm font-bold text-primary-fg">' +
+    `${icon('award', 'size-4', ICONS.award)}<span aria-hidden="true">${totalPoints} pts</span>` +
+    `<span class="sr-only">${totalPoints} points</span></span></header>` +
     (isAdSkipperPro(adsSkipped)
       ? `<section class="rounded-2xl border border-primary bg-primary-soft p-4 shadow-sm"><p class="font-bold">Ad Skipper Pro!</p><p class="text-sm">You've skipped ${adsSkipped} ads</p></section>`
       : '') +

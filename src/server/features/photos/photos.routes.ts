@@ -135,6 +135,7 @@ export async function photosRoutes(
     tierOf: async (userId, now) => (await ctx.subscriptions.get(userId, now)).tier,
     log: (msg, err) => app.log.error({ err }, msg),
     warn: (msg, err) => app.log.warn({ err }, msg),
+    runAlone: ctx.database.runAlone,
   });
 
   ctx.onUserCreated.push((user) => service.seedDemoLibrary(user.id).then(() => undefined));

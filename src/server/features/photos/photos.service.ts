@@ -11,6 +11,7 @@ import {
   type UploadReward,
 } from '@contract/photos';
 import type { Config } from '../../config';
+import type { Database } from '../../db/client';
 import type { AfterAnswer, AppContext } from '../../context';
 import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
@@ -46,6 +47,8 @@ const FILE_NOT_FOUND = 'Photo file not found.';
 export const SWEEP_GRACE_MS = 10 * 60 * 1000;
 /** Removals the store fails in one sweep before the sweep stops (the store is down, not one object). */
 export const SWEEP_MAX_FAILURES = 10;
+/** The name the orphan sweep's run is gated by across processes (`Database.runAlone`). */
+export const ORPHAN_SWEEP = 'orphan-sweep';
 /**
  * Uploads' and display renditions' decodes at once in this process (`lib/slots.ts`), taken in
  * turns per user: each holds one of libuv's 4 threads for as long as libvips reads the file (a
@@ -265,6 +268,8 @@ export function createPhotosService(deps: {
   warn?: (msg: string, err?: unknown) => void;
   now?: () => Date;
   demoDir?: string;
+  /** The cluster-wide gate the orphan sweep runs behind (`Database.runAlone`); none: it just runs. */
+  runAlone?: Database['runAlone'];
 }) {
   const { repo, blobs, config, hooks } = deps;
   const now = deps.now ?? (() => new Date());
@@ -631,46 +636,64 @@ export function createPhotosService(deps: {
      * Deletes blobs no row references, except those written in the last SWEEP_GRACE_MS (an
      * upload may be between writing its blobs and inserting its row). Shared blobs are kept as
      * long as any photo or version uses them.
+     *
+     * One sweep at a time across every process and machine on the database: each lists the whole
+     * store and locks every old key in batches, so N processes (each sweeping at its start and
+     * every 6 hours) paid N times the List requests and the lock waits, and raced each other's
+     * stats and deletes. A sweep that finds another running skips its turn (`skipped`).
      */
-    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<{ checked: number; removed: number; failed: number }> {
-      const cutoff = new Date(now().getTime() - graceMs);
-      let checked = 0;
-      let removed = 0;
-      let failed = 0;
-      let batch: string[] = [];
-      const flush = async () => {
-        removed += await repo.deleteIfUnreferenced(batch, async (key) => {
-          try {
-            const info = await blobs.stat(key);
-            if (!info || info.modifiedAt >= cutoff) return false;
-            await blobs.delete(key);
-            return true;
-          } catch (err) {
-            // Thrown, one object the store refused (or a moment's 5xx) ended the run there, and
-            // every blob listed after it was left for ever if the refusal lasted. Left for the next
-            // run; a store failing on many is down, and the run stops.
-            failed += 1;
-            deps.log(`orphan blob ${key} could not be removed; left for the next sweep`, err);
-            if (failed >= SWEEP_MAX_FAILURES) throw err;
-            return false;
-          }
-        });
-        batch = [];
-      };
-      for await (const b of blobs.list()) {
-        checked += 1;
-        if (b.modifiedAt < cutoff) batch.push(b.key);
-        if (batch.length >= 500) await flush();
-      }
-      await flush();
-      if ('removeStaleTempFiles' in blobs && typeof blobs.removeStaleTempFiles === 'function') {
-        await (blobs.removeStaleTempFiles as (d: Date) => Promise<number>)(cutoff);
-      }
-      return { checked, removed, failed };
+    async sweepOrphanBlobs(graceMs = SWEEP_GRACE_MS): Promise<SweepResult> {
+      if (!deps.runAlone) return sweep(graceMs);
+      const run = await deps.runAlone(ORPHAN_SWEEP, () => sweep(graceMs));
+      return run.ran ? run.value : { checked: 0, removed: 0, failed: 0, skipped: true };
     },
   };
+
+  async function sweep(graceMs: number): Promise<SweepResult> {
+    const cutoff = new Date(now().getTime() - graceMs);
+    let checked = 0;
+    let removed = 0;
+    let failed = 0;
+    let batch: string[] = [];
+    const flush = async () => {
+      removed += await repo.deleteIfUnreferenced(batch, async (key) => {
+        try {
+          const info = await blobs.stat(key);
+          if (!info || info.modifiedAt >= cutoff) return false;
+          await blobs.delete(key);
+          return true;
+        } catch (err) {
+          // Thrown, one object the store refused (or a moment's 5xx) ended the run there, and
+          // every blob listed after it was left for ever if the refusal lasted. Left for the next
+          // run; a store failing on many is down, and the run stops.
+          failed += 1;
+          deps.log(`orphan blob ${key} could not be removed; left for the next sweep`, err);
+          if (failed >= SWEEP_MAX_FAILURES) throw err;
+          return false;
+        }
+      });
+      batch = [];
+    };
+    for await (const b of blobs.list()) {
+      checked += 1;
+      if (b.modifiedAt < cutoff) batch.push(b.key);
+      if (batch.length >= 500) await flush();
+    }
+    await flush();
+    if ('removeStaleTempFiles' in blobs && typeof blobs.removeStaleTempFiles === 'function') {
+      await (blobs.removeStaleTempFiles as (d: Date) => Promise<number>)(cutoff);
+    }
+    return { checked, removed, failed, skipped: false };
+  }
 }
 export type PhotosService = ReturnType<typeof createPhotosService>;
+export interface SweepResult {
+  checked: number;
+  removed: number;
+  failed: number;
+  /** Another process's sweep was running: this one did nothing. */
+  skipped: boolean;
+}
 
 const keyCache = new WeakMap<Buffer, string>();
 const bufferOf = (a: DemoAsset, which: 'original' | 'preview' | 'thumbnail') =>

@@ -3,6 +3,14 @@ import { BatteryFull, Signal, Wifi } from 'lucide-react';
 import { useNow } from '../../lib/use-now';
 import { THEME_LABELS, THEMES, useTheme, type Theme } from '../theme';
 
+/**
+ * The bar's layout is what the server paints before the script runs (`statusBarShape` in
+ * src/server/http/web-pages.ts), shape for shape: a native select sizes itself to its longest
+ * option in the browser's font, so the picker has a width of its own (the longest label fits), the
+ * painted shape takes the same, and the product name stays where it was painted.
+ */
+export const THEME_PICKER_CLASS = 'min-h-8 w-19 rounded-md border border-border bg-surface px-1 text-xs text-fg';
+
 export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
   const [theme, setTheme] = useTheme();
   return (
@@ -10,12 +18,7 @@ export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
       <label htmlFor={id} className="sr-only">
         Theme
       </label>
-      <select
-        id={id}
-        value={theme}
-        onChange={(e) => setTheme(e.target.value as Theme)}
-        className="min-h-8 rounded-md border border-border bg-surface px-1 text-xs text-fg"
-      >
+      <select id={id} value={theme} onChange={(e) => setTheme(e.target.value as Theme)} className={THEME_PICKER_CLASS}>
         {THEMES.map((t) => (
           <option key={t} value={t}>
             {THEME_LABELS[t]}

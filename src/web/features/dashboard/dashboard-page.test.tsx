@@ -73,7 +73,28 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
+/** The text a screen reader reads from an element: its text outside aria-hidden parts (labels aside). */
+function spokenText(el: Element): string {
+  if (el.getAttribute('aria-hidden') === 'true') return '';
+  let text = '';
+  for (const node of el.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
+    else if (node instanceof Element) text += spokenText(node);
+  }
+  return text;
+}
+
 describe('Dashboard', () => {
+  it('reads the points badge as words, in its text (ARIA ignores an aria-label on a plain element)', () => {
+    renderDashboard({ createdDaysAgo: 0, stats: stats({ totalPoints: 12 }) });
+    const badge = screen.getByTestId('total-points').parentElement!;
+    expect(badge).not.toHaveAttribute('aria-label');
+    expect(spokenText(badge).trim()).toBe('12 points');
+    // Sighted users still see the spec's '12 pts'.
+    expect(screen.getByTestId('total-points')).toHaveTextContent(/^12 pts$/);
+    expect(screen.getByText('12 points')).toHaveClass('sr-only');
+  });
+
   it('shows a new free user the spec texts, zeros and an empty activity list', () => {
     renderDashboard({ createdDaysAgo: 0, stats: stats({ totalPoints: 12 }) });
     expect(screen.getByRole('heading', { name: 'Hi, Ada' })).toBeInTheDocument();
@@ -93,6 +114,41 @@ describe('Dashboard', () => {
     expect(screen.getByRole('button', { name: 'YouTube (30s)' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Instagram (15s)' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'TikTok (20s)' })).toBeInTheDocument();
+  });
+
+  it("rolls the 7-day chart over at the browser's midnight, though nothing else asks the stats again", async () => {
+    vi.useRealTimers();
+    vi.useFakeTimers({ now: new Date(2026, 2, 10, 23, 59, 50) });
+    const nextWeek = stats({
+      totalPoints: 12,
+      pointsByDay: ['03-05', '03-06', '03-07', '03-08', '03-09', '03-10', '03-11'].map((d, i) => ({
+        date: `2026-${d}`,
+        points: i === 5 ? 12 : 0,
+      })),
+    });
+    const fetchMock = vi.fn((url: string) =>
+      url.startsWith('/api/stats')
+        ? Promise.resolve(
+            new Response(JSON.stringify(nextWeek), { status: 200, headers: { 'content-type': 'application/json' } }),
+          )
+        : new Promise<Response>(() => {}),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    const statsAsked = () => fetchMock.mock.calls.filter(([url]) => url.startsWith('/api/stats'));
+    renderDashboard({ createdDaysAgo: 3, stats: stats({ totalPoints: 12 }) });
+    expect(screen.getByRole('img', { name: /: Wed 0, .*, Tue 12$/ })).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(9_000));
+    expect(statsAsked()).toEqual([]);
+    // Midnight: the week now ends today, Wednesday, with yesterday's 12 points one bar back.
+    await act(() => vi.advanceTimersByTimeAsync(2_000));
+    expect(statsAsked()).toHaveLength(1);
+    // The answer read and the query's batched notification (a zero timer) delivered.
+    await act(() => vi.advanceTimersByTimeAsync(50));
+    expect(statsAsked()[0]![0]).toMatch(/^\/api\/stats\?utcOffsetMinutes=-?\d+$/);
+    expect(screen.getByRole('img', { name: /: Thu 0, .*, Tue 12, Wed 0$/ })).toBeInTheDocument();
+    // Once a day, not on every tick.
+    await act(() => vi.advanceTimersByTimeAsync(60 * 60_000));
+    expect(statsAsked()).toHaveLength(1);
   });
 
   it('shows the Pro banner, Weekly Progress, the first 3 activities and the active plan', () => {

@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Toaster } from '../../components/ui/toaster';
+import { createQueryClient } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import { StatusCard } from './status-card';
 
@@ -27,6 +28,33 @@ function renderCard(answer: (url: string) => Promise<Response>) {
 afterEach(() => {
   vi.unstubAllGlobals();
   dismissAllToasts();
+});
+
+describe('StatusCard when the status cannot be read', () => {
+  it('says why instead of claiming monitoring is off, and offers no switch', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' }), {
+            status: 429,
+          }),
+      ),
+    );
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <StatusCard now={NOW} />
+      </QueryClientProvider>,
+    );
+    const card = within(screen.getByTestId('status-card'));
+    expect(await card.findByRole('alert')).toHaveTextContent(
+      'Too many attempts. Please wait 5 minute(s) and try again.',
+    );
+    expect(card.queryByRole('heading', { name: 'Inactive' })).toBeNull();
+    expect(card.queryByText('Ad monitoring is off')).toBeNull();
+    expect(card.queryByText('Inactive')).toBeNull();
+    expect(card.getByRole('button', { name: 'Activate' })).toBeDisabled();
+  });
 });
 
 describe('StatusCard when the switch fails', () => {

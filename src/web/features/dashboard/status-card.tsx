@@ -2,21 +2,33 @@ import { formatElapsed } from '@domain/format';
 import { Power } from 'lucide-react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
+import { errorMessage } from '../../lib/api';
 import { useAppStatus, useSetAppActive } from '../rewards';
 
 /** Whether ad monitoring runs, since when, and the button that switches it. */
 export function StatusCard({ now }: { now: Date }) {
-  const { data } = useAppStatus();
+  const { data, error } = useAppStatus();
   const setActive = useSetAppActive();
   const active = !!data?.isActive;
+  // A status that could not be read (a limit, a server restarting) is not 'Inactive': that told a
+  // user whose monitoring was on that it was off.
+  const unread = !data && !!error;
   return (
     <Card aria-labelledby="status-card-title" data-testid="status-card">
       <div className="flex items-start justify-between gap-3">
         <div className="min-w-0">
           <h2 id="status-card-title" className="text-lg font-bold">
-            {active ? 'Eyevu Active' : 'Inactive'}
+            {active ? 'Eyevu Active' : unread ? 'Eyevu' : 'Inactive'}
           </h2>
-          <p className="text-sm text-muted">{active ? 'Eyevu is running in the background' : 'Ad monitoring is off'}</p>
+          {unread ? (
+            <p role="alert" className="text-sm text-danger">
+              {errorMessage(error, 'Could not load the app status.')}
+            </p>
+          ) : (
+            <p className="text-sm text-muted">
+              {active ? 'Eyevu is running in the background' : 'Ad monitoring is off'}
+            </p>
+          )}
         </div>
         <Button
           variant={active ? 'outline' : 'primary'}
@@ -32,16 +44,18 @@ export function StatusCard({ now }: { now: Date }) {
           {active ? 'Deactivate' : 'Activate'}
         </Button>
       </div>
-      <div className="mt-3 flex flex-wrap gap-2 text-xs font-semibold">
-        <span
-          className={`rounded-full px-2 py-0.5 ${active ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted'}`}
-        >
-          {active ? 'Active' : 'Inactive'}
-        </span>
-        {data?.isMonitoring && (
-          <span className="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>
-        )}
-      </div>
+      {!unread && (
+        <div className="mt-3 flex flex-wrap gap-2 text-xs font-semibold">
+          <span
+            className={`rounded-full px-2 py-0.5 ${active ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted'}`}
+          >
+            {active ? 'Active' : 'Inactive'}
+          </span>
+          {data?.isMonitoring && (
+            <span className="rounded-full bg-primary-soft px-2 py-0.5 text-primary">Monitoring</span>
+          )}
+        </div>
+      )}
       {active && (
         <div className="mt-2 text-sm text-muted">
           {data?.activeSince && <p>Active for {formatElapsed(data.activeSince, now)}</p>}

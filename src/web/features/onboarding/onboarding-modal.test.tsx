@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import { StrictMode } from 'react';
 import { OnboardingModal, preloadSetupGuide } from './onboarding-modal';
 import {
   ONBOARDING_COMPLETED_KEY,
@@ -35,6 +36,18 @@ describe('OnboardingModal', () => {
     expect(screen.getByText('Step 1 of 7')).toBeInTheDocument();
     expect(screen.getByText('14%')).toBeInTheDocument();
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '14');
+  });
+
+  it("opens on time when mounted twice in a row, as React's StrictMode does in development", () => {
+    render(
+      <StrictMode>
+        <OnboardingModal />
+      </StrictMode>,
+    );
+    advance(999);
+    expect(dialog()).toBeNull();
+    advance(1);
+    expect(dialog()).toBeInTheDocument();
   });
 
   it('does not open when already seen or completed', () => {

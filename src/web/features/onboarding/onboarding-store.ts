@@ -71,16 +71,36 @@ export function resetOnboarding() {
 }
 
 /**
+ * This load's first-run opening: not decided yet, due at a time (the flag is already written), or
+ * done. Kept outside the component: a remount before the second is up (React's StrictMode mounts
+ * every effect twice in development) found the seen flag it had just written and never opened.
+ */
+let firstRun: number | 'undecided' | 'done' = 'undecided';
+
+/**
  * First load: when the user has neither completed nor seen the guide, mark it seen at once and
  * open it after 1 s; `prepare` runs only then (the guide's code is loaded for this opening) and
- * returns its own cancel. Returns a cancel function (for unmount).
+ * returns its own cancel. Returns a cancel function (for unmount); a mount again before the opening
+ * keeps its time.
  */
 export function scheduleFirstRunOnboarding(prepare?: () => () => void): () => void {
-  if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) return () => {};
-  write(ONBOARDING_SEEN_KEY, true);
+  if (firstRun === 'undecided') {
+    if (read(ONBOARDING_COMPLETED_KEY) || read(ONBOARDING_SEEN_KEY)) firstRun = 'done';
+    else {
+      write(ONBOARDING_SEEN_KEY, true);
+      firstRun = Date.now() + ONBOARDING_DELAY_MS;
+    }
+  }
+  if (firstRun === 'done') return () => {};
   holdToastsWhile(true);
   const cancelPrepare = prepare?.();
-  const id = setTimeout(() => openOnboarding(0), ONBOARDING_DELAY_MS);
+  const id = setTimeout(
+    () => {
+      firstRun = 'done';
+      openOnboarding(0);
+    },
+    Math.max(0, firstRun - Date.now()),
+  );
   return () => {
     clearTimeout(id);
     cancelPrepare?.();
@@ -90,6 +110,7 @@ export function scheduleFirstRunOnboarding(prepare?: () => () => void): () => vo
 
 /** Test helper: re-read flags and close. */
 export function resetOnboardingState() {
+  firstRun = 'undecided';
   set({ open: false, step: 0, completed: read(ONBOARDING_COMPLETED_KEY) });
 }
 

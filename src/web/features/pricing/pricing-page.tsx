@@ -53,7 +53,10 @@ const accent: Record<Plan['color'], string> = {
 export default function PricingPage() {
   const [cycle, setCycle] = useState<BillingCycle>('monthly');
   const { isAuthenticated } = useAuth();
-  const { tier: currentTier, trialEndsAt } = useSubscriptionDetails(isAuthenticated);
+  const { tier: currentTier, trialEndsAt, subscription, error } = useSubscriptionDetails(isAuthenticated);
+  // The plan as answered: until then (or when it could not be read) no plan is called current, as
+  // the free one was, for a paying user too, with their own plan offered as an upgrade.
+  const planKnown = isAuthenticated && !!subscription;
   const upgrade = useUpgrade();
   const [pendingTier, setPendingTier] = useState<string | null>(null);
   const [, navigate] = useLocation();
@@ -82,6 +85,11 @@ export default function PricingPage() {
   return (
     <main className="flex flex-col gap-5 p-4 pb-24">
       <PageHeader title={PRICING_TITLE} subtitle={PRICING_SUBTITLE} />
+      {isAuthenticated && !subscription && error && (
+        <p role="alert" className="text-sm text-danger">
+          {errorMessage(error, 'Could not load your plan.')}
+        </p>
+      )}
 
       <div className="flex items-center justify-center gap-3">
         <div role="group" aria-label="Billing cycle" className="inline-flex rounded-xl bg-surface-2 p-1">
@@ -101,7 +109,8 @@ export default function PricingPage() {
           ))}
         </div>
         {cycle === 'yearly' && (
-          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-white">
+          // The theme's own text colour for its green: white on the dark theme's light green read at 1.7:1.
+          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-success-fg">
             {YEARLY_SAVINGS_BADGE}
           </span>
         )}
@@ -113,7 +122,7 @@ export default function PricingPage() {
           const savings = cycle === 'yearly' ? yearlySavingsLabel(plan) : null;
           const onTrial = plan.id === currentTier && isAuthenticated && !!trialEndsAt;
           // A trial's plan is still for sale: buying it at checkout is how it continues.
-          const isCurrent = plan.id === currentTier && isAuthenticated && !onTrial;
+          const isCurrent = plan.id === currentTier && planKnown && !onTrial;
           const isPending = pendingTier === plan.id;
           return (
             <Card
