@@ -81,7 +81,9 @@ export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
                 aria-label={
                   faceUp ? `Card ${i + 1}: ${card.emoji}${card.isMatched ? ', matched' : ''}` : `Card ${i + 1}`
                 }
-                disabled={faceUp || game.phase !== 'playing'}
+                // Not `disabled`: Chrome moves focus off a disabled button to the page, so a keyboard
+                // player would lose their place at every flip. The rules refuse the press instead.
+                aria-disabled={faceUp || game.phase !== 'playing' || undefined}
                 onClick={() => dispatch({ type: 'flip', id: card.id, now: Date.now() })}
                 className={cn(
                   'grid aspect-square w-full min-h-11 place-items-center rounded-xl text-3xl transition',

@@ -103,7 +103,7 @@ describe('Trivia', () => {
     expect(screen.getByRole('status')).toHaveTextContent('Correct! +10 points');
     expect(screen.getByText('Score: 10')).toBeInTheDocument();
     expect(options[q1.correctAnswer]).toHaveClass('bg-success');
-    for (const o of options) expect(o).toBeDisabled();
+    for (const o of options) expect(o).toHaveAttribute('aria-disabled', 'true');
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '13');
 
     advance(1999);
@@ -119,6 +119,26 @@ describe('Trivia', () => {
     expect(button(`${'ABCD'[wrong]}. ${q2.options[wrong]}`)).toHaveClass('bg-danger');
     expect(button(`${'ABCD'[q2.correctAnswer]}. ${q2.options[q2.correctAnswer]}`)).toHaveClass('bg-success');
     expect(screen.getByText('Score: 10')).toBeInTheDocument();
+  });
+
+  it('keeps focus on the pressed option while the answer is shown, and refuses a second answer', () => {
+    const [q1] = createTriviaGame({ seed: SEED, timeLimitSeconds: 15 }).questions;
+    setup();
+    click(button(/Quick Trivia/));
+    click(button('Start Game'));
+    const wrong = (q1!.correctAnswer + 1) % 4;
+    const pressed = button(`${'ABCD'[wrong]}. ${q1!.options[wrong]}`);
+    act(() => pressed.focus());
+    click(pressed);
+    // Not `disabled`: Chrome would move focus off the pressed option to the page for 2 s.
+    expect(pressed).toHaveFocus();
+    expect(pressed).toBeEnabled();
+    expect(pressed).toHaveAttribute('aria-disabled', 'true');
+    click(button(`${'ABCD'[q1!.correctAnswer]}. ${q1!.options[q1!.correctAnswer]}`));
+    expect(screen.getByRole('status')).toHaveTextContent(
+      `Incorrect. The answer was ${q1!.options[q1!.correctAnswer]}.`,
+    );
+    expect(screen.getByText('Score: 0')).toBeInTheDocument();
   });
 
   it('plays 8 questions to the result view and reports the score', () => {
@@ -173,10 +193,37 @@ describe('Memory', () => {
     click(cardButton(c));
     expect(cardButton(c)).toHaveAccessibleName(`Card ${c + 1}`);
     advance(999);
-    expect(cardButton(b)).toBeDisabled();
+    expect(cardButton(b)).toHaveAttribute('aria-disabled', 'true');
     advance(1);
     expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}`);
+    expect(cardButton(b)).not.toHaveAttribute('aria-disabled');
+  });
+
+  it('keeps focus on a flipped card (locked by aria-disabled, not disabled) and refuses a second press', () => {
+    setup();
+    click(button(/Memory Match/));
+    click(button('Start Game'));
+    const a = 0;
+    const b = cards.find((c) => c.emoji !== cards[0]!.emoji)!.id;
+    act(() => cardButton(a).focus());
+    click(cardButton(a));
+    // Chrome moves focus off a button that becomes `disabled` to the page: a keyboard player would
+    // have to Tab back through the dialog after every flip.
+    expect(cardButton(a)).toHaveFocus();
+    expect(cardButton(a)).toBeEnabled();
+    expect(cardButton(a)).toHaveAttribute('aria-disabled', 'true');
+    click(cardButton(a));
+    expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}: ${cards[a]!.emoji}`);
+    expect(screen.getByText('Moves').nextSibling).toHaveTextContent('0');
+
+    act(() => cardButton(b).focus());
+    click(cardButton(b));
+    expect(cardButton(b)).toHaveFocus();
     expect(cardButton(b)).toBeEnabled();
+    expect(screen.getByText('Moves').nextSibling).toHaveTextContent('1');
+    advance(1000);
+    expect(cardButton(b)).toHaveFocus();
+    expect(cardButton(b)).not.toHaveAttribute('aria-disabled');
   });
 
   it('finds all pairs and completes 0.5 s after the last', () => {
@@ -192,7 +239,7 @@ describe('Memory', () => {
       click(cardButton(twin));
     }
     expect(screen.getByRole('status')).toHaveTextContent('Match! +10 points. 6 of 6 pairs found.');
-    expect(cardButton(0)).toBeDisabled();
+    expect(cardButton(0)).toHaveAttribute('aria-disabled', 'true');
     advance(499);
     expect(onFinish).not.toHaveBeenCalled();
     advance(1);

@@ -94,12 +94,14 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
                 <button
                   ref={i === 0 ? firstOption : undefined}
                   type="button"
-                  disabled={answered}
+                  // Locked by the rules (one answer per question), not `disabled`: Chrome would move
+                  // focus off the pressed option to the page for the 2 s before the next question.
+                  aria-disabled={answered || undefined}
                   aria-label={`${optionLetter(i)}. ${option}`}
                   aria-describedby={i === 0 ? `${labelId} ${questionId}` : undefined}
                   onClick={() => dispatch({ type: 'answer', option: i, now: Date.now() })}
                   className={cn(
-                    'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition disabled:cursor-default',
+                    'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition aria-disabled:cursor-default',
                     LOOK[triviaOptionLook(game, i)],
                   )}
                 >
