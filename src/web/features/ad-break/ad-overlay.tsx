@@ -1,5 +1,5 @@
 import type { CreateActivityResponse } from '@contract/activities';
-import { gameTimeLimit, type PlayableGameType } from '@domain/games/scoring';
+import type { PlayableGameType } from '@domain/games/scoring';
 import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
@@ -47,7 +47,6 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const [gameOpen, setGameOpen] = useState(false);
   const photos = useQuery(photosQueryOptions());
   const [gameInPlay, setGameInPlay] = useState(false);
-  const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
   const backToPhotos = useRef<HTMLButtonElement>(null);
   const layer = useRef<HTMLDivElement>(null);
@@ -101,10 +100,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
     setGameInPlay(false);
   }, []);
 
-  const openGame = () => {
-    setGameLimit(Math.max(1, Math.min(remaining, gameTimeLimit(duration))));
-    setGameOpen(true);
-  };
+  const openGame = () => setGameOpen(true);
 
   const elapsed = Math.round(((duration - remaining) / duration) * 100);
 
@@ -186,7 +182,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         onOpenChange={setGameOpen}
         app={app}
         adDuration={duration}
-        timeLimitSeconds={gameLimit}
+        // No game outlasts the ad, however long the player took to start it (the ad break waits
+        // for a game in play, and the server counts a break only up to 10 minutes after its ad).
+        endsAt={endsAt}
         onGameStart={(_game: PlayableGameType) => setGameInPlay(true)}
         onFinish={onFinish}
       />

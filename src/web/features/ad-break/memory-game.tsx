@@ -15,7 +15,9 @@ import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
 import { useDeadline, useReportOnce } from './use-game-clock';
 
 type Action =
-  { type: 'start'; now: number } | { type: 'flip'; id: number; now: number } | { type: 'tick'; now: number };
+  | { type: 'start'; now: number; endsBy?: number }
+  | { type: 'flip'; id: number; now: number }
+  | { type: 'tick'; now: number };
 
 interface ViewState {
   game: MemoryState;
@@ -32,7 +34,7 @@ function describe(before: MemoryState, after: MemoryState, fallback: string): st
 function reducer(state: ViewState, action: Action): ViewState {
   const game =
     action.type === 'start'
-      ? startMemory(state.game, action.now)
+      ? startMemory(state.game, action.now, action.endsBy)
       : action.type === 'flip'
         ? flipCard(state.game, action.id, action.now)
         : tickMemory(state.game, action.now);
@@ -43,11 +45,15 @@ function reducer(state: ViewState, action: Action): ViewState {
 export interface GameProps {
   seed: number;
   timeLimitSeconds?: number;
+  /** The hosting ad's end (ms since epoch): play ends by then, and an intro still showing gives up. */
+  endsAt?: number;
   onComplete: (outcome: GameOutcome) => void;
+  /** The intro was still showing at `endsAt`: the game was never played. */
+  onExpire?: () => void;
 }
 
 /** Memory Match view; the rules live in src/domain/games/memory.ts. */
-export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
+export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpire }: GameProps) {
   const [{ game, message }, dispatch] = useReducer(reducer, undefined, () => ({
     game: createMemoryGame({ seed, timeLimitSeconds }),
     message: '',
@@ -57,7 +63,13 @@ export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
 
   if (game.phase === 'intro') {
     return (
-      <GameIntro title="Memory Match" icon="🧠" onStart={() => dispatch({ type: 'start', now: Date.now() })}>
+      <GameIntro
+        title="Memory Match"
+        icon="🧠"
+        endsAt={endsAt}
+        onExpire={onExpire}
+        onStart={() => dispatch({ type: 'start', now: Date.now(), endsBy: endsAt })}
+      >
         <p>Flip two cards at a time to find the {MEMORY_PAIRS} matching pairs of emojis.</p>
         <p>Each match scores 10 points.</p>
       </GameIntro>

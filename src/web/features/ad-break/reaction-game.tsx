@@ -20,7 +20,7 @@ const ARENA_HEIGHT = 320;
 export const FALLBACK_ARENA: ArenaSize = { width: 300, height: ARENA_HEIGHT };
 
 type Action =
-  | { type: 'start'; arena: ArenaSize; now: number }
+  | { type: 'start'; arena: ArenaSize; now: number; endsBy?: number }
   | { type: 'hit'; id: number; now: number }
   | { type: 'tick'; now: number };
 
@@ -50,6 +50,7 @@ function reducer(state: ViewState, action: Action): ViewState {
     game = startReaction(
       createReactionGame({ seed: state.seed, arena: action.arena, timeLimitSeconds: state.timeLimitSeconds }),
       action.now,
+      action.endsBy,
     );
   } else {
     if (!state.game) return state;
@@ -60,7 +61,7 @@ function reducer(state: ViewState, action: Action): ViewState {
 }
 
 /** Reaction Speed view; the rules live in src/domain/games/reaction.ts. */
-export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GameProps) {
+export function ReactionGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, onExpire }: GameProps) {
   const [{ game, message }, dispatch] = useReducer(reducer, undefined, () => ({
     seed,
     timeLimitSeconds,
@@ -76,7 +77,7 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
     // The arena is hidden during the intro: measure the (visible) container; the height is fixed.
     const width = rootRef.current?.getBoundingClientRect().width ?? 0;
     const arena = width > 0 ? { width, height: ARENA_HEIGHT } : FALLBACK_ARENA;
-    dispatch({ type: 'start', arena, now: Date.now() });
+    dispatch({ type: 'start', arena, now: Date.now(), endsBy: endsAt });
   };
 
   const secondsLeft = game?.startedAt
@@ -98,7 +99,7 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
           <StatPill label="Time" value={`${secondsLeft}s`} />
         </div>
       ) : (
-        <GameIntro title="Reaction Speed" icon="🎯" onStart={start}>
+        <GameIntro title="Reaction Speed" icon="🎯" endsAt={endsAt} onExpire={onExpire} onStart={start}>
           <p>Tap each target before it vanishes. Targets appear faster as time goes on.</p>
           <p>
             10 points per hit plus an accuracy bonus. The game ends at {REACTION_HITS_TO_END} hits or{' '}
