@@ -2,6 +2,7 @@
 import { createMemoryGame } from '@domain/games/memory';
 import { createTriviaGame } from '@domain/games/trivia';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { MiniGameDialog, type MiniGameDialogProps } from './mini-game-dialog';
 
 const SEED = 1234;
@@ -280,6 +281,86 @@ describe('Reaction', () => {
     expect(score).toBeGreaterThanOrEqual(150);
     expect(screen.getByText('Amazing!')).toBeInTheDocument();
     expect(screen.getByText(`You earned ${Math.floor(score / 10)} Eyevu points!`)).toBeInTheDocument();
+  });
+});
+
+describe('Reaction by keyboard', () => {
+  const targets = () => screen.queryAllByRole('button', { name: 'Target' });
+
+  it('keeps focus on the targets: Start lands on the first, a hit or a miss moves to the oldest left, the end to the area', () => {
+    setup({ adDuration: 45, timeLimitSeconds: 3 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    // A keyboard player must not have to Tab from the dialog's top to each new target.
+    const [first] = targets();
+    expect(first).toHaveFocus();
+
+    advance(800);
+    expect(targets()).toHaveLength(2);
+    expect(first).toHaveFocus();
+    const second = targets()[1]!;
+    click(first!);
+    expect(screen.getByRole('status')).toHaveTextContent('Hit! 1 of 15.');
+    expect(second).toHaveFocus();
+
+    // The second target vanishes at 2.8 s as a miss; focus goes to the oldest target still there.
+    advance(2000);
+    expect(screen.getByRole('status')).toHaveTextContent('Missed! 1 of 20 misses.');
+    expect(second).not.toBeInTheDocument();
+    expect(targets()[0]).toHaveFocus();
+
+    // Time is up at 3 s: the targets go, focus waits on the area, then the result takes it.
+    advance(200);
+    expect(targets()).toHaveLength(0);
+    expect(screen.getByRole('group', { name: 'Target area' })).toHaveFocus();
+    advance(500);
+    expect(button('Continue Browsing')).toHaveFocus();
+  });
+
+  it('moves focus from the empty area to the next target that appears', () => {
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    click(targets()[0]!);
+    expect(targets()).toHaveLength(0);
+    expect(screen.getByRole('group', { name: 'Target area' })).toHaveFocus();
+    advance(800);
+    expect(targets()[0]).toHaveFocus();
+  });
+
+  it('counts one hit for a held Enter key, not one per repeat', async () => {
+    const user = userEvent.setup({ delay: null });
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    advance(1600);
+    expect(targets()).toHaveLength(3);
+    expect(targets()[0]).toHaveFocus();
+    // user-event waits on a timer after its actions: let the fake clock run it.
+    const pressed = user.keyboard('{Enter>3/}');
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    await pressed;
+    expect(screen.getByText('1/15')).toBeInTheDocument();
+    expect(targets()).toHaveLength(2);
+    expect(targets()[0]).toHaveFocus();
+  });
+
+  it('leaves focus where the player took it out of the area', () => {
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    const close = button('Close mini-game');
+    act(() => close.focus());
+    advance(800);
+    expect(close).toHaveFocus();
   });
 });
 
