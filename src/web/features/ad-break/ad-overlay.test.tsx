@@ -152,6 +152,37 @@ describe('AdOverlay', () => {
     expect(onClose).toHaveBeenCalledTimes(1);
   });
 
+  it('records the best game of the ad break, whose points its result view promised, not the last one', async () => {
+    const { posts } = setup(30);
+    const press = (name: string | RegExp) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
+    await press('Play Game');
+    await press(/Reaction Speed/);
+    await press('Start Game');
+    for (let guard = 0; guard < 400 && !screen.queryByText('15/15'); guard++) {
+      const targets = screen.queryAllByRole('button', { name: 'Target' });
+      if (targets.length) await act(async () => fireEvent.click(targets[0]!));
+      else await advance(100);
+    }
+    await advance(500);
+    const promised = screen.getByText(/You earned \d+ Eyevu points!/).textContent;
+    expect(promised).toMatch(/You earned (15|16|17|18|19|20) Eyevu points!/);
+    await press('Continue Browsing');
+
+    // Time is left for another game: a worse one, or one closed unfinished, keeps the first.
+    await press('Play Game');
+    await press(/Quick Trivia/);
+    await press('Start Game');
+    await press('Close mini-game');
+    await press('Play Game');
+    await press(/Memory Match/);
+    await press('Start Game');
+    await advance(30_000);
+    expect(posts()).toHaveLength(1);
+    const body = JSON.parse(String(posts()[0]![1]?.body));
+    expect(body.gameData).toMatchObject({ gameType: 'reaction', completed: true });
+    expect(`You earned ${body.pointsEarned} Eyevu points!`).toBe(promised);
+  });
+
   it('ends a game started some time after it was opened with the ad, not after it', async () => {
     const { posts, onClose } = setup(15);
     await advance(5000);

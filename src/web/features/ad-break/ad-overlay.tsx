@@ -13,7 +13,7 @@ import { useModalLayer } from '../../lib/use-modal-layer';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
-import { adBreakActivity, recordAdBreak } from './record-ad-break';
+import { adBreakActivity, betterOutcome, recordAdBreak } from './record-ad-break';
 
 export interface AdOverlayProps {
   app: string;
@@ -95,8 +95,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, [remaining, gameInPlay, mutate]);
 
   const onFinish = useCallback((result: MiniGameOutcome) => {
-    // A finished game is kept over a later skip in the same ad break.
-    if (result.completed || !outcome.current?.completed) outcome.current = result;
+    outcome.current = betterOutcome(outcome.current, result);
     setGameInPlay(false);
   }, []);
 
