@@ -12,7 +12,7 @@ import { useReducer } from 'react';
 import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
-import { useDeadline, useReportOnce } from './use-game-clock';
+import { useDeadline, useNow, useReportOnce } from './use-game-clock';
 
 type Action =
   | { type: 'start'; now: number; endsBy?: number }
@@ -60,6 +60,14 @@ export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpir
   }));
   useDeadline(memoryNextDeadline(game), (now) => dispatch({ type: 'tick', now }));
   useReportOnce(game.result, onComplete);
+  // In an ad break the board is timed (the ad's end), as trivia and reaction are: show what is left,
+  // or the game ends with no warning. The clock read before the first tick is at most the limit.
+  const limitMs = game.timeLimitMs;
+  const now = useNow(game.phase === 'playing' && limitMs !== null);
+  const secondsLeft =
+    limitMs === null || game.startedAt === null
+      ? null
+      : Math.min(Math.ceil(limitMs / 1000), Math.ceil(Math.max(0, game.startedAt + limitMs - now) / 1000));
 
   if (game.phase === 'intro') {
     return (
@@ -82,6 +90,7 @@ export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpir
         <StatPill label="Score" value={game.score} />
         <StatPill label="Pairs" value={`${game.matches}/${MEMORY_PAIRS}`} />
         <StatPill label="Moves" value={game.moves} />
+        {secondsLeft !== null && <StatPill label="Time" value={`${secondsLeft}s`} />}
       </div>
       <ul className="grid grid-cols-4 gap-2" aria-label="Memory cards">
         {game.cards.map((card, i) => {

@@ -227,6 +227,21 @@ describe('Memory', () => {
     expect(cardButton(b)).not.toHaveAttribute('aria-disabled');
   });
 
+  it('shows the time left of a timed board, and ends with the matches so far when it runs out', () => {
+    const { onFinish } = setup({ timeLimitSeconds: 10 });
+    click(button(/Memory Match/));
+    advance(3000);
+    click(button('Start Game'));
+    expect(screen.getByText('Time').nextSibling).toHaveTextContent('10s');
+    const twin = cards.find((c) => c.id !== 0 && c.emoji === cards[0]!.emoji)!.id;
+    click(cardButton(0));
+    click(cardButton(twin));
+    advance(4000);
+    expect(screen.getByText('Time').nextSibling).toHaveTextContent('6s');
+    advance(6000);
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'memory', score: 10, completed: true });
+  });
+
   it('finds all pairs and completes 0.5 s after the last', () => {
     const { onFinish } = setup();
     click(button(/Memory Match/));
