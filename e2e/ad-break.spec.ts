@@ -90,7 +90,7 @@ test('the mini-game opens from the overlay and a trivia round gives feedback', a
 
   await game.getByRole('button', { name: /^A\. / }).click();
   await expect(game.getByRole('status')).toHaveText(/^(Correct! \+10 points|Incorrect\. The answer was .+\.)$/);
-  await expect(game.getByRole('button', { name: /^B\. / })).toBeDisabled();
+  await expect(game.getByRole('button', { name: /^B\. / })).toHaveAttribute('aria-disabled', 'true');
   await page.clock.runFor(2000);
   await expect(game.getByText('Question 2/8')).toBeVisible();
   await game.getByRole('button', { name: /^B\. / }).click();

@@ -146,3 +146,40 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
   await expect(game).toHaveCount(0);
   await expect(viewer.getByRole('button', { name: 'Play Game' })).toBeFocused();
 });
+
+test('a Reaction Speed round is played by keyboard alone: focus is on each target as it appears', async ({ page }) => {
+  test.setTimeout(120_000);
+  // The page's time stands still while the keyboard walks to the game, then moves in the steps below.
+  await page.clock.install();
+  await signInByKeyboard(page);
+  const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  const sub = await page.request.post('/api/subscription', {
+    data: { plan: 'monthly', status: 'active', endDate, price: 499 },
+  });
+  expect(sub.ok()).toBeTruthy();
+  await page.reload();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+
+  await tabTo(page, page.getByRole('button', { name: 'YouTube (30s)' }));
+  await page.keyboard.press('Enter');
+  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
+  await expect(viewer).toBeVisible();
+  await pauseClock(page);
+  await tabTo(page, viewer.getByRole('button', { name: 'Play Game' }));
+  await page.keyboard.press('Enter');
+  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
+  await tabTo(page, game.getByRole('button', { name: /Reaction Speed/ }));
+  await page.keyboard.press('Enter');
+  await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
+  await page.keyboard.press('Enter');
+
+  // No Tab from here on: each target takes focus, Enter hits it, focus waits for the next.
+  const focusedTarget = game.getByRole('button', { name: 'Target' }).and(page.locator(':focus'));
+  for (let hit = 1; hit <= 5; hit++) {
+    await expect(focusedTarget).toHaveCount(1);
+    await page.keyboard.press('Enter');
+    await expect(game.getByText(`${hit}/15`)).toBeVisible();
+    if (hit < 5) await page.clock.runFor(800);
+  }
+  await expect(game.getByRole('status')).toHaveText('Hit! 5 of 15.');
+});

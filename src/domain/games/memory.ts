@@ -3,7 +3,7 @@
  * deadline/tick model shared by all games.
  */
 import { mulberry32, pickRandom, shuffle } from '../random';
-import type { GameOutcome } from './game-outcome';
+import { type GameOutcome, limitWithin } from './game-outcome';
 
 export const MEMORY_EMOJIS = ['📸', '🌅', '🎨', '🌸', '🚀', '🎮', '🐶', '⭐'] as const;
 export const MEMORY_PAIRS = 6;
@@ -69,9 +69,10 @@ export function createMemoryGame(options: MemoryOptions): MemoryState {
   };
 }
 
-export function startMemory(state: MemoryState, now: number): MemoryState {
+/** Starts play; `endsBy` (ms since epoch, the hosting ad's end) cuts the time limit to end by then. */
+export function startMemory(state: MemoryState, now: number, endsBy?: number): MemoryState {
   if (state.phase !== 'intro') return state;
-  return { ...state, phase: 'playing', startedAt: now };
+  return { ...state, phase: 'playing', startedAt: now, timeLimitMs: limitWithin(state.timeLimitMs, now, endsBy) };
 }
 
 function endsAt(state: MemoryState): number | null {

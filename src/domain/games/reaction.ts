@@ -3,7 +3,7 @@
  * the deadline/tick model shared by all games.
  */
 import { mulberry32Step } from '../random';
-import type { GameOutcome } from './game-outcome';
+import { type GameOutcome, limitWithin } from './game-outcome';
 
 export const REACTION_TARGET_SIZE_PX = 60;
 export const REACTION_TARGET_LIFETIME_MS = 2000;
@@ -103,10 +103,14 @@ export function createReactionGame(options: ReactionOptions): ReactionState {
   };
 }
 
-/** Starts play; the first target appears immediately. */
-export function startReaction(state: ReactionState, now: number): ReactionState {
+/**
+ * Starts play; the first target appears immediately. `endsBy` (ms since epoch, the hosting ad's end)
+ * cuts the time limit to end by then.
+ */
+export function startReaction(state: ReactionState, now: number, endsBy?: number): ReactionState {
   if (state.phase !== 'intro') return state;
-  return tickReaction({ ...state, phase: 'playing', startedAt: now, nextSpawnAt: now }, now);
+  const timeLimitMs = limitWithin(state.timeLimitMs, now, endsBy) ?? state.timeLimitMs;
+  return tickReaction({ ...state, phase: 'playing', startedAt: now, nextSpawnAt: now, timeLimitMs }, now);
 }
 
 function endsAt(state: ReactionState): number {

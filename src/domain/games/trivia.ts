@@ -12,7 +12,7 @@
  *   always pass first, a 30 s game can earn at most 5 and a 45 s game at most 7.
  */
 import { mulberry32, pickRandom } from '../random';
-import type { GameOutcome } from './game-outcome';
+import { type GameOutcome, limitWithin } from './game-outcome';
 
 export type TriviaCategory = 'Technology' | 'Photography' | 'Social Media';
 
@@ -179,10 +179,14 @@ function complete(state: TriviaState, at: number, timedOut: boolean): TriviaStat
   };
 }
 
-/** Starts the clock on question 1; with no questions the game completes at once. */
-export function startTrivia(state: TriviaState, now: number): TriviaState {
+/**
+ * Starts the clock on question 1; with no questions the game completes at once. `endsBy` (ms since
+ * epoch, the hosting ad's end) cuts the time limit to end by then.
+ */
+export function startTrivia(state: TriviaState, now: number, endsBy?: number): TriviaState {
   if (state.phase !== 'intro') return state;
-  const started: TriviaState = { ...state, phase: 'question', startedAt: now };
+  const timeLimitMs = limitWithin(state.timeLimitMs, now, endsBy) ?? state.timeLimitMs;
+  const started: TriviaState = { ...state, phase: 'question', startedAt: now, timeLimitMs };
   return state.questions.length === 0 ? complete(started, now, false) : started;
 }
 

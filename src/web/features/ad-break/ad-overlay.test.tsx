@@ -135,20 +135,89 @@ describe('AdOverlay', () => {
     const { posts, onClose } = setup(15);
     await advance(5000);
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
-    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Quick Trivia/ })));
-    await advance(2000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Reaction Speed/ })));
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Start Game' })));
-    // The game's limit is the 10 s left when it was opened; started 2 s later, it outlasts the ad.
-    await advance(8000);
-    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:00');
+    await advance(10_000);
+    // Play ended with the ad; Reaction reports its score 0.5 s later, and the break waits for it.
+    expect(screen.getByText("Time's up!")).toBeInTheDocument();
     expect(posts()).toHaveLength(0);
     expect(onClose).not.toHaveBeenCalled();
-    await advance(2000);
+    await advance(500);
+    expect(posts()).toHaveLength(1);
+    expect(JSON.parse(String(posts()[0]![1]?.body)).gameData).toEqual({
+      gameType: 'reaction',
+      score: 0,
+      completed: true,
+    });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it('records the best game of the ad break, whose points its result view promised, not the last one', async () => {
+    const { posts } = setup(30);
+    const press = (name: string | RegExp) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
+    await press('Play Game');
+    await press(/Reaction Speed/);
+    await press('Start Game');
+    for (let guard = 0; guard < 400 && !screen.queryByText('15/15'); guard++) {
+      const targets = screen.queryAllByRole('button', { name: 'Target' });
+      if (targets.length) await act(async () => fireEvent.click(targets[0]!));
+      else await advance(100);
+    }
+    await advance(500);
+    const promised = screen.getByText(/You earned \d+ Eyevu points!/).textContent;
+    expect(promised).toMatch(/You earned (15|16|17|18|19|20) Eyevu points!/);
+    await press('Continue Browsing');
+
+    // Time is left for another game: a worse one, or one closed unfinished, keeps the first.
+    await press('Play Game');
+    await press(/Quick Trivia/);
+    await press('Start Game');
+    await press('Close mini-game');
+    await press('Play Game');
+    await press(/Memory Match/);
+    await press('Start Game');
+    await advance(30_000);
+    expect(posts()).toHaveLength(1);
+    const body = JSON.parse(String(posts()[0]![1]?.body));
+    expect(body.gameData).toMatchObject({ gameType: 'reaction', completed: true });
+    expect(`You earned ${body.pointsEarned} Eyevu points!`).toBe(promised);
+  });
+
+  it('ends a game started some time after it was opened with the ad, not after it', async () => {
+    const { posts, onClose } = setup(15);
+    await advance(5000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Quick Trivia/ })));
+    // 10 s of ad left when the game was opened; the player reads the intro for 4 s.
+    await advance(4000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Start Game' })));
+    expect(screen.getByText('6s left')).toBeInTheDocument();
+    await advance(5999);
+    expect(posts()).toHaveLength(0);
+    await advance(1);
     expect(posts()).toHaveLength(1);
     expect(JSON.parse(String(posts()[0]![1]?.body)).gameData).toEqual({
       gameType: 'trivia',
       score: 0,
       completed: true,
+    });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it("records a game picked but never started as closed unfinished at the ad's end, instead of waiting for it", async () => {
+    const { posts, onClose } = setup(15);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Reaction Speed/ })));
+    expect(screen.getByRole('button', { name: 'Start Game' })).toBeInTheDocument();
+    await advance(15_000);
+    expect(screen.queryByRole('dialog', { name: 'Ad Break Mini-Game' })).not.toBeInTheDocument();
+    expect(posts()).toHaveLength(1);
+    expect(JSON.parse(String(posts()[0]![1]?.body))).toEqual({
+      app: 'Instagram',
+      adDuration: 15,
+      timeSaved: 15,
+      pointsEarned: 1,
+      gameData: { gameType: 'reaction', score: 0, completed: false },
     });
     expect(onClose).toHaveBeenCalledTimes(1);
   });

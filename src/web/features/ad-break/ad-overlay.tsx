@@ -1,5 +1,5 @@
 import type { CreateActivityResponse } from '@contract/activities';
-import { gameTimeLimit, type PlayableGameType } from '@domain/games/scoring';
+import type { PlayableGameType } from '@domain/games/scoring';
 import { formatCountdown } from '@domain/format';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
@@ -13,7 +13,7 @@ import { useModalLayer } from '../../lib/use-modal-layer';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
-import { adBreakActivity, recordAdBreak } from './record-ad-break';
+import { adBreakActivity, betterOutcome, recordAdBreak } from './record-ad-break';
 
 export interface AdOverlayProps {
   app: string;
@@ -47,7 +47,6 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const [gameOpen, setGameOpen] = useState(false);
   const photos = useQuery(photosQueryOptions());
   const [gameInPlay, setGameInPlay] = useState(false);
-  const [gameLimit, setGameLimit] = useState(() => gameTimeLimit(duration));
   const outcome = useRef<MiniGameOutcome | null>(null);
   const backToPhotos = useRef<HTMLButtonElement>(null);
   const layer = useRef<HTMLDivElement>(null);
@@ -96,15 +95,11 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, [remaining, gameInPlay, mutate]);
 
   const onFinish = useCallback((result: MiniGameOutcome) => {
-    // A finished game is kept over a later skip in the same ad break.
-    if (result.completed || !outcome.current?.completed) outcome.current = result;
+    outcome.current = betterOutcome(outcome.current, result);
     setGameInPlay(false);
   }, []);
 
-  const openGame = () => {
-    setGameLimit(Math.max(1, Math.min(remaining, gameTimeLimit(duration))));
-    setGameOpen(true);
-  };
+  const openGame = () => setGameOpen(true);
 
   const elapsed = Math.round(((duration - remaining) / duration) * 100);
 
@@ -186,7 +181,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         onOpenChange={setGameOpen}
         app={app}
         adDuration={duration}
-        timeLimitSeconds={gameLimit}
+        // No game outlasts the ad, however long the player took to start it (the ad break waits
+        // for a game in play, and the server counts a break only up to 10 minutes after its ad).
+        endsAt={endsAt}
         onGameStart={(_game: PlayableGameType) => setGameInPlay(true)}
         onFinish={onFinish}
       />

@@ -12,10 +12,12 @@ import { useReducer } from 'react';
 import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
-import { useDeadline, useReportOnce } from './use-game-clock';
+import { useDeadline, useNow, useReportOnce } from './use-game-clock';
 
 type Action =
-  { type: 'start'; now: number } | { type: 'flip'; id: number; now: number } | { type: 'tick'; now: number };
+  | { type: 'start'; now: number; endsBy?: number }
+  | { type: 'flip'; id: number; now: number }
+  | { type: 'tick'; now: number };
 
 interface ViewState {
   game: MemoryState;
@@ -32,7 +34,7 @@ function describe(before: MemoryState, after: MemoryState, fallback: string): st
 function reducer(state: ViewState, action: Action): ViewState {
   const game =
     action.type === 'start'
-      ? startMemory(state.game, action.now)
+      ? startMemory(state.game, action.now, action.endsBy)
       : action.type === 'flip'
         ? flipCard(state.game, action.id, action.now)
         : tickMemory(state.game, action.now);
@@ -43,21 +45,39 @@ function reducer(state: ViewState, action: Action): ViewState {
 export interface GameProps {
   seed: number;
   timeLimitSeconds?: number;
+  /** The hosting ad's end (ms since epoch): play ends by then, and an intro still showing gives up. */
+  endsAt?: number;
   onComplete: (outcome: GameOutcome) => void;
+  /** The intro was still showing at `endsAt`: the game was never played. */
+  onExpire?: () => void;
 }
 
 /** Memory Match view; the rules live in src/domain/games/memory.ts. */
-export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
+export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpire }: GameProps) {
   const [{ game, message }, dispatch] = useReducer(reducer, undefined, () => ({
     game: createMemoryGame({ seed, timeLimitSeconds }),
     message: '',
   }));
   useDeadline(memoryNextDeadline(game), (now) => dispatch({ type: 'tick', now }));
   useReportOnce(game.result, onComplete);
+  // In an ad break the board is timed (the ad's end), as trivia and reaction are: show what is left,
+  // or the game ends with no warning. The clock read before the first tick is at most the limit.
+  const limitMs = game.timeLimitMs;
+  const now = useNow(game.phase === 'playing' && limitMs !== null);
+  const secondsLeft =
+    limitMs === null || game.startedAt === null
+      ? null
+      : Math.min(Math.ceil(limitMs / 1000), Math.ceil(Math.max(0, game.startedAt + limitMs - now) / 1000));
 
   if (game.phase === 'intro') {
     return (
-      <GameIntro title="Memory Match" icon="🧠" onStart={() => dispatch({ type: 'start', now: Date.now() })}>
+      <GameIntro
+        title="Memory Match"
+        icon="🧠"
+        endsAt={endsAt}
+        onExpire={onExpire}
+        onStart={() => dispatch({ type: 'start', now: Date.now(), endsBy: endsAt })}
+      >
         <p>Flip two cards at a time to find the {MEMORY_PAIRS} matching pairs of emojis.</p>
         <p>Each match scores 10 points.</p>
       </GameIntro>
@@ -70,6 +90,7 @@ export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
         <StatPill label="Score" value={game.score} />
         <StatPill label="Pairs" value={`${game.matches}/${MEMORY_PAIRS}`} />
         <StatPill label="Moves" value={game.moves} />
+        {secondsLeft !== null && <StatPill label="Time" value={`${secondsLeft}s`} />}
       </div>
       <ul className="grid grid-cols-4 gap-2" aria-label="Memory cards">
         {game.cards.map((card, i) => {
@@ -81,7 +102,9 @@ export function MemoryGame({ seed, timeLimitSeconds, onComplete }: GameProps) {
                 aria-label={
                   faceUp ? `Card ${i + 1}: ${card.emoji}${card.isMatched ? ', matched' : ''}` : `Card ${i + 1}`
                 }
-                disabled={faceUp || game.phase !== 'playing'}
+                // Not `disabled`: Chrome moves focus off a disabled button to the page, so a keyboard
+                // player would lose their place at every flip. The rules refuse the press instead.
+                aria-disabled={faceUp || game.phase !== 'playing' || undefined}
                 onClick={() => dispatch({ type: 'flip', id: card.id, now: Date.now() })}
                 className={cn(
                   'grid aspect-square w-full min-h-11 place-items-center rounded-xl text-3xl transition',

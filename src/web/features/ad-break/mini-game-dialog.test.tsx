@@ -2,6 +2,7 @@
 import { createMemoryGame } from '@domain/games/memory';
 import { createTriviaGame } from '@domain/games/trivia';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { MiniGameDialog, type MiniGameDialogProps } from './mini-game-dialog';
 
 const SEED = 1234;
@@ -103,7 +104,7 @@ describe('Trivia', () => {
     expect(screen.getByRole('status')).toHaveTextContent('Correct! +10 points');
     expect(screen.getByText('Score: 10')).toBeInTheDocument();
     expect(options[q1.correctAnswer]).toHaveClass('bg-success');
-    for (const o of options) expect(o).toBeDisabled();
+    for (const o of options) expect(o).toHaveAttribute('aria-disabled', 'true');
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '13');
 
     advance(1999);
@@ -119,6 +120,26 @@ describe('Trivia', () => {
     expect(button(`${'ABCD'[wrong]}. ${q2.options[wrong]}`)).toHaveClass('bg-danger');
     expect(button(`${'ABCD'[q2.correctAnswer]}. ${q2.options[q2.correctAnswer]}`)).toHaveClass('bg-success');
     expect(screen.getByText('Score: 10')).toBeInTheDocument();
+  });
+
+  it('keeps focus on the pressed option while the answer is shown, and refuses a second answer', () => {
+    const [q1] = createTriviaGame({ seed: SEED, timeLimitSeconds: 15 }).questions;
+    setup();
+    click(button(/Quick Trivia/));
+    click(button('Start Game'));
+    const wrong = (q1!.correctAnswer + 1) % 4;
+    const pressed = button(`${'ABCD'[wrong]}. ${q1!.options[wrong]}`);
+    act(() => pressed.focus());
+    click(pressed);
+    // Not `disabled`: Chrome would move focus off the pressed option to the page for 2 s.
+    expect(pressed).toHaveFocus();
+    expect(pressed).toBeEnabled();
+    expect(pressed).toHaveAttribute('aria-disabled', 'true');
+    click(button(`${'ABCD'[q1!.correctAnswer]}. ${q1!.options[q1!.correctAnswer]}`));
+    expect(screen.getByRole('status')).toHaveTextContent(
+      `Incorrect. The answer was ${q1!.options[q1!.correctAnswer]}.`,
+    );
+    expect(screen.getByText('Score: 0')).toBeInTheDocument();
   });
 
   it('plays 8 questions to the result view and reports the score', () => {
@@ -173,10 +194,52 @@ describe('Memory', () => {
     click(cardButton(c));
     expect(cardButton(c)).toHaveAccessibleName(`Card ${c + 1}`);
     advance(999);
-    expect(cardButton(b)).toBeDisabled();
+    expect(cardButton(b)).toHaveAttribute('aria-disabled', 'true');
     advance(1);
     expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}`);
+    expect(cardButton(b)).not.toHaveAttribute('aria-disabled');
+  });
+
+  it('keeps focus on a flipped card (locked by aria-disabled, not disabled) and refuses a second press', () => {
+    setup();
+    click(button(/Memory Match/));
+    click(button('Start Game'));
+    const a = 0;
+    const b = cards.find((c) => c.emoji !== cards[0]!.emoji)!.id;
+    act(() => cardButton(a).focus());
+    click(cardButton(a));
+    // Chrome moves focus off a button that becomes `disabled` to the page: a keyboard player would
+    // have to Tab back through the dialog after every flip.
+    expect(cardButton(a)).toHaveFocus();
+    expect(cardButton(a)).toBeEnabled();
+    expect(cardButton(a)).toHaveAttribute('aria-disabled', 'true');
+    click(cardButton(a));
+    expect(cardButton(a)).toHaveAccessibleName(`Card ${a + 1}: ${cards[a]!.emoji}`);
+    expect(screen.getByText('Moves').nextSibling).toHaveTextContent('0');
+
+    act(() => cardButton(b).focus());
+    click(cardButton(b));
+    expect(cardButton(b)).toHaveFocus();
     expect(cardButton(b)).toBeEnabled();
+    expect(screen.getByText('Moves').nextSibling).toHaveTextContent('1');
+    advance(1000);
+    expect(cardButton(b)).toHaveFocus();
+    expect(cardButton(b)).not.toHaveAttribute('aria-disabled');
+  });
+
+  it('shows the time left of a timed board, and ends with the matches so far when it runs out', () => {
+    const { onFinish } = setup({ timeLimitSeconds: 10 });
+    click(button(/Memory Match/));
+    advance(3000);
+    click(button('Start Game'));
+    expect(screen.getByText('Time').nextSibling).toHaveTextContent('10s');
+    const twin = cards.find((c) => c.id !== 0 && c.emoji === cards[0]!.emoji)!.id;
+    click(cardButton(0));
+    click(cardButton(twin));
+    advance(4000);
+    expect(screen.getByText('Time').nextSibling).toHaveTextContent('6s');
+    advance(6000);
+    expect(onFinish).toHaveBeenCalledExactlyOnceWith({ gameType: 'memory', score: 10, completed: true });
   });
 
   it('finds all pairs and completes 0.5 s after the last', () => {
@@ -192,7 +255,7 @@ describe('Memory', () => {
       click(cardButton(twin));
     }
     expect(screen.getByRole('status')).toHaveTextContent('Match! +10 points. 6 of 6 pairs found.');
-    expect(cardButton(0)).toBeDisabled();
+    expect(cardButton(0)).toHaveAttribute('aria-disabled', 'true');
     advance(499);
     expect(onFinish).not.toHaveBeenCalled();
     advance(1);
@@ -233,6 +296,86 @@ describe('Reaction', () => {
     expect(score).toBeGreaterThanOrEqual(150);
     expect(screen.getByText('Amazing!')).toBeInTheDocument();
     expect(screen.getByText(`You earned ${Math.floor(score / 10)} Eyevu points!`)).toBeInTheDocument();
+  });
+});
+
+describe('Reaction by keyboard', () => {
+  const targets = () => screen.queryAllByRole('button', { name: 'Target' });
+
+  it('keeps focus on the targets: Start lands on the first, a hit or a miss moves to the oldest left, the end to the area', () => {
+    setup({ adDuration: 45, timeLimitSeconds: 3 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    // A keyboard player must not have to Tab from the dialog's top to each new target.
+    const [first] = targets();
+    expect(first).toHaveFocus();
+
+    advance(800);
+    expect(targets()).toHaveLength(2);
+    expect(first).toHaveFocus();
+    const second = targets()[1]!;
+    click(first!);
+    expect(screen.getByRole('status')).toHaveTextContent('Hit! 1 of 15.');
+    expect(second).toHaveFocus();
+
+    // The second target vanishes at 2.8 s as a miss; focus goes to the oldest target still there.
+    advance(2000);
+    expect(screen.getByRole('status')).toHaveTextContent('Missed! 1 of 20 misses.');
+    expect(second).not.toBeInTheDocument();
+    expect(targets()[0]).toHaveFocus();
+
+    // Time is up at 3 s: the targets go, focus waits on the area, then the result takes it.
+    advance(200);
+    expect(targets()).toHaveLength(0);
+    expect(screen.getByRole('group', { name: 'Target area' })).toHaveFocus();
+    advance(500);
+    expect(button('Continue Browsing')).toHaveFocus();
+  });
+
+  it('moves focus from the empty area to the next target that appears', () => {
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    click(targets()[0]!);
+    expect(targets()).toHaveLength(0);
+    expect(screen.getByRole('group', { name: 'Target area' })).toHaveFocus();
+    advance(800);
+    expect(targets()[0]).toHaveFocus();
+  });
+
+  it('counts one hit for a held Enter key, not one per repeat', async () => {
+    const user = userEvent.setup({ delay: null });
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    advance(1600);
+    expect(targets()).toHaveLength(3);
+    expect(targets()[0]).toHaveFocus();
+    // user-event waits on a timer after its actions: let the fake clock run it.
+    const pressed = user.keyboard('{Enter>3/}');
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    await pressed;
+    expect(screen.getByText('1/15')).toBeInTheDocument();
+    expect(targets()).toHaveLength(2);
+    expect(targets()[0]).toHaveFocus();
+  });
+
+  it('leaves focus where the player took it out of the area', () => {
+    setup({ adDuration: 45 });
+    click(button(/Reaction Speed/));
+    const start = button('Start Game');
+    act(() => start.focus());
+    click(start);
+    const close = button('Close mini-game');
+    act(() => close.focus());
+    advance(800);
+    expect(close).toHaveFocus();
   });
 });
 

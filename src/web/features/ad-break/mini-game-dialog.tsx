@@ -40,8 +40,14 @@ export interface MiniGameDialogProps {
    * outcome when the player skips ('none') or closes mid-game.
    */
   onFinish: (outcome: MiniGameOutcome) => void;
-  /** Game length; defaults to min(ad duration, 45 s). The overlay passes the ad's remaining time. */
+  /** Game length; defaults to min(ad duration, 45 s). */
   timeLimitSeconds?: number;
+  /**
+   * The ad's end (ms since epoch), when the dialog is part of an ad break: a game started later than
+   * its limit before it still ends with the ad, and a game picked but not started by then counts as
+   * closed without finishing (the ad break waits for a game in play).
+   */
+  endsAt?: number;
   /** Called when the player picks a game (the overlay waits for a game in play before it closes). */
   onGameStart?: (game: PlayableGameType) => void;
   /** Seed source for deals, question picks and targets (tests pass a fixed one). */
@@ -56,6 +62,7 @@ export function MiniGameDialog({
   adDuration,
   onFinish,
   timeLimitSeconds,
+  endsAt,
   onGameStart,
   nextSeed = randomSeed,
 }: MiniGameDialogProps) {
@@ -79,6 +86,13 @@ export function MiniGameDialog({
     setView({ kind: 'result', game, score: outcome.score });
     onFinish({ gameType: game, score: outcome.score, completed: true });
   };
+  const gameProps = (game: PlayableGameType) => ({
+    seed: view.kind === 'playing' ? view.seed : 0,
+    timeLimitSeconds: limit,
+    endsAt,
+    onComplete: complete(game),
+    onExpire: close,
+  });
 
   return (
     <Dialog
@@ -110,15 +124,9 @@ export function MiniGameDialog({
           onSkip={close}
         />
       )}
-      {view.kind === 'playing' && view.game === 'memory' && (
-        <MemoryGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('memory')} />
-      )}
-      {view.kind === 'playing' && view.game === 'reaction' && (
-        <ReactionGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('reaction')} />
-      )}
-      {view.kind === 'playing' && view.game === 'trivia' && (
-        <TriviaGame seed={view.seed} timeLimitSeconds={limit} onComplete={complete('trivia')} />
-      )}
+      {view.kind === 'playing' && view.game === 'memory' && <MemoryGame {...gameProps('memory')} />}
+      {view.kind === 'playing' && view.game === 'reaction' && <ReactionGame {...gameProps('reaction')} />}
+      {view.kind === 'playing' && view.game === 'trivia' && <TriviaGame {...gameProps('trivia')} />}
       {view.kind === 'result' && <GameResult score={view.score} onContinue={() => onOpenChange(false)} />}
     </Dialog>
   );

@@ -10,7 +10,7 @@ import {
   startReaction,
   tickReaction,
 } from '@domain/games/reaction';
-import { useReducer, useRef } from 'react';
+import { type FocusEvent, useLayoutEffect, useReducer, useRef } from 'react';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
 import type { GameProps } from './memory-game';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
@@ -20,7 +20,7 @@ const ARENA_HEIGHT = 320;
 export const FALLBACK_ARENA: ArenaSize = { width: 300, height: ARENA_HEIGHT };
 
 type Action =
-  | { type: 'start'; arena: ArenaSize; now: number }
+  | { type: 'start'; arena: ArenaSize; now: number; endsBy?: number }
   | { type: 'hit'; id: number; now: number }
   | { type: 'tick'; now: number };
 
@@ -50,6 +50,7 @@ function reducer(state: ViewState, action: Action): ViewState {
     game = startReaction(
       createReactionGame({ seed: state.seed, arena: action.arena, timeLimitSeconds: state.timeLimitSeconds }),
       action.now,
+      action.endsBy,
     );
   } else {
     if (!state.game) return state;
@@ -60,7 +61,7 @@ function reducer(state: ViewState, action: Action): ViewState {
 }
 
 /** Reaction Speed view; the rules live in src/domain/games/reaction.ts. */
-export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GameProps) {
+export function ReactionGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, onExpire }: GameProps) {
   const [{ game, message }, dispatch] = useReducer(reducer, undefined, () => ({
     seed,
     timeLimitSeconds,
@@ -68,6 +69,26 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
     message: '',
   }));
   const rootRef = useRef<HTMLDivElement>(null);
+  const arenaRef = useRef<HTMLDivElement>(null);
+  // Whether the player's focus is in the play area (set by Start). A hit or vanished target takes its
+  // focus with it (the browser sends it to the page, Radix then to the dialog's top), and a keyboard
+  // player would Tab from there to every next target: focus moves on to the oldest target left, or
+  // waits on the area for the next one.
+  const focusInArena = useRef(false);
+  const targets = game?.targets;
+  useLayoutEffect(() => {
+    const arena = arenaRef.current;
+    if (!focusInArena.current || !arena || !targets) return;
+    // Only focus that was lost (to the page) or waits on the area moves; a live target keeps it.
+    const active = document.activeElement;
+    if (active && active !== document.body && active !== arena) return;
+    (arena.querySelector<HTMLElement>('button') ?? arena).focus();
+  }, [targets]);
+  const leaveArena = (event: FocusEvent) => {
+    // Null: the focused target was removed (or the window lost focus); the player is still here.
+    const to = event.relatedTarget;
+    if (to instanceof Node && !arenaRef.current?.contains(to)) focusInArena.current = false;
+  };
   useDeadline(game ? reactionNextDeadline(game) : null, (now) => dispatch({ type: 'tick', now }));
   useReportOnce(game?.result ?? null, onComplete);
   const now = useNow(game?.phase === 'playing');
@@ -76,7 +97,8 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
     // The arena is hidden during the intro: measure the (visible) container; the height is fixed.
     const width = rootRef.current?.getBoundingClientRect().width ?? 0;
     const arena = width > 0 ? { width, height: ARENA_HEIGHT } : FALLBACK_ARENA;
-    dispatch({ type: 'start', arena, now: Date.now() });
+    focusInArena.current = true;
+    dispatch({ type: 'start', arena, now: Date.now(), endsBy: endsAt });
   };
 
   const secondsLeft = game?.startedAt
@@ -98,7 +120,7 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
           <StatPill label="Time" value={`${secondsLeft}s`} />
         </div>
       ) : (
-        <GameIntro title="Reaction Speed" icon="🎯" onStart={start}>
+        <GameIntro title="Reaction Speed" icon="🎯" endsAt={endsAt} onExpire={onExpire} onStart={start}>
           <p>Tap each target before it vanishes. Targets appear faster as time goes on.</p>
           <p>
             10 points per hit plus an accuracy bonus. The game ends at {REACTION_HITS_TO_END} hits or{' '}
@@ -107,8 +129,12 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
         </GameIntro>
       )}
       <div
+        ref={arenaRef}
         aria-label="Target area"
         role="group"
+        tabIndex={-1}
+        onFocus={() => (focusInArena.current = true)}
+        onBlur={leaveArena}
         hidden={!game}
         className="relative w-full overflow-hidden rounded-xl bg-surface-2"
         style={{ height: ARENA_HEIGHT }}
@@ -119,6 +145,8 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, onComplete }: GamePr
             type="button"
             aria-label="Target"
             onClick={() => dispatch({ type: 'hit', id: t.id, now: Date.now() })}
+            // A held key repeats: one press, one hit.
+            onKeyDown={(event) => event.repeat && event.preventDefault()}
             className="absolute rounded-full bg-danger ring-4 ring-danger/30 active:scale-95"
             style={{ left: t.x, top: t.y, width: REACTION_TARGET_SIZE_PX, height: REACTION_TARGET_SIZE_PX }}
           />

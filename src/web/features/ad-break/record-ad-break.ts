@@ -5,16 +5,29 @@ import { adCompletionPoints } from '@domain/rewards';
 import { apiRequest } from '../../lib/api';
 import type { MiniGameOutcome } from './mini-game-dialog';
 
+/** Points a mini-game outcome is worth: a finished game's score / 10, a skipped or unfinished one 1. */
+export function outcomePoints(outcome: MiniGameOutcome): number {
+  return outcome.completed && outcome.gameType !== 'none' ? gamePoints(outcome.score) : NO_GAME_POINTS;
+}
+
+/**
+ * The outcome an ad break records when several games were played in it: the one worth the most (a
+ * finished game on a tie), so the points a result view promised are never replaced by a later,
+ * poorer game or a skip.
+ */
+export function betterOutcome(kept: MiniGameOutcome | null, next: MiniGameOutcome): MiniGameOutcome {
+  if (!kept) return next;
+  const [a, b] = [outcomePoints(kept), outcomePoints(next)];
+  if (a !== b) return b > a ? next : kept;
+  return kept.completed && !next.completed ? kept : next;
+}
+
 /**
  * The `POST /api/activities` body for a finished ad break.
  * The points and time saved are what the rules give; the server recomputes both anyway.
  */
 export function adBreakActivity(app: string, adDuration: number, outcome: MiniGameOutcome | null): CreateActivityBody {
-  const pointsEarned = !outcome
-    ? adCompletionPoints(adDuration)
-    : outcome.completed && outcome.gameType !== 'none'
-      ? gamePoints(outcome.score)
-      : NO_GAME_POINTS;
+  const pointsEarned = outcome ? outcomePoints(outcome) : adCompletionPoints(adDuration);
   return {
     app,
     adDuration,

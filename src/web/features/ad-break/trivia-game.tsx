@@ -1,4 +1,3 @@
-import type { GameOutcome } from '@domain/games/game-outcome';
 import {
   answerTrivia,
   createTriviaGame,
@@ -19,13 +18,16 @@ import { useEffect, useId, useReducer, useRef } from 'react';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { cn } from '../../lib/cn';
 import { GameAnnouncer, GameIntro } from './game-intro';
+import type { GameProps } from './memory-game';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
 
 type Action =
-  { type: 'start'; now: number } | { type: 'answer'; option: number; now: number } | { type: 'tick'; now: number };
+  | { type: 'start'; now: number; endsBy?: number }
+  | { type: 'answer'; option: number; now: number }
+  | { type: 'tick'; now: number };
 
 function reducer(state: TriviaState, action: Action): TriviaState {
-  if (action.type === 'start') return startTrivia(state, action.now);
+  if (action.type === 'start') return startTrivia(state, action.now, action.endsBy);
   if (action.type === 'answer') return answerTrivia(state, action.option, action.now);
   return tickTrivia(state, action.now);
 }
@@ -37,16 +39,13 @@ const LOOK: Record<ReturnType<typeof triviaOptionLook>, string> = {
   dimmed: 'border-border bg-surface opacity-60',
 };
 
-export interface TriviaGameProps {
-  seed: number;
-  timeLimitSeconds?: number;
-  onComplete: (outcome: GameOutcome) => void;
+export interface TriviaGameProps extends GameProps {
   /** Injectable question pool (tests); defaults to the domain's pool. */
   pool?: readonly TriviaQuestion[];
 }
 
 /** Quick Trivia view; the rules live in src/domain/games/trivia.ts. */
-export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: TriviaGameProps) {
+export function TriviaGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, onExpire, pool }: TriviaGameProps) {
   const [game, dispatch] = useReducer(reducer, undefined, () => createTriviaGame({ seed, timeLimitSeconds, pool }));
   useDeadline(triviaNextDeadline(game), (now) => dispatch({ type: 'tick', now }));
   useReportOnce(game.result, onComplete);
@@ -62,7 +61,13 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
 
   if (game.phase === 'intro') {
     return (
-      <GameIntro title="Quick Trivia" icon="🧩" onStart={() => dispatch({ type: 'start', now: Date.now() })}>
+      <GameIntro
+        title="Quick Trivia"
+        icon="🧩"
+        endsAt={endsAt}
+        onExpire={onExpire}
+        onStart={() => dispatch({ type: 'start', now: Date.now(), endsBy: endsAt })}
+      >
         <p>Answer {TRIVIA_QUESTION_COUNT} questions about technology, photography and social media.</p>
         <p>10 points per correct answer, plus a bonus for finishing quickly.</p>
       </GameIntro>
@@ -94,12 +99,14 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, onComplete, pool }: Tr
                 <button
                   ref={i === 0 ? firstOption : undefined}
                   type="button"
-                  disabled={answered}
+                  // Locked by the rules (one answer per question), not `disabled`: Chrome would move
+                  // focus off the pressed option to the page for the 2 s before the next question.
+                  aria-disabled={answered || undefined}
                   aria-label={`${optionLetter(i)}. ${option}`}
                   aria-describedby={i === 0 ? `${labelId} ${questionId}` : undefined}
                   onClick={() => dispatch({ type: 'answer', option: i, now: Date.now() })}
                   className={cn(
-                    'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition disabled:cursor-default',
+                    'flex min-h-11 w-full items-center gap-3 rounded-xl border px-3 py-2 text-left text-sm transition aria-disabled:cursor-default',
                     LOOK[triviaOptionLook(game, i)],
                   )}
                 >
