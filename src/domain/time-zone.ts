@@ -9,12 +9,6 @@ export const TIME_ZONE_MAX_LENGTH = 64;
 /** A stored zone may change at most this often, so hopping zones cannot mint an extra day each time. */
 export const TIME_ZONE_CHANGE_INTERVAL_MS = 7 * DAY_MS;
 
-/**
- * However the zone or the clock moves, a new login day needs this much real time since the last
- * one. Below a day so an honest user who logs in a little earlier each day keeps the streak.
- */
-export const MIN_MS_BETWEEN_LOGIN_DAYS = 20 * 60 * 60 * 1000;
-
 const FORMATTERS_MAX = 1_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

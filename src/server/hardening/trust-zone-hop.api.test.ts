@@ -76,6 +76,50 @@ describe(`daily rewards across a zone change (${testDbKind})`, () => {
     expect(await total(west)).toBe(before);
   });
 
+  /** `POST /api/rewards/record` for the day's login, as each app load asks it. */
+  const login = async (cookie: string) => {
+    const res = await inject('POST', '/api/rewards/record', cookie, { type: 'login' });
+    expect(res.statusCode).toBe(200);
+    return res.json() as { awarded: boolean; points: number; currentStreak: number; day: string };
+  };
+
+  it('gives one login day when the first sign-in moves a UTC account to UTC+14, and the next at its day', async () => {
+    toHalfPastNineUtc();
+    const { cookie, body } = await signUp(t.app);
+    const first = await login(cookie);
+    expect(first).toMatchObject({ awarded: true, currentStreak: 1 });
+    t.clock.advance(HOUR);
+
+    const moved = await signIn(body.email, body.password, 'Pacific/Kiritimati');
+    // Kiritimati is on the next date already, but the UTC day it left holds today's login.
+    expect(await login(moved)).toMatchObject({ awarded: false, points: 0, currentStreak: 1 });
+    const next = dayRangeInZone(t.clock.now(), 'Pacific/Kiritimati').end;
+    t.clock.advance(next.getTime() - t.clock.now().getTime() - 60_000);
+    expect(await login(moved)).toMatchObject({ awarded: false, currentStreak: 1 });
+    t.clock.advance(60_000);
+    // The jump skipped a date, so the hop costs the streak rather than adding to it.
+    expect(await login(moved)).toMatchObject({ awarded: true, points: REWARD_POINTS.login, currentStreak: 1 });
+  });
+
+  it('gives one login day when a weekly zone change jumps from UTC-12 to UTC+14', async () => {
+    toHalfPastNineUtc();
+    const { cookie, body, user } = await signUp(t.app, { timeZone: 'Etc/GMT+12' });
+    expect(await login(cookie)).toMatchObject({ awarded: true });
+    t.clock.advance(HOUR);
+    await t.database.db.execute(
+      sql`update users set time_zone_set_at = time_zone_set_at - interval '8 days' where id = ${user.id}`,
+    );
+    const moved = await signIn(body.email, body.password, 'Pacific/Kiritimati');
+    for (let i = 0; i < 6; i++) {
+      expect(await login(moved)).toMatchObject({ awarded: false });
+      t.clock.advance(4 * HOUR);
+    }
+    const points = (await t.database.db.execute(
+      sql`select count(*)::int as n from points_ledger where user_id = ${user.id} and source = 'login'`,
+    )) as unknown as { rows: Array<{ n: number }> };
+    expect(Number(points.rows[0]!.n)).toBe(1);
+  });
+
   it('pays the activation reward once when the first sign-in moves a UTC account to UTC+14', async () => {
     toHalfPastNineUtc();
     const { cookie, body, user } = await signUp(t.app);
