@@ -4,6 +4,8 @@ import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { getQueryFn } from '../../lib/api';
+import { forgetServerClock } from '../../lib/server-clock';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -71,6 +73,7 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  forgetServerClock();
 });
 
 describe('Dashboard', () => {
@@ -170,6 +173,59 @@ describe('Dashboard', () => {
     expect(within(card).getByText('Active for 5 minutes')).toBeInTheDocument();
     expect(within(card).getByText('Last activity: 1 minute ago')).toBeInTheDocument();
     expect(within(card).getByRole('button', { name: 'Deactivate' })).toBeInTheDocument();
+  });
+
+  it("counts the status card and activity times by the server's clock, not a device clock 10 minutes off", async () => {
+    for (const skewMinutes of [10, -10]) {
+      // The device reads NOW; the server's clock (its answers' Date header) is skewMinutes behind it.
+      const server = new Date(NOW.getTime() - skewMinutes * 60_000);
+      const answers: Record<string, unknown> = {
+        '/api/app-status': {
+          isActive: true,
+          isMonitoring: true,
+          activeSince: new Date(server.getTime() - 2 * 60_000).toISOString(),
+          lastActivity: server.toISOString(),
+        },
+        '/api/activities': [{ ...activity(0, 0), createdAt: new Date(server.getTime() - 5 * 60_000).toISOString() }],
+      };
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(
+          async (url: string) =>
+            new Response(JSON.stringify(answers[url]), {
+              status: 200,
+              headers: { 'content-type': 'application/json', date: server.toUTCString() },
+            }),
+        ),
+      );
+      const qc = new QueryClient({
+        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+      });
+      for (const key of Object.keys(answers)) qc.setQueryDefaults([key], { queryFn: getQueryFn({ on401: 'throw' }) });
+      qc.setQueryData(['/api/auth/user'], {
+        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+      });
+      qc.setQueryData(['/api/stats'], stats());
+      qc.setQueryData(['/api/photos'], []);
+      qc.setQueryData(['/api/subscription'], {
+        status: 'inactive',
+        tier: 'free',
+        billingCycle: 'monthly',
+        price: 0,
+        endDate: null,
+      });
+      const view = render(
+        <QueryClientProvider client={qc}>
+          <Dashboard />
+        </QueryClientProvider>,
+      );
+      const card = screen.getByTestId('status-card');
+      await waitFor(() => expect(within(card).getByText('Active for 2 minutes')).toBeInTheDocument());
+      expect(within(card).getByText('Last activity: less than a minute ago')).toBeInTheDocument();
+      expect(within(screen.getByTestId('activity-list')).getByText('5 minutes ago')).toBeInTheDocument();
+      view.unmount();
+      forgetServerClock();
+    }
   });
 
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
