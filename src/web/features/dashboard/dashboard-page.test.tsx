@@ -228,6 +228,69 @@ describe('Dashboard', () => {
     }
   });
 
+  it("turns the plan card to the Free plan when the plan ends by the server's clock, with the screen left open", async () => {
+    for (const skewMinutes of [0, 10]) {
+      vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      // A 7-day trial with 90 s left on the server, whose clock is skewMinutes behind the device's.
+      const serverTime = () => Date.now() - skewMinutes * 60_000;
+      const end = serverTime() + 90_000;
+      const asked = vi.fn();
+      const answer = vi.fn(async (url: string) => {
+        if (url !== '/api/subscription') return new Promise<Response>(() => {});
+        asked();
+        const active = serverTime() < end;
+        return new Response(
+          JSON.stringify({
+            status: active ? 'active' : 'expired',
+            tier: active ? 'premium' : 'free',
+            billingCycle: 'monthly',
+            price: active ? 999 : 0,
+            endDate: new Date(end).toISOString(),
+          }),
+          { status: 200, headers: { 'content-type': 'application/json', date: new Date(serverTime()).toUTCString() } },
+        );
+      });
+      vi.stubGlobal('fetch', answer);
+      const qc = new QueryClient({
+        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+      });
+      qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
+      qc.setQueryData(['/api/auth/user'], {
+        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+      });
+      qc.setQueryData(['/api/stats'], stats());
+      qc.setQueryData(['/api/activities'], []);
+      qc.setQueryData(['/api/photos'], []);
+      qc.setQueryData(['/api/app-status'], {
+        isActive: false,
+        isMonitoring: false,
+        lastActivity: null,
+        activeSince: null,
+      });
+      const view = render(
+        <QueryClientProvider client={qc}>
+          <Dashboard />
+        </QueryClientProvider>,
+      );
+      const plan = screen.getByTestId('plan-card');
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+      await act(() => vi.advanceTimersByTimeAsync(89_000));
+      expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+      expect(asked).toHaveBeenCalledTimes(1);
+      await act(() => vi.advanceTimersByTimeAsync(2_000));
+      expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+      expect(within(plan).getByRole('link', { name: 'Upgrade' })).toBeInTheDocument();
+      // Asked at the end (within the header's second, perhaps once more), then no more.
+      const calls = asked.mock.calls.length;
+      expect(calls).toBeLessThanOrEqual(3);
+      await act(() => vi.advanceTimersByTimeAsync(10 * 60_000));
+      expect(asked).toHaveBeenCalledTimes(calls);
+      view.unmount();
+      forgetServerClock();
+    }
+  });
+
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
     const qc = new QueryClient({
       defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
