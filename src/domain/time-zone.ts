@@ -9,6 +9,14 @@ export const TIME_ZONE_MAX_LENGTH = 64;
 /** A stored zone may change at most this often, so hopping zones cannot mint an extra day each time. */
 export const TIME_ZONE_CHANGE_INTERVAL_MS = 7 * DAY_MS;
 
+/**
+ * On the day the zone changed, a new login day that overlaps the day already counted (rewardDayRange)
+ * is still given once this much server time has passed since the last login: a traveller moved an
+ * hour east (a new date there, whose day reaches back over the old one's) keeps the streak, and a
+ * hop far east gains a login day no sooner than 20 h after the last.
+ */
+export const MIN_MS_BETWEEN_LOGIN_DAYS = 20 * 60 * 60 * 1000;
+
 const FORMATTERS_MAX = 1_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -17,6 +17,7 @@ import {
 } from '@domain/rewards';
 import { pointsPerDay } from '@domain/insights';
 import { DAY_MS } from '@domain/calendar';
+import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
 import type { UploadReward } from '@contract/photos';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '@contract/rewards';
 import { LOGIN_SOURCE, streakFromDays, type Ledger } from './ledger';
@@ -46,21 +47,22 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
 
   /**
    * Login reward once per day of the user's stored zone, plus the streak bonus (5 x days) on a new
-   * day with a streak above 1. The day is the one the daily rules count by (rewardDayRange): on the
-   * day the zone changed, a login in the old zone's day already counts, so moving the zone ahead
-   * (already tomorrow there) gives no second day. A login at 23:59:59 and another at 00:00:01 are
-   * two days, as the spec has it; a 20 h wait between login days, the old guard against zone hops,
-   * also broke the streak of a user who came in one evening and the next morning.
+   * day with a streak above 1. A login at 23:59:59 and another at 00:00:01 are two days, as the spec
+   * has it. On the day the zone changed the day is the one the daily rules count by (rewardDayRange):
+   * moved ahead (already tomorrow there), a login of the old zone's day counts for the new date too,
+   * until MIN_MS_BETWEEN_LOGIN_DAYS have passed since it. A 20 h wait between any two login days,
+   * the rule before, also broke the streak of a user who came in one evening and the next morning.
    */
   async function recordLogin(userId: string): Promise<RecordRewardResponse> {
     const at = now();
     const result = await ledger.transaction(async (tx) => {
       const range = await tx.rewardDay(userId, at, { lock: true });
       const day = range.day;
-      const { days } = await tx.loginDays(userId);
+      const { days, lastLoginAt } = await tx.loginDays(userId);
       const next = nextLoginStreak(streakFromDays(days), day);
+      const tooSoon = lastLoginAt !== null && at.getTime() - lastLoginAt.getTime() < MIN_MS_BETWEEN_LOGIN_DAYS;
       const countedAlready =
-        next.isNewDay && (await tx.givenBetween(userId, LOGIN_SOURCE, range.start, range.end));
+        next.isNewDay && tooSoon && (await tx.givenBetween(userId, LOGIN_SOURCE, range.start, range.end));
       let added = 0;
       let message = WELCOME_BACK_MESSAGE;
       if (next.isNewDay && !countedAlready) {
