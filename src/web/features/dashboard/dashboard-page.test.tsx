@@ -291,6 +291,74 @@ describe('Dashboard', () => {
     }
   });
 
+  it('a renewing plan whose renewal reaches the server a few seconds after its end shows again, without a reload', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const end = NOW.getTime() + 60_000;
+    // Stripe renews at the period's end; its event reaches the server 5 s later.
+    const renewedAt = end + 5_000;
+    const asked = vi.fn();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url !== '/api/subscription') return new Promise<Response>(() => {});
+        asked();
+        const now = Date.now();
+        const renewed = now >= renewedAt;
+        const active = now < end || renewed;
+        return new Response(
+          JSON.stringify({
+            status: active ? 'active' : 'expired',
+            tier: active ? 'premium' : 'free',
+            billingCycle: 'monthly',
+            price: active ? 999 : 0,
+            endDate: new Date(renewed ? end + 30 * 86_400_000 : end).toISOString(),
+            source: 'stripe',
+            cancelAtPeriodEnd: false,
+            trialAvailable: false,
+            trial: false,
+            trialEndsAt: null,
+            // Past its end, not cancelled, its renewal not confirmed yet: Stripe still charges it.
+            paymentDue: !active,
+          }),
+          { status: 200, headers: { 'content-type': 'application/json', date: new Date(now).toUTCString() } },
+        );
+      }),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+    });
+    qc.setQueryData(['/api/stats'], stats());
+    qc.setQueryData(['/api/activities'], []);
+    qc.setQueryData(['/api/photos'], []);
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    const plan = screen.getByTestId('plan-card');
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(61_000));
+    expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    // Renewed: the next end is a month away, and nothing more is asked meanwhile.
+    const calls = asked.mock.calls.length;
+    expect(calls).toBeLessThanOrEqual(6);
+    await act(() => vi.advanceTimersByTimeAsync(30 * 60_000));
+    expect(asked).toHaveBeenCalledTimes(calls);
+  });
+
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
     const qc = new QueryClient({
       defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },

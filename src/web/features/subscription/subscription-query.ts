@@ -14,23 +14,29 @@ export const subscriptionQueryOptions = () =>
 /** setTimeout's longest delay (about 24.8 days); a longer one fires at once. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 const RETRY_FIRST_MS = 1_000;
-const RETRY_LONGEST_MS = 5 * 60 * 1000;
+const RETRY_LONGEST_MS = 60_000;
+/** How long after its end a plan whose renewal is not confirmed yet is asked again. */
+const RENEWAL_WAIT_MS = 10 * 60 * 1000;
 
 /**
  * Asks for the plan again when it ends by the server's clock. Queries never refetch by themselves
  * here, so a screen left open showed an ended trial's '<TIER> Plan' and 'Expires <date>' (a date
  * gone by) and offered the ad overlay, whose ad then went unpaid, until the user left the screen.
- * The server is still the one that decides: an answer that the plan is still on after its end (the
- * clocks agree only to the Date header's second, or an answer carried none) is asked again after
- * 1 s, then 2 s, 4 s... up to 5 minutes, never in a tight loop.
+ * A paid plan renews at that moment too, and Stripe's word of it reaches the server a little later:
+ * until then the server answers that a payment is due, so the plan is asked again for a while, as
+ * it is when the server still answers it on (the clocks agree only to the Date header's second):
+ * after 1 s, then 2 s, 4 s... up to a minute apart, for 10 minutes after the end, never in a tight
+ * loop. The server decides every time.
  */
 function useRefetchAtEnd(data: Subscription | undefined, updatedAt: number) {
   const qc = useQueryClient();
-  const end = data?.status === 'active' && data.endDate ? Date.parse(data.endDate) : NaN;
+  const watched = !!data?.endDate && (data.status === 'active' || data.paymentDue);
+  const end = watched ? Date.parse(data.endDate!) : NaN;
   const late = useRef({ end: NaN, answers: 0 });
   useEffect(() => {
     if (Number.isNaN(end)) return;
     const left = end - serverNow();
+    if (left <= -RENEWAL_WAIT_MS) return;
     if (left > 0) late.current = { end, answers: 0 };
     else if (late.current.end === end) late.current.answers++;
     else late.current = { end, answers: 1 };
