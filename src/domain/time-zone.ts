@@ -10,8 +10,10 @@ export const TIME_ZONE_MAX_LENGTH = 64;
 export const TIME_ZONE_CHANGE_INTERVAL_MS = 7 * DAY_MS;
 
 /**
- * However the zone or the clock moves, a new login day needs this much real time since the last
- * one. Below a day so an honest user who logs in a little earlier each day keeps the streak.
+ * On the day the zone changed, a new login day that overlaps the day already counted (rewardDayRange)
+ * is still given once this much server time has passed since the last login: a traveller moved an
+ * hour east (a new date there, whose day reaches back over the old one's) keeps the streak, and a
+ * hop far east gains a login day no sooner than 20 h after the last.
  */
 export const MIN_MS_BETWEEN_LOGIN_DAYS = 20 * 60 * 60 * 1000;
 

@@ -112,11 +112,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // The object store first: an unreachable bucket stops the start before a database is opened.
   const store = await openBlobStore(config, app.log);
   const database = opts.database ?? (await openDatabase(config));
+  const now = opts.now ?? (() => new Date());
   const ctx: AppContext = {
     config,
     database,
     db: database.db,
-    subscriptions: createSubscriptionReader(database.db),
+    subscriptions: createSubscriptionReader(database.db, now),
     ledger: createLedger(database.db),
     blobs: store.blobs,
     onUserCreated: [],
@@ -126,7 +127,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     activity:
       opts.activity ?? createServerActivity({ log: (err) => app.log.error({ err }, 'work after a request failed') }),
     onClose: [],
-    now: opts.now ?? (() => new Date()),
+    now,
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
@@ -186,8 +187,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await subscriptionsRoutes(app, ctx, { stripe });
   await paymentsRoutes(app, ctx, { stripe });
   await rewardsRoutes(app, ctx);
-  // Ad overlay (no mini-game) activities need an active subscription; mini-games do not.
-  await activitiesRoutes(app, ctx, { canUseAdOverlay: (userId) => ctx.subscriptions.isActive(userId) });
+  // Ad overlay (no mini-game) activities need a subscription active when the ad began; mini-games do not.
+  await activitiesRoutes(app, ctx, { canUseAdOverlay: (userId, at) => ctx.subscriptions.isActive(userId, at) });
   await appStatusRoutes(app, ctx);
   registerDocs(app);
 

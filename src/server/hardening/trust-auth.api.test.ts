@@ -531,27 +531,49 @@ describe('login day', () => {
     expect(stats.json()).toMatchObject({ totalPoints: 10, currentStreak: 1 });
   });
 
-  it('honest daily logins keep their streak; a new day within 20 h of the last login waits (injected clock)', async () => {
+  it('a login on each local day keeps the streak, however few hours apart (injected clock)', async () => {
     const { user } = await signUp(local, { timeZone: 'America/New_York' });
-    let clock = new Date('2024-03-04T13:00:00Z'); // 08:00 in New York (UTC-5 until 10 March)
+    let clock = new Date('2024-03-04T13:00:00Z');
     const rewards = createRewardsService({ ledger: createLedger(database.db), now: () => clock });
     const at = async (iso: string) => {
       clock = new Date(iso);
       return rewards.record(user.id, 'login');
     };
-    expect(await at('2024-03-04T13:00:00Z')).toMatchObject({ day: '2024-03-04', awarded: true, currentStreak: 1 });
-    expect(await at('2024-03-05T01:00:00Z')).toMatchObject({ day: '2024-03-04', awarded: false }); // 20:00 NY
-    // 07:30 the next morning, 23.5 h later: day 2 with its streak bonus.
-    expect(await at('2024-03-05T12:30:00Z')).toMatchObject({ day: '2024-03-05', points: 20, currentStreak: 2 });
-    expect(await at('2024-03-06T04:30:00Z')).toMatchObject({ day: '2024-03-05', awarded: false }); // 23:30 NY
-    // 01:00 on the 6th is a new local day, but only 17.5 h after the last login day began.
-    expect(await at('2024-03-06T06:00:00Z')).toMatchObject({ day: '2024-03-06', awarded: false, currentStreak: 2 });
-    // 04:00, 20.5 h after the last one: day 3.
-    expect(await at('2024-03-06T09:00:00Z')).toMatchObject({ day: '2024-03-06', points: 25, currentStreak: 3 });
+    // 23:59:59 on the 4th in New York (UTC-5 until 10 March), then 00:00:01 on the 5th: two days.
+    expect(await at('2024-03-05T04:59:59Z')).toMatchObject({ day: '2024-03-04', awarded: true, currentStreak: 1 });
+    expect(await at('2024-03-05T05:00:01Z')).toMatchObject({
+      day: '2024-03-05',
+      points: 20,
+      currentStreak: 2,
+      message: 'Welcome back! 2 day streak!',
+    });
+    expect(await at('2024-03-06T04:59:59Z')).toMatchObject({ day: '2024-03-05', awarded: false }); // 23:59:59
+    // Evening, then early the next morning (10 h later), then late the day after: every day counts.
+    expect(await at('2024-03-06T23:00:00Z')).toMatchObject({ day: '2024-03-06', points: 25, currentStreak: 3 });
+    expect(await at('2024-03-07T09:00:00Z')).toMatchObject({ day: '2024-03-07', points: 30, currentStreak: 4 });
+    // Across the change to daylight saving time (2 a.m. on 10 March), the local day still decides.
+    expect(await at('2024-03-08T04:30:00Z')).toMatchObject({ day: '2024-03-07', awarded: false }); // 23:30
+    expect(await at('2024-03-08T05:00:00Z')).toMatchObject({ day: '2024-03-08', currentStreak: 5 });
+    expect(await at('2024-03-09T12:00:00Z')).toMatchObject({ day: '2024-03-09', currentStreak: 6 });
+    expect(await at('2024-03-10T04:59:00Z')).toMatchObject({ day: '2024-03-09', awarded: false }); // 23:59 EST
+    expect(await at('2024-03-10T05:00:00Z')).toMatchObject({ day: '2024-03-10', currentStreak: 7 });
+    expect(await at('2024-03-11T03:59:00Z')).toMatchObject({ day: '2024-03-10', awarded: false }); // 23:59 EDT
+    // A missed day (the 11th) ends the run: the 12th starts again at 1, with the plain welcome back.
+    expect(await at('2024-03-12T14:00:00Z')).toMatchObject({
+      day: '2024-03-12',
+      points: 10,
+      currentStreak: 1,
+      message: 'Welcome back!',
+    });
     expect((await loginEntries(user.id)).map((e) => e.sourceEventId).sort()).toEqual([
       'login:2024-03-04',
       'login:2024-03-05',
       'login:2024-03-06',
+      'login:2024-03-07',
+      'login:2024-03-08',
+      'login:2024-03-09',
+      'login:2024-03-10',
+      'login:2024-03-12',
     ]);
   });
 });

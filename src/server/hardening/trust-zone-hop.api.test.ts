@@ -76,6 +76,65 @@ describe(`daily rewards across a zone change (${testDbKind})`, () => {
     expect(await total(west)).toBe(before);
   });
 
+  /** `POST /api/rewards/record` for the day's login, as each app load asks it. */
+  const login = async (cookie: string) => {
+    const res = await inject('POST', '/api/rewards/record', cookie, { type: 'login' });
+    expect(res.statusCode).toBe(200);
+    return res.json() as { awarded: boolean; points: number; currentStreak: number; day: string };
+  };
+
+  it('gives no second login day when the first sign-in moves a UTC account to UTC+14, until 20 h after the last', async () => {
+    toHalfPastNineUtc();
+    const { cookie, body } = await signUp(t.app);
+    expect(await login(cookie)).toMatchObject({ awarded: true, currentStreak: 1 });
+    t.clock.advance(HOUR);
+
+    const moved = await signIn(body.email, body.password, 'Pacific/Kiritimati');
+    // Kiritimati is on the next date already, but the UTC day it left holds today's login.
+    expect(await login(moved)).toMatchObject({ awarded: false, points: 0, currentStreak: 1 });
+    t.clock.advance(19 * HOUR - 60_000);
+    expect(await login(moved)).toMatchObject({ awarded: false, currentStreak: 1 });
+    t.clock.advance(60_000);
+    expect(await login(moved)).toMatchObject({ awarded: true, points: 20, currentStreak: 2 });
+  });
+
+  it("keeps a traveller's streak when a small move east overlaps the day already counted", async () => {
+    // 22:00 UTC: the day's login in UTC, the account's zone until its first sign-in with one.
+    const at = new Date(t.clock.now());
+    at.setUTCDate(at.getUTCDate() + 4);
+    at.setUTCHours(22, 0, 0, 0);
+    t.clock.advance(at.getTime() - t.clock.now().getTime());
+    const { cookie, body } = await signUp(t.app);
+    expect(await login(cookie)).toMatchObject({ awarded: true, currentStreak: 1 });
+    // At 23:30 UTC the traveller lands an hour east (West Africa, no daylight saving): already tomorrow.
+    t.clock.advance(90 * 60_000);
+    const moved = await signIn(body.email, body.password, 'Africa/Lagos');
+    expect(await login(moved)).toMatchObject({ awarded: false });
+    // That Lagos day overlaps the UTC day already counted, yet 20 h after the last login it is its own.
+    t.clock.advance(18 * HOUR);
+    expect(await login(moved)).toMatchObject({ awarded: false });
+    t.clock.advance(30 * 60_000);
+    expect(await login(moved)).toMatchObject({ awarded: true, currentStreak: 2 });
+  });
+
+  it('gives no second login day when a weekly zone change jumps from UTC-12 to UTC+14, until 20 h after the last', async () => {
+    toHalfPastNineUtc();
+    const { cookie, body, user } = await signUp(t.app, { timeZone: 'Etc/GMT+12' });
+    expect(await login(cookie)).toMatchObject({ awarded: true });
+    t.clock.advance(HOUR);
+    await t.database.db.execute(
+      sql`update users set time_zone_set_at = time_zone_set_at - interval '8 days' where id = ${user.id}`,
+    );
+    const moved = await signIn(body.email, body.password, 'Pacific/Kiritimati');
+    // Two dates ahead at once: every hour of the first 20 finds the day counted.
+    for (let hour = 1; hour < 20; hour++) {
+      expect(await login(moved)).toMatchObject({ awarded: false });
+      t.clock.advance(HOUR);
+    }
+    // The date it skipped ends the streak: the hop gains no day on staying put.
+    expect(await login(moved)).toMatchObject({ awarded: true, points: 10, currentStreak: 1 });
+  });
+
   it('pays the activation reward once when the first sign-in moves a UTC account to UTC+14', async () => {
     toHalfPastNineUtc();
     const { cookie, body, user } = await signUp(t.app);

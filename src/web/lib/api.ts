@@ -1,4 +1,5 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
+import { noteServerDate } from './server-clock';
 
 /** A failed response becomes `Error("<status>: <body text or status text>")`. */
 export async function throwIfResNotOk(res: Response) {
@@ -15,6 +16,7 @@ export async function apiRequest(method: string, url: string, data?: unknown, he
     body: data !== undefined ? JSON.stringify(data) : undefined,
     credentials: 'include',
   });
+  noteServerDate(res);
   await throwIfResNotOk(res);
   return res;
 }
@@ -48,6 +50,7 @@ export const getQueryFn =
   <T>({ on401 }: { on401: UnauthorizedBehavior }): QueryFunction<T> =>
   async ({ queryKey }) => {
     const res = await fetch(queryKey.join('/'), { credentials: 'include' });
+    noteServerDate(res);
     if (on401 === 'returnNull' && res.status === 401) return null as T;
     await throwIfResNotOk(res);
     return (await res.json()) as T;

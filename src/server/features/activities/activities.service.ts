@@ -13,7 +13,12 @@ export const ACTIVITIES_LIST_LIMIT = 200;
  * May this user record an ad-overlay activity (an ad break WITHOUT a mini-game)? app.ts passes the
  * subscription check; without one (feature tests), everyone may.
  */
-export type CanUseAdOverlay = (userId: string) => Promise<boolean>;
+/**
+ * Whether the user's plan allowed the ad overlay at `at`, the instant the ad break began (server
+ * clock): an ad begun under the plan is paid though the plan ends while it plays (a trial's last
+ * seconds), as the overlay was rightly open; one begun after the end is not.
+ */
+export type CanUseAdOverlay = (userId: string, at: Date) => Promise<boolean>;
 export const allowAllAdOverlay: CanUseAdOverlay = async () => true;
 
 export interface ActivitiesServiceDeps {
@@ -88,7 +93,7 @@ export function createActivitiesService({
           points = check.points;
           game = { gameType: check.gameType, score: check.score, completed: check.completed };
         } else {
-          if (!(await canUseAdOverlay(userId))) throw forbidden(PREMIUM_REQUIRED_MESSAGE);
+          if (!(await canUseAdOverlay(userId, adBreak.startedAt))) throw forbidden(PREMIUM_REQUIRED_MESSAGE);
           points = adCompletionPoints(ad.durationSeconds);
         }
       } catch (err) {

@@ -85,6 +85,47 @@ describe(`ad break activities (${testDbKind})`, () => {
     expect(await stats(cookie)).toMatchObject({ totalPoints: 6 + 2, adsSkipped: 1 });
   });
 
+  it('judges the overlay by the plan when the ad began, by the server clock: an ad that outlives the plan is paid, the next is not', async () => {
+    // The device's and the server's clocks are one in production: the test moves both.
+    vi.useFakeTimers({ now: t.clock.now(), toFake: ['Date'] });
+    const advance = (ms: number) => {
+      t.clock.advance(ms);
+      vi.setSystemTime(t.clock.now());
+    };
+    try {
+      const cookie = await subscribedUser();
+      const end = Date.parse(
+        (await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).json().endDate,
+      );
+      advance(end - t.clock.now().getTime() - 10_000);
+      const lastAd = await startAdBreak(t.app, cookie, 'YouTube');
+      advance(30_000);
+      // The plan ended 20 s ago, while this ad, begun under it, still played.
+      const paid = await recordAdBreak(t.app, cookie, lastAd.id, { app: 'YouTube', adDuration: 30 });
+      expect(paid.statusCode).toBe(201);
+      expect(paid.json()).toMatchObject({ recorded: true, pointsAdded: 6 });
+
+      const late = await startAdBreak(t.app, cookie, 'YouTube');
+      advance(30_000);
+      const refused = await recordAdBreak(t.app, cookie, late.id, { app: 'YouTube', adDuration: 30 });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ message: 'Premium subscription required for ad overlay' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("refuses the overlay by the server clock, which a test moves past the plan's end", async () => {
+    const cookie = await subscribedUser();
+    const end = Date.parse(
+      (await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).json().endDate,
+    );
+    t.clock.advance(end - t.clock.now().getTime());
+    // The plan ends at this very millisecond: the ad begins without it.
+    const res = await play(cookie, { app: 'TikTok', adDuration: 20 });
+    expect(res.statusCode).toBe(403);
+  });
+
   it('recomputes points and time saved from the duration, ignoring the client', async () => {
     const cookie = await subscribedUser();
     const res = await play(cookie, { app: 'Instagram', timeSaved: 9999, pointsEarned: 9999 });

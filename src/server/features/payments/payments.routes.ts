@@ -23,6 +23,7 @@ export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext, { st
     repo: createSubscriptionsRepository(ctx.db),
     stripe,
     webhookSecret: ctx.config.stripe.webhookSecret,
+    now: ctx.now,
     log: (msg, data) => app.log.warn({ data }, msg),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();

@@ -50,10 +50,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     });
     expect(res.statusCode).toBeLessThan(300);
   };
-  /**
-   * Inserts an earlier day's login reward, as if the user had logged in then: at this time of day on
-   * that day (a new login day needs 20 h since the newest login entry).
-   */
+  /** Inserts an earlier day's login reward, as if the user had logged in then, at this time of day. */
   const seedLogin = (userId: string, day: string) => {
     const createdAt = new Date(Date.parse(`${day}T00:00:00Z`) + (Date.now() % DAY_MS));
     return t.database.db

@@ -20,7 +20,7 @@ import { DAY_MS } from '@domain/calendar';
 import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
 import type { UploadReward } from '@contract/photos';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '@contract/rewards';
-import { streakFromDays, type Ledger } from './ledger';
+import { LOGIN_SOURCE, streakFromDays, type Ledger } from './ledger';
 
 export const toAchievementView = (a: Achievement): AchievementView => ({
   id: a.id,
@@ -47,23 +47,29 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
 
   /**
    * Login reward once per day of the user's stored zone, plus the streak bonus (5 x days) on a new
-   * day with a streak above 1. A new day also needs MIN_MS_BETWEEN_LOGIN_DAYS of server time since
-   * the newest login entry: a zone change (or a day boundary) never yields two days at once.
+   * day with a streak above 1. A login at 23:59:59 and another at 00:00:01 are two days, as the spec
+   * has it. On the day the zone changed the day is the one the daily rules count by (rewardDayRange):
+   * moved ahead (already tomorrow there), a login of the old zone's day counts for the new date too,
+   * until MIN_MS_BETWEEN_LOGIN_DAYS have passed since it. A 20 h wait between any two login days,
+   * the rule before, also broke the streak of a user who came in one evening and the next morning.
    */
   async function recordLogin(userId: string): Promise<RecordRewardResponse> {
     const at = now();
     const result = await ledger.transaction(async (tx) => {
-      const day = await tx.userDay(userId, at, { lock: true });
+      const range = await tx.rewardDay(userId, at, { lock: true });
+      const day = range.day;
       const { days, lastLoginAt } = await tx.loginDays(userId);
       const next = nextLoginStreak(streakFromDays(days), day);
       const tooSoon = lastLoginAt !== null && at.getTime() - lastLoginAt.getTime() < MIN_MS_BETWEEN_LOGIN_DAYS;
+      const countedAlready =
+        next.isNewDay && tooSoon && (await tx.givenBetween(userId, LOGIN_SOURCE, range.start, range.end));
       let added = 0;
       let message = WELCOME_BACK_MESSAGE;
-      if (next.isNewDay && !tooSoon) {
+      if (next.isNewDay && !countedAlready) {
         message = next.message ?? WELCOME_BACK_MESSAGE;
         const entries = [
           {
-            source: 'login',
+            source: LOGIN_SOURCE,
             sourceEventId: `login:${day}`,
             points: REWARD_POINTS.login,
             message,

@@ -41,18 +41,19 @@ export function toSubscriptionView(row: SubscriptionRow | undefined, now: Date):
 /**
  * What other features use to gate on the server (photos over the free limit, the ad overlay):
  * `isActive` for a yes/no, `requireActive` to throw the 403 the client shows as an upgrade prompt.
+ * `clock` is the server's (the app's `now`): a plan's end, its start and every gate read one clock.
  */
-export function createSubscriptionReader(db: Db) {
+export function createSubscriptionReader(db: Db, clock: () => Date = () => new Date()) {
   const repo = createSubscriptionsRepository(db);
   return {
-    async get(userId: string, now: Date = new Date()): Promise<Subscription> {
+    async get(userId: string, now: Date = clock()): Promise<Subscription> {
       return toSubscriptionView(await repo.findByUser(userId), now);
     },
-    async isActive(userId: string, now: Date = new Date()): Promise<boolean> {
+    async isActive(userId: string, now: Date = clock()): Promise<boolean> {
       return isSubscriptionActive(await repo.findByUser(userId), now);
     },
     /** Throws 403 `{message}` for a user without an active subscription. */
-    async requireActive(userId: string, message = PREMIUM_REQUIRED_MESSAGE, now: Date = new Date()): Promise<void> {
+    async requireActive(userId: string, message = PREMIUM_REQUIRED_MESSAGE, now: Date = clock()): Promise<void> {
       if (!(await this.isActive(userId, now))) throw forbidden(message);
     },
   };

@@ -47,8 +47,9 @@ describe(`subscriptions API (${testDbKind})`, () => {
 
   it('starts a 7-day trial with the server-decided end date and the price checkout charges after it', async () => {
     const { cookie, user } = await signUp(t.app);
-    const before = Date.now();
-    const farFuture = new Date(Date.now() + 3650 * DAY_MS).toISOString();
+    // The server's clock (the app's, which earlier tests moved), never the test runner's.
+    const before = t.clock.now().getTime();
+    const farFuture = new Date(before + 3650 * DAY_MS).toISOString();
     const res = await post(cookie, '/api/subscription', {
       plan: 'yearly',
       status: 'active',
@@ -71,7 +72,7 @@ describe(`subscriptions API (${testDbKind})`, () => {
     // The client's far-future end date is ignored: 7 days from now, whatever the plan.
     const end = Date.parse(body.endDate);
     expect(end).toBeGreaterThanOrEqual(before + 7 * DAY_MS);
-    expect(end).toBeLessThanOrEqual(Date.now() + 7 * DAY_MS);
+    expect(end).toBeLessThanOrEqual(t.clock.now().getTime() + 7 * DAY_MS);
     expect(await t.app.ctx.subscriptions.isActive(user.id)).toBe(true);
     expect((await get(cookie)).json()).toEqual(body);
 
@@ -149,15 +150,15 @@ describe(`subscriptions API (${testDbKind})`, () => {
       tier: 'ultimate',
       billingCycle: 'monthly',
       price: 1999,
-      endDate: new Date(Date.now() - 1000),
+      endDate: new Date(t.clock.now().getTime() - 1000),
       source: 'stripe',
     });
     const res = await get(cookie);
     expect(res.json()).toMatchObject({ status: 'expired', tier: 'free', price: 0, trialAvailable: false });
-    const reader = createSubscriptionReader(t.database.db);
+    const reader = createSubscriptionReader(t.database.db, t.clock.now);
     expect(await reader.isActive(user.id)).toBe(false);
     // The same row is active at an earlier instant.
-    expect(await reader.isActive(user.id, new Date(Date.now() - 60_000))).toBe(true);
+    expect(await reader.isActive(user.id, new Date(t.clock.now().getTime() - 60_000))).toBe(true);
   });
 
   it('gates paid features on the server: a free user gets a 403 with a clear message', async () => {
@@ -171,7 +172,9 @@ describe(`subscriptions API (${testDbKind})`, () => {
     });
     await expect(reader.requireActive(paid.id)).resolves.toBeUndefined();
     // 8 days later the 7-day trial has ended.
-    await expect(reader.requireActive(paid.id, undefined, new Date(Date.now() + 8 * DAY_MS))).rejects.toMatchObject({
+    await expect(
+      reader.requireActive(paid.id, undefined, new Date(t.clock.now().getTime() + 8 * DAY_MS)),
+    ).rejects.toMatchObject({
       statusCode: 403,
     });
   });

@@ -12,7 +12,11 @@ export interface SubscriptionsRouteOptions {
 }
 
 export async function subscriptionsRoutes(app: FastifyInstance, ctx: AppContext, opts: SubscriptionsRouteOptions) {
-  const service = createSubscriptionsService({ repo: createSubscriptionsRepository(ctx.db), stripe: opts.stripe });
+  const service = createSubscriptionsService({
+    repo: createSubscriptionsRepository(ctx.db),
+    stripe: opts.stripe,
+    now: ctx.now,
+  });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/subscription', { schema: { response: { 200: subscriptionResponse } } }, async (request) =>

@@ -138,7 +138,8 @@ describe('BillingPage back from a payment (the return address)', () => {
     for (let i = 0; i < 5; i++) await act(async () => vi.advanceTimersByTimeAsync(20));
   };
 
-  beforeEach(() => vi.useFakeTimers());
+  // A week before the plans' end: the server never answers a plan active past its end.
+  beforeEach(() => vi.useFakeTimers({ now: new Date('2026-03-10T12:00:00Z') }));
   afterEach(() => {
     act(() => dismissAllToasts());
     vi.useRealTimers();

@@ -4,6 +4,8 @@ import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { getQueryFn } from '../../lib/api';
+import { forgetServerClock } from '../../lib/server-clock';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -71,6 +73,7 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  forgetServerClock();
 });
 
 /** The text a screen reader reads from an element: its text outside aria-hidden parts (labels aside). */
@@ -226,6 +229,190 @@ describe('Dashboard', () => {
     expect(within(card).getByText('Active for 5 minutes')).toBeInTheDocument();
     expect(within(card).getByText('Last activity: 1 minute ago')).toBeInTheDocument();
     expect(within(card).getByRole('button', { name: 'Deactivate' })).toBeInTheDocument();
+  });
+
+  it("counts the status card and activity times by the server's clock, not a device clock 10 minutes off", async () => {
+    for (const skewMinutes of [10, -10]) {
+      // The device reads NOW; the server's clock (its answers' Date header) is skewMinutes behind it.
+      const server = new Date(NOW.getTime() - skewMinutes * 60_000);
+      const answers: Record<string, unknown> = {
+        '/api/app-status': {
+          isActive: true,
+          isMonitoring: true,
+          activeSince: new Date(server.getTime() - 2 * 60_000).toISOString(),
+          lastActivity: server.toISOString(),
+        },
+        '/api/activities': [{ ...activity(0, 0), createdAt: new Date(server.getTime() - 5 * 60_000).toISOString() }],
+      };
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(
+          async (url: string) =>
+            new Response(JSON.stringify(answers[url]), {
+              status: 200,
+              headers: { 'content-type': 'application/json', date: server.toUTCString() },
+            }),
+        ),
+      );
+      const qc = new QueryClient({
+        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+      });
+      for (const key of Object.keys(answers)) qc.setQueryDefaults([key], { queryFn: getQueryFn({ on401: 'throw' }) });
+      qc.setQueryData(['/api/auth/user'], {
+        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+      });
+      qc.setQueryData(['/api/stats'], stats());
+      qc.setQueryData(['/api/photos'], []);
+      qc.setQueryData(['/api/subscription'], {
+        status: 'inactive',
+        tier: 'free',
+        billingCycle: 'monthly',
+        price: 0,
+        endDate: null,
+      });
+      const view = render(
+        <QueryClientProvider client={qc}>
+          <Dashboard />
+        </QueryClientProvider>,
+      );
+      const card = screen.getByTestId('status-card');
+      await waitFor(() => expect(within(card).getByText('Active for 2 minutes')).toBeInTheDocument());
+      expect(within(card).getByText('Last activity: less than a minute ago')).toBeInTheDocument();
+      expect(within(screen.getByTestId('activity-list')).getByText('5 minutes ago')).toBeInTheDocument();
+      view.unmount();
+      forgetServerClock();
+    }
+  });
+
+  it("turns the plan card to the Free plan when the plan ends by the server's clock, with the screen left open", async () => {
+    for (const skewMinutes of [0, 10]) {
+      vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      // A 7-day trial with 90 s left on the server, whose clock is skewMinutes behind the device's.
+      const serverTime = () => Date.now() - skewMinutes * 60_000;
+      const end = serverTime() + 90_000;
+      const asked = vi.fn();
+      const answer = vi.fn(async (url: string) => {
+        if (url !== '/api/subscription') return new Promise<Response>(() => {});
+        asked();
+        const active = serverTime() < end;
+        return new Response(
+          JSON.stringify({
+            status: active ? 'active' : 'expired',
+            tier: active ? 'premium' : 'free',
+            billingCycle: 'monthly',
+            price: active ? 999 : 0,
+            endDate: new Date(end).toISOString(),
+          }),
+          { status: 200, headers: { 'content-type': 'application/json', date: new Date(serverTime()).toUTCString() } },
+        );
+      });
+      vi.stubGlobal('fetch', answer);
+      const qc = new QueryClient({
+        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+      });
+      qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
+      qc.setQueryData(['/api/auth/user'], {
+        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+      });
+      qc.setQueryData(['/api/stats'], stats());
+      qc.setQueryData(['/api/activities'], []);
+      qc.setQueryData(['/api/photos'], []);
+      qc.setQueryData(['/api/app-status'], {
+        isActive: false,
+        isMonitoring: false,
+        lastActivity: null,
+        activeSince: null,
+      });
+      const view = render(
+        <QueryClientProvider client={qc}>
+          <Dashboard />
+        </QueryClientProvider>,
+      );
+      const plan = screen.getByTestId('plan-card');
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+      await act(() => vi.advanceTimersByTimeAsync(89_000));
+      expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+      expect(asked).toHaveBeenCalledTimes(1);
+      await act(() => vi.advanceTimersByTimeAsync(2_000));
+      expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+      expect(within(plan).getByRole('link', { name: 'Upgrade' })).toBeInTheDocument();
+      // Asked at the end (within the header's second, perhaps once more), then no more.
+      const calls = asked.mock.calls.length;
+      expect(calls).toBeLessThanOrEqual(3);
+      await act(() => vi.advanceTimersByTimeAsync(10 * 60_000));
+      expect(asked).toHaveBeenCalledTimes(calls);
+      view.unmount();
+      forgetServerClock();
+    }
+  });
+
+  it('a renewing plan whose renewal reaches the server a few seconds after its end shows again, without a reload', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const end = NOW.getTime() + 60_000;
+    // Stripe renews at the period's end; its event reaches the server 5 s later.
+    const renewedAt = end + 5_000;
+    const asked = vi.fn();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url !== '/api/subscription') return new Promise<Response>(() => {});
+        asked();
+        const now = Date.now();
+        const renewed = now >= renewedAt;
+        const active = now < end || renewed;
+        return new Response(
+          JSON.stringify({
+            status: active ? 'active' : 'expired',
+            tier: active ? 'premium' : 'free',
+            billingCycle: 'monthly',
+            price: active ? 999 : 0,
+            endDate: new Date(renewed ? end + 30 * 86_400_000 : end).toISOString(),
+            source: 'stripe',
+            cancelAtPeriodEnd: false,
+            trialAvailable: false,
+            trial: false,
+            trialEndsAt: null,
+            // Past its end, not cancelled, its renewal not confirmed yet: Stripe still charges it.
+            paymentDue: !active,
+          }),
+          { status: 200, headers: { 'content-type': 'application/json', date: new Date(now).toUTCString() } },
+        );
+      }),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+    });
+    qc.setQueryData(['/api/stats'], stats());
+    qc.setQueryData(['/api/activities'], []);
+    qc.setQueryData(['/api/photos'], []);
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    const plan = screen.getByTestId('plan-card');
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(61_000));
+    expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    // Renewed: the next end is a month away, and nothing more is asked meanwhile.
+    const calls = asked.mock.calls.length;
+    expect(calls).toBeLessThanOrEqual(6);
+    await act(() => vi.advanceTimersByTimeAsync(30 * 60_000));
+    expect(asked).toHaveBeenCalledTimes(calls);
   });
 
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {

@@ -28,7 +28,7 @@ import { PointsChart } from './points-chart';
 import { useDashboardPhotos } from './recent-photos-query';
 import { StatusCard } from './status-card';
 import { TestFeatures, type StartAd } from './test-features';
-import { useNow } from '../../lib/use-now';
+import { useServerNow } from '../../lib/server-clock';
 
 const linkButton =
   'inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-4 text-sm font-semibold transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary';
@@ -53,7 +53,7 @@ export default function DashboardPage() {
  */
 export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
-  const now = useNow();
+  const now = useServerNow();
   const { data: stats, isPending: statsPending, error: statsError } = useStats();
   const { data: activitiesAnswer, isLoading: activitiesLoading, error: activitiesQueryError } = useActivities();
   const activities = activitiesAnswer ?? NO_ACTIVITIES;

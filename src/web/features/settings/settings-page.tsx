@@ -8,7 +8,7 @@ import { PageHeader } from '../../components/ui/page-header';
 import { useLogout } from '../auth';
 import { useSubscription } from '../subscription';
 import { errorMessage } from '../../lib/api';
-import { useNow } from '../../lib/use-now';
+import { useServerNow } from '../../lib/server-clock';
 import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
 import { ActivityList, useActivities } from '../rewards';
 import { ThemeCustomizer } from './theme-customizer';
@@ -64,7 +64,7 @@ export default function SettingsPage() {
   const { isActive: subscribed } = useSubscription();
   const { completed } = useOnboarding();
   const activitiesQuery = useActivities();
-  const now = useNow();
+  const now = useServerNow();
   const [autoSync, setAutoSync] = useState(false);
   const [quality, setQuality] = useState('high');
   const qualityId = useId();
