@@ -117,7 +117,8 @@ export function createAuthRepository(db: Db) {
     },
     /**
      * Deletes buckets drained empty and browsers unused for DEVICE_DAYS, up to `limit` rows of
-     * each; answers how many. Nothing they hold limits anyone any more.
+     * each; answers the larger of the two counts (a batch came back full while it equals `limit`).
+     * Nothing they hold limits anyone any more.
      */
     async deleteSpentSignInRecords(now: Date, budget: SignInBudget, limit: number): Promise<number> {
       const drainedBefore = new Date(now.getTime() - budget.failures * budget.refillMs).toISOString();
@@ -131,7 +132,7 @@ export function createAuthRepository(db: Db) {
           select ${signInDevices.id}, ${signInDevices.userId} from ${signInDevices}
           where ${signInDevices.lastUsedAt} < ${unusedBefore}::timestamptz limit ${limit}::int)`);
       const count = (res: unknown) => (res as { rowCount: number | null }).rowCount ?? 0;
-      return count(a) + count(b);
+      return Math.max(count(a), count(b));
     },
     async insertReset(id: string, userId: string, expiresAt: Date) {
       await db.insert(passwordResets).values({ id, userId, expiresAt });

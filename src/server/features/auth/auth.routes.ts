@@ -15,8 +15,8 @@ import { clearSessionCookie, isHttpsRequest, userOf, setSessionCookie } from '..
 import { createAuthRepository, type UserRow } from './auth.repository';
 import { AccountLimitError, createAuthService } from './auth.service';
 import { createSmtpMailer, type Mailer } from './mailer';
-import { purgeExpiredSessions, startSessionPurge } from './session-purge';
-import { DEVICE_COOKIE, DEVICE_COOKIE_PATH, DEVICE_DAYS, SIGN_IN_BUDGET } from './sign-in-limit';
+import { purgeExpiredSessions, purgeSpentSignInRecords, startSessionPurge } from './session-purge';
+import { DEVICE_COOKIE, DEVICE_COOKIE_PATH, DEVICE_DAYS } from './sign-in-limit';
 
 /** The browser's device cookie (sign-in-limit.ts): httpOnly, sent to the auth routes only. */
 function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, device: string) {
@@ -90,7 +90,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
       purge = startSessionPurge({
         purge: async (now) => {
           // Drained failure buckets and long-unused browsers go with the expired sessions.
-          await repo.deleteSpentSignInRecords(now, SIGN_IN_BUDGET, 10_000);
+          await purgeSpentSignInRecords(repo, now);
           return purgeExpiredSessions(repo, now);
         },
         now: ctx.now,

@@ -2,14 +2,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { createAuthRepository } from './auth.repository';
-import {
-  DEVICE_COOKIE,
-  DEVICE_FAILURES,
-  FAILURE_BUDGET,
-  REFILL_MS,
-  SIGN_IN_BUDGET,
-  accountLimitMessage,
-} from './sign-in-limit';
+import { purgeSpentSignInRecords } from './session-purge';
+import { DEVICE_COOKIE, DEVICE_FAILURES, FAILURE_BUDGET, REFILL_MS, accountLimitMessage } from './sign-in-limit';
 
 /**
  * The per-account limit on failed sign-ins: an attacker with many addresses (each under the
@@ -183,7 +177,7 @@ describe('failed sign-ins per account', () => {
     expect(c.value.length).toBeGreaterThanOrEqual(40);
   });
 
-  it('drained buckets and long-unused browsers are purged', async () => {
+  it('drained buckets and long-unused browsers are purged, in batches', async () => {
     const repo = createAuthRepository(t.database.db);
     const owner = await register();
     await guesses(owner.email, 3);
@@ -197,7 +191,7 @@ describe('failed sign-ins per account', () => {
     expect(before.f).toBeGreaterThan(0);
     expect(before.d).toBeGreaterThan(0);
     t.clock.advance(200 * 86_400_000);
-    await repo.deleteSpentSignInRecords(t.clock.now(), SIGN_IN_BUDGET, 10_000);
+    await purgeSpentSignInRecords(repo, t.clock.now(), { batch: 2 });
     expect(await count()).toEqual({ f: 0, d: 0 });
   });
 });
