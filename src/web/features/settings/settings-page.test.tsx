@@ -141,3 +141,17 @@ it('shows Manage Subscription to an active plan and Upgrade Plan to the Free pla
   expect(await screen.findByRole('link', { name: 'Manage Subscription' })).toHaveAttribute('href', '/billing');
   expect(screen.getByRole('switch', { name: 'Auto-detect ads' })).toBeChecked();
 });
+
+it('follows the tutorial completed or reset in another tab: Reset Tutorial appears and goes without a reload', async () => {
+  resetOnboardingState();
+  renderSettings();
+  expect(screen.queryByRole('button', { name: 'Reset Tutorial' })).toBeNull();
+  // Another tab finished the guide (its localStorage write fires 'storage' here only).
+  localStorage.setItem(ONBOARDING_COMPLETED_KEY, 'true');
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key: ONBOARDING_COMPLETED_KEY, newValue: 'true' })));
+  expect(screen.getByRole('button', { name: 'Reset Tutorial' })).toBeInTheDocument();
+  // And another tab reset it.
+  localStorage.removeItem(ONBOARDING_COMPLETED_KEY);
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key: ONBOARDING_COMPLETED_KEY, newValue: null })));
+  expect(screen.queryByRole('button', { name: 'Reset Tutorial' })).toBeNull();
+});
