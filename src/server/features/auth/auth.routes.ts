@@ -110,11 +110,12 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     { schema: { body: registerBody, response: { 201: userResponse } } },
     async (request, reply) => {
       const { user, token, expiresAt } = await service.register(request.body);
-      setDeviceCookie(request, reply, await service.trustBrowser(user.id, undefined, false));
       // The cookie replaced below belonged to a session nobody could end any more (no browser
       // holds it to sign out with), left open for its 30 days: it ends here, as at a sign-in.
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
+      // After the session's: scripts and tests that keep the first Set-Cookie keep the session.
+      setDeviceCookie(request, reply, await service.trustBrowser(user.id, undefined, false));
       return reply.status(201).send({ user: toUser(user) });
     },
   );
@@ -129,10 +130,10 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
         throw err;
       });
       const { user, token, expiresAt, device } = signedIn;
-      setDeviceCookie(request, reply, device);
       // A fresh token at every login: a session id planted before sign-in is never promoted.
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
+      setDeviceCookie(request, reply, device);
       return { user: toUser(user) };
     },
   );

@@ -160,7 +160,8 @@ describe('failed sign-ins per account', () => {
     expect(codes.filter((c) => c === 429)).toHaveLength(DEVICE_FAILURES);
   });
 
-  it('the device cookie is httpOnly, SameSite=Lax and sent to the auth routes only', async () => {
+  it('the device cookie is httpOnly, SameSite=Lax and sent to the auth routes only, after the session cookie', async () => {
+    const stamp = Date.now();
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/auth/register',
@@ -168,13 +169,17 @@ describe('failed sign-ins per account', () => {
       payload: {
         firstName: 'A',
         lastName: 'B',
-        email: `device-cookie-${Date.now()}@example.com`,
+        email: `device-cookie-${stamp}@example.com`,
         password: 'secret123',
       },
     });
     const c = res.cookies.find((x) => x.name === DEVICE_COOKIE)!;
     expect(c).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/auth/' });
     expect(c.value.length).toBeGreaterThanOrEqual(40);
+    // Scripts (and tests) that keep the first Set-Cookie as the session still do.
+    expect(String([res.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
+    const signedIn = await login(`device-cookie-${stamp}@example.com`, 'secret123');
+    expect(String([signedIn.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
   });
 
   it('drained buckets and long-unused browsers are purged, in batches', async () => {
