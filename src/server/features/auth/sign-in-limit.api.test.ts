@@ -1,6 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/harness';
+import { buildApp } from '../../app';
+import { createTestApp, testConfig, type TestApp } from '../../test/harness';
 import { createAuthRepository } from './auth.repository';
 import { purgeSpentSignInRecords } from './session-purge';
 import { DEVICE_COOKIE, DEVICE_FAILURES, FAILURE_BUDGET, REFILL_MS, accountLimitMessage } from './sign-in-limit';
@@ -12,10 +13,18 @@ import { DEVICE_COOKIE, DEVICE_FAILURES, FAILURE_BUDGET, REFILL_MS, accountLimit
  * PostgreSQL (EYEVU_TEST_DB=postgres), where racing attempts are taken one at a time.
  */
 let t: TestApp;
+/** A second server on the same database: another process, which shares nothing else. */
+let second: FastifyInstance;
+let secondConfig: ReturnType<typeof testConfig>;
 beforeAll(async () => {
   t = await createTestApp();
+  secondConfig = testConfig();
+  second = await buildApp(secondConfig, { database: t.database, now: t.clock.now });
+  await second.ready();
 });
 afterAll(async () => {
+  await second?.close();
+  secondConfig?.cleanup();
   await t?.close();
 });
 
@@ -27,8 +36,8 @@ const nextAddress = () => {
 };
 const deviceFrom = (res: LightMyRequestResponse) => res.cookies.find((c) => c.name === DEVICE_COOKIE)?.value;
 
-const login = (email: string, password: string, device?: string) =>
-  t.app.inject({
+const login = (email: string, password: string, device?: string, app = t.app) =>
+  app.inject({
     method: 'POST',
     url: '/api/auth/login',
     remoteAddress: nextAddress(),
@@ -146,6 +155,21 @@ describe('failed sign-ins per account', () => {
     ).map((r) => r.statusCode);
     expect(codes.filter((c) => c === 401)).toHaveLength(FAILURE_BUDGET);
     expect(codes.filter((c) => c === 429)).toHaveLength(FAILURE_BUDGET);
+  });
+
+  it('two servers on one database count into one budget (nothing is kept in a process)', async () => {
+    const owner = await register();
+    const codes = (
+      await Promise.all(
+        Array.from({ length: FAILURE_BUDGET * 2 }, (_, i) =>
+          login(owner.email, `race-${i}`, undefined, i % 2 ? second : t.app),
+        ),
+      )
+    ).map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 401)).toHaveLength(FAILURE_BUDGET);
+    expect(codes.filter((c) => c === 429)).toHaveLength(FAILURE_BUDGET);
+    // The owner's browser, known to the first server, signs in through the second.
+    expect((await login(owner.email, owner.password, owner.device, second)).statusCode).toBe(200);
   });
 
   it("racing wrong passwords with the owner's cookie take no more than its own allowance", async () => {
