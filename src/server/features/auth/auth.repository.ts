@@ -70,8 +70,9 @@ export function createAuthRepository(db: Db) {
         .returning({ level: signInFailures.level });
       if (taken.length) return null;
       const [row] = await db.select().from(signInFailures).where(eq(signInFailures.key, key)).limit(1);
-      // Gone between the two statements (a purge of a drained row): there is room now.
-      return row ? drainedLevel(row.level, row.updatedAt, now, budget.refillMs) : 0;
+      if (row) return drainedLevel(row.level, row.updatedAt, now, budget.refillMs);
+      // Purged between the two statements (only a drained row is): there is room again.
+      return this.takeSignInPlace(key, now, budget);
     },
     /** A right password gives its place back. */
     async returnSignInPlace(key: string, now: Date, budget: SignInBudget) {
