@@ -135,6 +135,17 @@ export function createAuthRepository(db: Db) {
       const count = (res: unknown) => (res as { rowCount: number | null }).rowCount ?? 0;
       return Math.max(count(a), count(b));
     },
+    /**
+     * Deletes up to `limit` reset tokens past their expiry (used ones included: a use never
+     * outlives the hour); answers how many. Each forgot-password of an account left a row for ever.
+     */
+    async deleteExpiredResets(now: Date, limit: number): Promise<number> {
+      const res = await db.execute(sql`
+        delete from ${passwordResets} where ${passwordResets.id} in (
+          select ${passwordResets.id} from ${passwordResets}
+          where ${passwordResets.expiresAt} <= ${now.toISOString()}::timestamptz limit ${limit}::int)`);
+      return (res as unknown as { rowCount: number | null }).rowCount ?? 0;
+    },
     async insertReset(id: string, userId: string, expiresAt: Date) {
       await db.insert(passwordResets).values({ id, userId, expiresAt });
     },

@@ -15,7 +15,7 @@ import { clearSessionCookie, isHttpsRequest, userOf, setSessionCookie } from '..
 import { createAuthRepository, type UserRow } from './auth.repository';
 import { AccountLimitError, createAuthService } from './auth.service';
 import { createSmtpMailer, type Mailer } from './mailer';
-import { purgeExpiredSessions, purgeSpentSignInRecords, startSessionPurge } from './session-purge';
+import { purgeExpiredSessions, purgeSpentAuthRecords, startSessionPurge } from './session-purge';
 import { DEVICE_COOKIE, DEVICE_COOKIE_PATH, DEVICE_DAYS } from './sign-in-limit';
 
 /** The browser's device cookie (sign-in-limit.ts): httpOnly, sent to the auth routes only. */
@@ -89,8 +89,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     app.addHook('onReady', async () => {
       purge = startSessionPurge({
         purge: async (now) => {
-          // Drained failure buckets and long-unused browsers go with the expired sessions.
-          await purgeSpentSignInRecords(repo, now);
+          // Drained failure buckets, long-unused browsers and expired reset tokens go with the expired sessions.
+          await purgeSpentAuthRecords(repo, now);
           return purgeExpiredSessions(repo, now);
         },
         now: ctx.now,

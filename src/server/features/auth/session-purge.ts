@@ -29,11 +29,12 @@ export async function purgeExpiredSessions(
 }
 
 /**
- * Deletes drained sign-in failure buckets and browsers unused for their standing's lifetime
- * (sign-in-limit.ts), in the same bounded batches: a spray over many emails leaves a row each.
+ * Deletes drained sign-in failure buckets, browsers unused for their standing's lifetime
+ * (sign-in-limit.ts) and expired reset tokens, in the same bounded batches: a spray over many emails
+ * leaves a bucket each, and every forgot-password of an account a token.
  */
-export async function purgeSpentSignInRecords(
-  repo: Pick<AuthRepository, 'deleteSpentSignInRecords'>,
+export async function purgeSpentAuthRecords(
+  repo: Pick<AuthRepository, 'deleteSpentSignInRecords' | 'deleteExpiredResets'>,
   now: Date,
   opts: { batch?: number; maxBatches?: number } = {},
 ): Promise<void> {
@@ -41,6 +42,9 @@ export async function purgeSpentSignInRecords(
   const maxBatches = opts.maxBatches ?? SESSION_PURGE_MAX_BATCHES;
   for (let i = 0; i < maxBatches; i++) {
     if ((await repo.deleteSpentSignInRecords(now, SIGN_IN_BUDGET, batch)) < batch) break;
+  }
+  for (let i = 0; i < maxBatches; i++) {
+    if ((await repo.deleteExpiredResets(now, batch)) < batch) break;
   }
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app';
 import { createTestApp, testConfig, type TestApp } from '../../test/harness';
 import { createAuthRepository } from './auth.repository';
-import { purgeSpentSignInRecords } from './session-purge';
+import { purgeSpentAuthRecords } from './session-purge';
 import { DEVICE_COOKIE, DEVICE_FAILURES, FAILURE_BUDGET, REFILL_MS, accountLimitMessage } from './sign-in-limit';
 
 /**
@@ -206,21 +206,29 @@ describe('failed sign-ins per account', () => {
     expect(String([signedIn.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
   });
 
-  it('drained buckets and long-unused browsers are purged, in batches', async () => {
+  it('drained buckets, long-unused browsers and expired reset tokens are purged, in batches', async () => {
     const repo = createAuthRepository(t.database.db);
     const owner = await register();
     await guesses(owner.email, 3);
+    await t.app.inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: owner.email } });
     const count = async () => {
       const res = (await t.database.db.execute(
-        'select (select count(*) from sign_in_failures)::int as f, (select count(*) from sign_in_devices)::int as d',
-      )) as unknown as { rows: Array<{ f: number; d: number }> };
+        `select (select count(*) from sign_in_failures)::int as f, (select count(*) from sign_in_devices)::int as d,
+          (select count(*) from password_resets)::int as r`,
+      )) as unknown as { rows: Array<{ f: number; d: number; r: number }> };
       return res.rows[0]!;
     };
     const before = await count();
     expect(before.f).toBeGreaterThan(0);
     expect(before.d).toBeGreaterThan(0);
+    expect(before.r).toBeGreaterThan(0);
     t.clock.advance(200 * 86_400_000);
-    await purgeSpentSignInRecords(repo, t.clock.now(), { batch: 2 });
-    expect(await count()).toEqual({ f: 0, d: 0 });
+    // A token still live at the purge's instant stays.
+    const [row] = (
+      (await t.database.db.execute(`select id from users limit 1`)) as unknown as { rows: Array<{ id: string }> }
+    ).rows;
+    await repo.insertReset('still-live', row!.id, new Date(t.clock.now().getTime() + 60_000));
+    await purgeSpentAuthRecords(repo, t.clock.now(), { batch: 2 });
+    expect(await count()).toEqual({ f: 0, d: 0, r: 1 });
   });
 });
