@@ -179,7 +179,13 @@ export function createAuthRepository(db: Db) {
      * guard in the update makes two concurrent uses of one token succeed at most once. Answers the
      * user whose password changed, or null when the token is unknown, used or expired.
      */
-    async consumeResetAndSetPassword(id: string, passwordHash: string, now: Date): Promise<string | null> {
+    async consumeResetAndSetPassword(
+      id: string,
+      passwordHash: string,
+      now: Date,
+      /** The resetting browser's new device cookie (hashed): its standing is written with the reset. */
+      device?: { id: string; at: Date },
+    ): Promise<string | null> {
       return db.transaction(async (tx) => {
         const [reset] = await tx
           .update(passwordResets)
@@ -199,6 +205,11 @@ export function createAuthRepository(db: Db) {
         // browser's standing outside the failure budget with it (the resetting one gets its own).
         await tx.delete(sessions).where(eq(sessions.userId, reset.userId));
         await tx.delete(signInDevices).where(eq(signInDevices.userId, reset.userId));
+        if (device) {
+          await tx
+            .insert(signInDevices)
+            .values({ id: device.id, userId: reset.userId, failures: 0, lastUsedAt: device.at });
+        }
         return reset.userId;
       });
     },

@@ -19,7 +19,8 @@ import { purgeExpiredSessions, purgeSpentAuthRecords, startSessionPurge } from '
 import { DEVICE_COOKIE, DEVICE_COOKIE_PATH, DEVICE_DAYS } from './sign-in-limit';
 
 /** The browser's device cookie (sign-in-limit.ts): httpOnly, sent to the auth routes only. */
-function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, device: string) {
+function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, device: string | undefined) {
+  if (!device) return;
   reply.setCookie(DEVICE_COOKIE, device, {
     path: DEVICE_COOKIE_PATH,
     httpOnly: true,

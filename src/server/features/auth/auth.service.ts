@@ -82,12 +82,19 @@ export function createAuthService(deps: {
   /**
    * Gives this browser standing outside the account's failure budget (sign-in-limit.ts): its
    * device cookie is kept when it already holds it for this account, otherwise a fresh one (a
-   * value planted in the browser is never adopted). Answers the cookie's value to set.
+   * value planted in the browser is never adopted). Answers the cookie's value to set, if written.
    */
   async function trustBrowser(userId: string, held: string | undefined, heldIsTrusted: boolean) {
     const device = held && heldIsTrusted ? held : newToken();
-    await repo.trustDevice(hashToken(device), userId, limitNow());
-    return device;
+    try {
+      await repo.trustDevice(hashToken(device), userId, limitNow());
+      return device;
+    } catch (err) {
+      // The sign-in or sign-up itself succeeded; without the cookie this browser simply has no
+      // standing yet, which an error answer over a made session would not mend.
+      deps.log.error({ err }, 'device standing not written');
+      return undefined;
+    }
   }
 
   return {
@@ -186,13 +193,18 @@ export function createAuthService(deps: {
     async resetPassword(token: string, password: string) {
       const id = hashToken(token);
       if (!(await repo.isResetLive(id, now()))) throw badRequest(INVALID_RESET);
-      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now());
+      // The mailbox was proven: this browser gets standing outside the failure budget (every other
+      // browser's ends with the reset), in the reset's own transaction, so an owner on a new device
+      // signs in during an attack.
+      const device = newToken();
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now(), {
+        id: hashToken(device),
+        at: limitNow(),
+      });
       // The reset deleted every session of the user; none may be served from the cache either.
       if (userId) await deps.sessionCache.evictUser(userId);
       if (!userId) throw badRequest(INVALID_RESET);
-      // The mailbox was proven: this browser keeps standing outside the failure budget (every
-      // other browser's ended with the reset), so an owner on a new device signs in during an attack.
-      return { message: 'Password reset successfully', device: await trustBrowser(userId, undefined, false) };
+      return { message: 'Password reset successfully', device };
     },
 
     /** Waits for reset work started after earlier answers (shutdown, tests). */

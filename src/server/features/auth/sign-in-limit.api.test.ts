@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app';
 import { createTestApp, testConfig, type TestApp } from '../../test/harness';
 import { createAuthRepository } from './auth.repository';
+import { createAuthService } from './auth.service';
 import { purgeSpentAuthRecords } from './session-purge';
 import { DEVICE_COOKIE, DEVICE_FAILURES, FAILURE_BUDGET, REFILL_MS, accountLimitMessage } from './sign-in-limit';
 
@@ -204,6 +205,26 @@ describe('failed sign-ins per account', () => {
     expect(String([res.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
     const signedIn = await login(`device-cookie-${stamp}@example.com`, 'secret123');
     expect(String([signedIn.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
+  });
+
+  it('a sign-in whose browser standing cannot be written still signs in, without the cookie (the error logged)', async () => {
+    const owner = await register();
+    const repo = createAuthRepository(t.database.db);
+    const errors: string[] = [];
+    const service = createAuthService({
+      repo: {
+        ...repo,
+        trustDevice: () => Promise.reject(new Error('connection lost')),
+      },
+      config: t.config,
+      onUserCreated: [],
+      log: { error: (_obj, msg) => void errors.push(msg), warn: () => undefined },
+      sessionCache: { evict: async () => undefined, evictUser: async () => undefined },
+    });
+    const signedIn = await service.login(owner.email, owner.password);
+    expect(signedIn.token).toEqual(expect.any(String));
+    expect(signedIn.device).toBeUndefined();
+    expect(errors).toEqual(['device standing not written']);
   });
 
   it('drained buckets, long-unused browsers and expired reset tokens are purged, in batches', async () => {
