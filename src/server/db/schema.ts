@@ -3,6 +3,7 @@ import {
   bigint,
   bigserial,
   boolean,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -59,6 +60,39 @@ export const passwordResets = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('password_resets_user_idx').on(t.userId)],
+);
+
+/**
+ * Failed sign-ins per account, a leaky bucket keyed by the SHA-256 of the normalised email (also for
+ * an email without an account): `level` as it stood at `updatedAt` (features/auth/sign-in-limit.ts).
+ */
+export const signInFailures = pgTable(
+  'sign_in_failures',
+  {
+    key: text('key').primaryKey(),
+    level: doublePrecision('level').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('sign_in_failures_updated_idx').on(t.updatedAt)],
+);
+
+/** Browsers (SHA-256 of their device cookie) that signed in to an account: outside its failure budget. */
+export const signInDevices = pgTable(
+  'sign_in_devices',
+  {
+    id: text('id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Wrong passwords sent with this cookie since its last sign-in: past a few it is trusted no more. */
+    failures: integer('failures').notNull().default(0),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.id, t.userId] }),
+    index('sign_in_devices_user_idx').on(t.userId),
+    index('sign_in_devices_last_used_idx').on(t.lastUsedAt),
+  ],
 );
 
 export const subscriptions = pgTable('subscriptions', {

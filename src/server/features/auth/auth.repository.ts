@@ -1,6 +1,7 @@
-import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { passwordResets, sessions, users } from '../../db/schema';
+import { passwordResets, sessions, signInDevices, signInFailures, users } from '../../db/schema';
+import { DEVICE_DAYS, DEVICE_FAILURES, drainedLevel, type SignInBudget } from './sign-in-limit';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -46,6 +47,105 @@ export function createAuthRepository(db: Db) {
           limit ${limit}::int)`);
       return (res as unknown as { rowCount: number | null }).rowCount ?? 0;
     },
+    /**
+     * Takes one place in the account's failure bucket (sign-in-limit.ts) before its password is
+     * checked: one statement, under the row's lock on PostgreSQL, so racing attempts from any
+     * process take places one at a time and never more than the budget. Answers null when a place
+     * was taken, else the drained level that refused it.
+     */
+    async takeSignInPlace(key: string, now: Date, budget: SignInBudget): Promise<number | null> {
+      const at = now.toISOString();
+      const drained = sql`greatest(0, ${signInFailures.level} - greatest(0, extract(epoch from (${at}::timestamptz - ${signInFailures.updatedAt})) * 1000) / ${budget.refillMs}::float8)`;
+      const taken = await db
+        .insert(signInFailures)
+        .values({ key, level: 1, updatedAt: now })
+        .onConflictDoUpdate({
+          target: signInFailures.key,
+          set: {
+            level: sql`${drained} + 1`,
+            updatedAt: sql`greatest(${signInFailures.updatedAt}, ${at}::timestamptz)`,
+          },
+          setWhere: sql`${drained} + 1 <= ${budget.failures}::float8`,
+        })
+        .returning({ level: signInFailures.level });
+      if (taken.length) return null;
+      const [row] = await db.select().from(signInFailures).where(eq(signInFailures.key, key)).limit(1);
+      if (row) return drainedLevel(row.level, row.updatedAt, now, budget.refillMs);
+      // Purged between the two statements (only a drained row is): there is room again.
+      return this.takeSignInPlace(key, now, budget);
+    },
+    /** A right password gives its place back. */
+    async returnSignInPlace(key: string, now: Date, budget: SignInBudget) {
+      const at = now.toISOString();
+      await db
+        .update(signInFailures)
+        .set({
+          level: sql`greatest(0, ${signInFailures.level} - greatest(0, extract(epoch from (${at}::timestamptz - ${signInFailures.updatedAt})) * 1000) / ${budget.refillMs}::float8 - 1)`,
+          updatedAt: sql`greatest(${signInFailures.updatedAt}, ${at}::timestamptz)`,
+        })
+        .where(eq(signInFailures.key, key));
+    },
+    /**
+     * True when this browser signed in to the user within DEVICE_DAYS and has sent fewer than
+     * DEVICE_FAILURES wrong passwords since; counts this attempt as one of them (set back to 0 by
+     * `trustDevice` when the password was right), in the same statement, so racing guesses with a
+     * stolen cookie cannot all pass the check before any is counted.
+     */
+    async takeDeviceAttempt(id: string, userId: string, now: Date): Promise<boolean> {
+      const since = new Date(now.getTime() - DEVICE_DAYS * 86_400_000);
+      const rows = await db
+        .update(signInDevices)
+        .set({ failures: sql`${signInDevices.failures} + 1` })
+        .where(
+          and(
+            eq(signInDevices.id, id),
+            eq(signInDevices.userId, userId),
+            lt(signInDevices.failures, DEVICE_FAILURES),
+            gt(signInDevices.lastUsedAt, since),
+          ),
+        )
+        .returning({ id: signInDevices.id });
+      return rows.length === 1;
+    },
+    async trustDevice(id: string, userId: string, now: Date) {
+      await db
+        .insert(signInDevices)
+        .values({ id, userId, failures: 0, lastUsedAt: now })
+        .onConflictDoUpdate({
+          target: [signInDevices.id, signInDevices.userId],
+          set: { failures: 0, lastUsedAt: now },
+        });
+    },
+    /**
+     * Deletes buckets drained empty and browsers unused for DEVICE_DAYS, up to `limit` rows of
+     * each; answers the larger of the two counts (a batch came back full while it equals `limit`).
+     * Nothing they hold limits anyone any more.
+     */
+    async deleteSpentSignInRecords(now: Date, budget: SignInBudget, limit: number): Promise<number> {
+      const drainedBefore = new Date(now.getTime() - budget.failures * budget.refillMs).toISOString();
+      const unusedBefore = new Date(now.getTime() - DEVICE_DAYS * 86_400_000).toISOString();
+      const a = await db.execute(sql`
+        delete from ${signInFailures} where ${signInFailures.key} in (
+          select ${signInFailures.key} from ${signInFailures}
+          where ${signInFailures.updatedAt} < ${drainedBefore}::timestamptz limit ${limit}::int)`);
+      const b = await db.execute(sql`
+        delete from ${signInDevices} where (${signInDevices.id}, ${signInDevices.userId}) in (
+          select ${signInDevices.id}, ${signInDevices.userId} from ${signInDevices}
+          where ${signInDevices.lastUsedAt} < ${unusedBefore}::timestamptz limit ${limit}::int)`);
+      const count = (res: unknown) => (res as { rowCount: number | null }).rowCount ?? 0;
+      return Math.max(count(a), count(b));
+    },
+    /**
+     * Deletes up to `limit` reset tokens past their expiry (used ones included: a use never
+     * outlives the hour); answers how many. Each forgot-password of an account left a row for ever.
+     */
+    async deleteExpiredResets(now: Date, limit: number): Promise<number> {
+      const res = await db.execute(sql`
+        delete from ${passwordResets} where ${passwordResets.id} in (
+          select ${passwordResets.id} from ${passwordResets}
+          where ${passwordResets.expiresAt} <= ${now.toISOString()}::timestamptz limit ${limit}::int)`);
+      return (res as unknown as { rowCount: number | null }).rowCount ?? 0;
+    },
     async insertReset(id: string, userId: string, expiresAt: Date) {
       await db.insert(passwordResets).values({ id, userId, expiresAt });
     },
@@ -79,7 +179,13 @@ export function createAuthRepository(db: Db) {
      * guard in the update makes two concurrent uses of one token succeed at most once. Answers the
      * user whose password changed, or null when the token is unknown, used or expired.
      */
-    async consumeResetAndSetPassword(id: string, passwordHash: string, now: Date): Promise<string | null> {
+    async consumeResetAndSetPassword(
+      id: string,
+      passwordHash: string,
+      now: Date,
+      /** The resetting browser's new device cookie (hashed): its standing is written with the reset. */
+      device?: { id: string; at: Date },
+    ): Promise<string | null> {
       return db.transaction(async (tx) => {
         const [reset] = await tx
           .update(passwordResets)
@@ -95,8 +201,15 @@ export function createAuthRepository(db: Db) {
           .where(
             and(eq(passwordResets.userId, reset.userId), ne(passwordResets.id, id), isNull(passwordResets.usedAt)),
           );
-        // A reset signs out every device: whoever knew the old password loses access.
+        // A reset signs out every device: whoever knew the old password loses access, and every
+        // browser's standing outside the failure budget with it (the resetting one gets its own).
         await tx.delete(sessions).where(eq(sessions.userId, reset.userId));
+        await tx.delete(signInDevices).where(eq(signInDevices.userId, reset.userId));
+        if (device) {
+          await tx
+            .insert(signInDevices)
+            .values({ id: device.id, userId: reset.userId, failures: 0, lastUsedAt: device.at });
+        }
         return reset.userId;
       });
     },

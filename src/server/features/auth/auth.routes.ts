@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   forgotPasswordBody,
@@ -11,11 +11,25 @@ import {
 } from '@contract/auth';
 import type { AppContext } from '../../context';
 import { isLoopbackHost } from '../../config';
-import { clearSessionCookie, userOf, setSessionCookie } from '../../http/session';
+import { clearSessionCookie, isHttpsRequest, userOf, setSessionCookie } from '../../http/session';
 import { createAuthRepository, type UserRow } from './auth.repository';
-import { createAuthService } from './auth.service';
+import { AccountLimitError, createAuthService } from './auth.service';
 import { createSmtpMailer, type Mailer } from './mailer';
-import { purgeExpiredSessions, startSessionPurge } from './session-purge';
+import { purgeExpiredSessions, purgeSpentAuthRecords, startSessionPurge } from './session-purge';
+import { DEVICE_COOKIE, DEVICE_COOKIE_PATH, DEVICE_DAYS } from './sign-in-limit';
+
+/** The browser's device cookie (sign-in-limit.ts): httpOnly, sent to the auth routes only. */
+function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, device: string | undefined) {
+  if (!device) return;
+  reply.setCookie(DEVICE_COOKIE, device, {
+    path: DEVICE_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttpsRequest(request),
+    maxAge: DEVICE_DAYS * 86_400,
+  });
+}
+const deviceOf = (request: FastifyRequest): string | undefined => request.cookies[DEVICE_COOKIE] || undefined;
 
 const toUser = (u: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName' | 'createdAt'>) => ({
   id: u.id,
@@ -67,13 +81,22 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     log: app.log,
     sessionCache: app.sessionEnds,
     rewardsNow: ctx.now,
+    limitNow: ctx.now,
   });
   // Reset mail still on its way is finished before the database closes.
   ctx.onClose.push(() => service.drain());
   if (ctx.config.startWorkers) {
     let purge: ReturnType<typeof startSessionPurge> | undefined;
     app.addHook('onReady', async () => {
-      purge = startSessionPurge({ purge: (now) => purgeExpiredSessions(repo, now), now: ctx.now, log: app.log });
+      purge = startSessionPurge({
+        purge: async (now) => {
+          // Drained failure buckets, long-unused browsers and expired reset tokens go with the expired sessions.
+          await purgeSpentAuthRecords(repo, now);
+          return purgeExpiredSessions(repo, now);
+        },
+        now: ctx.now,
+        log: app.log,
+      });
     });
     ctx.onClose.push(async () => purge?.stop());
   }
@@ -92,6 +115,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
       // holds it to sign out with), left open for its 30 days: it ends here, as at a sign-in.
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
+      // After the session's: scripts and tests that keep the first Set-Cookie keep the session.
+      setDeviceCookie(request, reply, await service.trustBrowser(user.id, undefined, false));
       return reply.status(201).send({ user: toUser(user) });
     },
   );
@@ -101,10 +126,15 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     { schema: { body: loginBody, response: { 200: userResponse } } },
     async (request, reply) => {
       const { email, password, timeZone } = request.body;
-      const { user, token, expiresAt } = await service.login(email, password, timeZone);
+      const signedIn = await service.login(email, password, timeZone, deviceOf(request)).catch((err: unknown) => {
+        if (err instanceof AccountLimitError) reply.header('Retry-After', String(err.retryAfterSeconds));
+        throw err;
+      });
+      const { user, token, expiresAt, device } = signedIn;
       // A fresh token at every login: a session id planted before sign-in is never promoted.
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
+      setDeviceCookie(request, reply, device);
       return { user: toUser(user) };
     },
   );
@@ -124,6 +154,10 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
   r.post(
     '/api/auth/reset-password',
     { schema: { body: resetPasswordBody, response: { 200: messageResponse } } },
-    async (request) => service.resetPassword(request.body.token, request.body.password),
+    async (request, reply) => {
+      const { message, device } = await service.resetPassword(request.body.token, request.body.password);
+      setDeviceCookie(request, reply, device);
+      return { message };
+    },
   );
 }

@@ -2,11 +2,12 @@ import { canonicalTimeZone, timeZoneToStore } from '@domain/time-zone';
 import type { RegisterBody } from '@contract/auth';
 import type { Config } from '../../config';
 import { SESSION_DAYS } from '../../http/session';
-import { badRequest, conflict, unauthorized } from '../../http/errors';
+import { AppError, badRequest, conflict, unauthorized } from '../../http/errors';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { AuthRepository, UserRow } from './auth.repository';
 import type { Mailer } from './mailer';
 import { getDummyHash, hashPassword, verifyPassword } from './password';
+import { accountLimitMessage, secondsUntilRoom, SIGN_IN_BUDGET, type SignInBudget } from './sign-in-limit';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';
@@ -32,10 +33,15 @@ export function createAuthService(deps: {
    * the stored zone changed is compared with their days (rewardDayRange).
    */
   rewardsNow?: () => Date;
+  /** The clock of the per-account sign-in limit (sign-in-limit.ts), injectable in tests. */
+  limitNow?: () => Date;
+  signInBudget?: SignInBudget;
 }) {
   const { repo, config } = deps;
   const now = deps.now ?? (() => new Date());
   const rewardsNow = deps.rewardsNow ?? now;
+  const limitNow = deps.limitNow ?? now;
+  const budget = deps.signInBudget ?? SIGN_IN_BUDGET;
   const pending = new Set<Promise<void>>();
 
   /**
@@ -73,8 +79,27 @@ export function createAuthService(deps: {
     return { token, expiresAt };
   }
 
+  /**
+   * Gives this browser standing outside the account's failure budget (sign-in-limit.ts): its
+   * device cookie is kept when it already holds it for this account, otherwise a fresh one (a
+   * value planted in the browser is never adopted). Answers the cookie's value to set, if written.
+   */
+  async function trustBrowser(userId: string, held: string | undefined, heldIsTrusted: boolean) {
+    const device = held && heldIsTrusted ? held : newToken();
+    try {
+      await repo.trustDevice(hashToken(device), userId, limitNow());
+      return device;
+    } catch (err) {
+      // The sign-in or sign-up itself succeeded; without the cookie this browser simply has no
+      // standing yet, which an error answer over a made session would not mend.
+      deps.log.error({ err }, 'device standing not written');
+      return undefined;
+    }
+  }
+
   return {
     startSession,
+    trustBrowser,
 
     async register(body: RegisterBody): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
       const email = normaliseEmail(body.email);
@@ -98,12 +123,27 @@ export function createAuthService(deps: {
       return { user, ...(await startSession(user.id)) };
     },
 
-    /** Limits (per address, per address + email) are applied before this, by http/rate-limits.ts. */
-    async login(emailRaw: string, password: string, timeZoneRaw?: string) {
+    /**
+     * Limits per address and per address + email are applied before this (http/rate-limits.ts);
+     * the per-account one here: a browser without standing for the account takes a place in its
+     * failure bucket before the password is checked, and past the budget is refused unchecked.
+     * `device` is the browser's device cookie. Answers the device cookie to set.
+     */
+    async login(emailRaw: string, password: string, timeZoneRaw?: string, device?: string) {
       const email = normaliseEmail(emailRaw);
       const user = await repo.findUserByEmail(email);
+      const trusted = !!user && !!device && (await repo.takeDeviceAttempt(hashToken(device), user.id, limitNow()));
+      const bucket = hashToken(`sign-in:${email}`);
+      if (!trusted) {
+        const refusedAt = await repo.takeSignInPlace(bucket, limitNow(), budget);
+        if (refusedAt !== null) {
+          const seconds = secondsUntilRoom(refusedAt, budget);
+          throw new AccountLimitError(seconds);
+        }
+      }
       const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
       if (!user || !ok) throw unauthorized(INVALID_LOGIN);
+      if (!trusted) await repo.returnSignInPlace(bucket, limitNow(), budget);
       const at = rewardsNow();
       const stored = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
       const timeZone = timeZoneToStore(stored, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
@@ -114,7 +154,7 @@ export function createAuthService(deps: {
       if (!(await repo.insertSessionIfPassword(hashToken(token), user.id, user.passwordHash, expiresAt))) {
         throw unauthorized(INVALID_LOGIN);
       }
-      return { user, token, expiresAt };
+      return { user, token, expiresAt, device: await trustBrowser(user.id, device, trusted) };
     },
 
     async logout(sessionId: string) {
@@ -153,11 +193,18 @@ export function createAuthService(deps: {
     async resetPassword(token: string, password: string) {
       const id = hashToken(token);
       if (!(await repo.isResetLive(id, now()))) throw badRequest(INVALID_RESET);
-      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now());
+      // The mailbox was proven: this browser gets standing outside the failure budget (every other
+      // browser's ends with the reset), in the reset's own transaction, so an owner on a new device
+      // signs in during an attack.
+      const device = newToken();
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now(), {
+        id: hashToken(device),
+        at: limitNow(),
+      });
       // The reset deleted every session of the user; none may be served from the cache either.
       if (userId) await deps.sessionCache.evictUser(userId);
       if (!userId) throw badRequest(INVALID_RESET);
-      return { message: 'Password reset successfully' };
+      return { message: 'Password reset successfully', device };
     },
 
     /** Waits for reset work started after earlier answers (shutdown, tests). */
@@ -167,3 +214,10 @@ export function createAuthService(deps: {
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;
+
+/** A 429 from the per-account limit, with the seconds to wait for Retry-After. */
+export class AccountLimitError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, accountLimitMessage(retryAfterSeconds), 'rate_limited');
+  }
+}

@@ -1,4 +1,5 @@
 import type { AuthRepository } from './auth.repository';
+import { SIGN_IN_BUDGET } from './sign-in-limit';
 
 /** How often expired sessions are purged (and once at start). */
 export const SESSION_PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -25,6 +26,26 @@ export async function purgeExpiredSessions(
     if (n < batch) break;
   }
   return deleted;
+}
+
+/**
+ * Deletes drained sign-in failure buckets, browsers unused for their standing's lifetime
+ * (sign-in-limit.ts) and expired reset tokens, in the same bounded batches: a spray over many emails
+ * leaves a bucket each, and every forgot-password of an account a token.
+ */
+export async function purgeSpentAuthRecords(
+  repo: Pick<AuthRepository, 'deleteSpentSignInRecords' | 'deleteExpiredResets'>,
+  now: Date,
+  opts: { batch?: number; maxBatches?: number } = {},
+): Promise<void> {
+  const batch = opts.batch ?? SESSION_PURGE_BATCH;
+  const maxBatches = opts.maxBatches ?? SESSION_PURGE_MAX_BATCHES;
+  for (let i = 0; i < maxBatches; i++) {
+    if ((await repo.deleteSpentSignInRecords(now, SIGN_IN_BUDGET, batch)) < batch) break;
+  }
+  for (let i = 0; i < maxBatches; i++) {
+    if ((await repo.deleteExpiredResets(now, batch)) < batch) break;
+  }
 }
 
 /**

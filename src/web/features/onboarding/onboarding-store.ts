@@ -114,11 +114,25 @@ export function resetOnboardingState() {
   set({ open: false, step: 0, completed: read(ONBOARDING_COMPLETED_KEY) });
 }
 
+/**
+ * The guide completed or reset in another tab of this browser: Settings here offers Reset Tutorial
+ * by the flag, so it follows (the storage event fires in the other tabs only).
+ */
+function onStorage(event: StorageEvent) {
+  if (event.key !== null && event.key !== ONBOARDING_COMPLETED_KEY) return;
+  const completed = read(ONBOARDING_COMPLETED_KEY);
+  if (completed !== state.completed) set({ completed });
+}
+
 export function useOnboarding(): State {
   return useSyncExternalStore(
     (l) => {
+      if (listeners.size === 0) window.addEventListener('storage', onStorage);
       listeners.add(l);
-      return () => listeners.delete(l);
+      return () => {
+        listeners.delete(l);
+        if (listeners.size === 0) window.removeEventListener('storage', onStorage);
+      };
     },
     () => state,
   );

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -108,4 +108,50 @@ it('Activity History keeps the list it has when a later refresh of it fails', as
   expect(client.getQueryState(['/api/activities'])?.status).toBe('error');
   expect(within(history).getByText(/YouTube/)).toBeInTheDocument();
   expect(within(history).queryByRole('alert')).toBeNull();
+});
+
+it("offers Upgrade Plan only from an answer: a plan that could not be read says so, never 'Upgrade Plan' to a subscriber", async () => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) =>
+      url === '/api/subscription'
+        ? json({ message: 'Too many attempts. Please wait 2 minute(s) and try again.' }, 429)
+        : json([]),
+    ),
+  );
+  renderSettings();
+  expect(screen.queryByRole('link', { name: 'Upgrade Plan' })).toBeNull();
+  expect(await screen.findByRole('alert')).toHaveTextContent(
+    'Too many attempts. Please wait 2 minute(s) and try again.',
+  );
+  expect(screen.queryByRole('link', { name: 'Upgrade Plan' })).toBeNull();
+  expect(screen.queryByRole('link', { name: 'Manage Subscription' })).toBeNull();
+});
+
+it('shows Manage Subscription to an active plan and Upgrade Plan to the Free plan', async () => {
+  renderSettings();
+  expect(await screen.findByRole('link', { name: 'Upgrade Plan' })).toHaveAttribute('href', '/pricing');
+  cleanup();
+  const active = { ...FREE_SUBSCRIPTION, status: 'active', tier: 'premium' };
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => json(url === '/api/subscription' ? active : [])),
+  );
+  renderSettings();
+  expect(await screen.findByRole('link', { name: 'Manage Subscription' })).toHaveAttribute('href', '/billing');
+  expect(screen.getByRole('switch', { name: 'Auto-detect ads' })).toBeChecked();
+});
+
+it('follows the tutorial completed or reset in another tab: Reset Tutorial appears and goes without a reload', async () => {
+  resetOnboardingState();
+  renderSettings();
+  expect(screen.queryByRole('button', { name: 'Reset Tutorial' })).toBeNull();
+  // Another tab finished the guide (its localStorage write fires 'storage' here only).
+  localStorage.setItem(ONBOARDING_COMPLETED_KEY, 'true');
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key: ONBOARDING_COMPLETED_KEY, newValue: 'true' })));
+  expect(screen.getByRole('button', { name: 'Reset Tutorial' })).toBeInTheDocument();
+  // And another tab reset it.
+  localStorage.removeItem(ONBOARDING_COMPLETED_KEY);
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key: ONBOARDING_COMPLETED_KEY, newValue: null })));
+  expect(screen.queryByRole('button', { name: 'Reset Tutorial' })).toBeNull();
 });

@@ -61,7 +61,8 @@ const linkButton =
 /** Ad detection, gallery, notifications and theme preferences, the tutorial and the activity history. */
 export default function SettingsPage() {
   const logout = useLogout();
-  const { isActive: subscribed } = useSubscription();
+  const subscriptionQuery = useSubscription();
+  const subscribed = subscriptionQuery.isActive;
   const { completed } = useOnboarding();
   const activitiesQuery = useActivities();
   const now = useServerNow();
@@ -173,14 +174,24 @@ export default function SettingsPage() {
         </ul>
       </Section>
 
-      {subscribed ? (
-        <Link href="/billing" className={`${linkButton} bg-primary text-primary-fg`}>
-          Manage Subscription
-        </Link>
+      {/* The plan's link only from an answer: while it loads, or when it could not be read (a
+          limit, a restart), a paying subscriber was offered 'Upgrade Plan', as if on the Free plan. */}
+      {subscriptionQuery.data ? (
+        subscribed ? (
+          <Link href="/billing" className={`${linkButton} bg-primary text-primary-fg`}>
+            Manage Subscription
+          </Link>
+        ) : (
+          <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
+            Upgrade Plan
+          </Link>
+        )
       ) : (
-        <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
-          Upgrade Plan
-        </Link>
+        subscriptionQuery.isError && (
+          <p role="alert" className="text-sm text-danger">
+            {errorMessage(subscriptionQuery.error, 'Could not load your plan.')}
+          </p>
+        )
       )}
       <Button variant="outline" onClick={() => logout.mutate()} pending={logout.isPending}>
         <LogOut className="size-4" aria-hidden />
