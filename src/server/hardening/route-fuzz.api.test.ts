@@ -379,6 +379,8 @@ describe('route fuzzer (seeded, every registered route)', () => {
           const why = unreadableError(res);
           if (why) failures.push(`${label}: ${res.statusCode} not a readable error (${why})`);
         }
+        if (c.message && !ok && messageOf(res) !== c.message)
+          failures.push(`${label}: ${res.statusCode} said ${res.body.slice(0, 120)}, not ${JSON.stringify(c.message)}`);
         const missing = missingHeaders(res, String(req.url));
         if (missing) failures.push(`${label}: ${res.statusCode} without ${missing}`);
         if (i === 0 && !ok && res.statusCode !== fixture.validStatus)
@@ -424,6 +426,14 @@ describe('route fuzzer (seeded, every registered route)', () => {
     expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
   }, 240_000);
 });
+
+function messageOf(res: LightMyRequestResponse): unknown {
+  try {
+    return (JSON.parse(res.body) as { message?: unknown }).message;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The headers every API answer carries (the security headers' hook and the cache policy), if any is missing. */
 function missingHeaders(res: LightMyRequestResponse, url: string): string | undefined {

@@ -6,6 +6,7 @@
  */
 import type { InjectOptions } from 'fastify';
 import { z } from 'zod';
+import { PROTOTYPE_KEY_MESSAGE } from '../http/json-body';
 import type { Rng } from './support';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -26,6 +27,8 @@ export interface FuzzCase {
   request: InjectOptions;
   /** The server must answer 4xx: the variant breaks the route's contract (not merely odd). */
   mustRefuse: boolean;
+  /** The refusal's message, where one message is the only right one. */
+  message?: string;
 }
 
 /** What a hostile path parameter may be, besides the malformed values below: another user's ids. */
@@ -298,7 +301,10 @@ export function fuzzCase(
           '"constructor":{"prototype":{"isAdmin":true}}',
           '"__proto__":null',
         ]);
-        return make(`prototype key ${key.slice(0, 16)}`, true, { payload: `{${key}${inner ? ',' + inner : ''}}` });
+        return {
+          ...make(`prototype key ${key.slice(0, 16)}`, true, { payload: `{${key}${inner ? ',' + inner : ''}}` }),
+          message: PROTOTYPE_KEY_MESSAGE,
+        };
       },
     ]);
     gens.push([
