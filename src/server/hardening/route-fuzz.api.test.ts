@@ -195,7 +195,10 @@ const FIXTURES: Record<string, Fixture> = {
         data: { object: { id: 'cus_fuzz', object: 'customer' } },
       });
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-      return { raw: { payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } } };
+      return {
+        raw: { payload, headers: { 'content-type': 'application/json' }, tamperRefused: true },
+        headers: { 'stripe-signature': signature },
+      };
     },
   },
   'GET /api/rewards': { as: 'A', valid: () => ({}) },

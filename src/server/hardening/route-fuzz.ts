@@ -17,8 +17,11 @@ export interface ValidRequest {
   query?: Record<string, string>;
   /** A JSON body. */
   body?: Json;
-  /** A body sent as these bytes with these headers (a multipart upload, a signed webhook). */
-  raw?: { payload: string | Buffer; headers: Record<string, string> };
+  /**
+   * A body sent as these bytes with these headers (a multipart upload, a signed webhook);
+   * `tamperRefused`: a body cut short or with a byte changed must be refused (it is signed).
+   */
+  raw?: { payload: string | Buffer; headers: Record<string, string>; tamperRefused?: boolean };
   headers?: Record<string, string>;
 }
 
@@ -338,6 +341,19 @@ export function fuzzCase(
         });
       },
     ]);
+    if (rawBody) {
+      gens.push([
+        'tampered body',
+        () => {
+          const bytes = Buffer.from(valid.raw!.payload);
+          const at = r.int(0, bytes.length - 1);
+          const cut = r.next() < 0.5;
+          const payload = cut ? bytes.subarray(0, at) : Buffer.from(bytes);
+          if (!cut) payload[at] = payload[at]! ^ 0x20;
+          return make(`body ${cut ? `cut at ${at}` : `byte ${at} changed`}`, !!valid.raw!.tamperRefused, { payload });
+        },
+      ]);
+    }
     gens.push([
       'no content type',
       () => {
