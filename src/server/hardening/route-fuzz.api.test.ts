@@ -69,7 +69,7 @@ async function uploadFor(user: SeededUser, seed: number): Promise<string> {
   return res.json().results[0].photo.id as string;
 }
 
-let photoSeed = 30_000;
+let serial = 30_000;
 const json = (body: object): ValidRequest => ({ body: body as ValidRequest['body'] });
 
 interface Fixture {
@@ -98,7 +98,7 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /api/auth/register': {
     as: 'nobody',
     valid: () =>
-      json({ firstName: 'Fuzz', lastName: 'User', email: `fuzz${++photoSeed}@example.com`, password: 'secret123' }),
+      json({ firstName: 'Fuzz', lastName: 'User', email: `fuzz${++serial}@example.com`, password: 'secret123' }),
   },
   'POST /api/auth/login': { as: 'nobody', valid: () => json({ email: spare.email, password: spare.password }) },
   'POST /api/auth/logout': { as: 'own session', valid: () => ({}) },
@@ -120,7 +120,7 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /api/photos/delete': {
     as: 'A',
     spends: true,
-    valid: async () => json({ ids: [await uploadFor(a, ++photoSeed)] }),
+    valid: async () => json({ ids: [await uploadFor(a, ++serial)] }),
   },
   'GET /api/photos/favorites': { as: 'A', valid: () => ({ query: { limit: '10' } }) },
   'PUT /api/photos/:id/favorite': { as: 'A', valid: () => ({ params: { id: a.photoId }, body: { favorite: true } }) },
@@ -136,12 +136,12 @@ const FIXTURES: Record<string, Fixture> = {
   'DELETE /api/photos/:id': {
     as: 'A',
     spends: true,
-    valid: async () => ({ params: { id: await uploadFor(a, ++photoSeed) } }),
+    valid: async () => ({ params: { id: await uploadFor(a, ++serial) } }),
   },
   'POST /api/photos': {
     as: 'A',
     async valid() {
-      const m = multipart([{ name: `fuzz-${++photoSeed}.jpg`, bytes: await jpeg(photoSeed) }]);
+      const m = multipart([{ name: `fuzz-${++serial}.jpg`, bytes: await jpeg(serial) }]);
       return { raw: { payload: m.payload, headers: m.headers } };
     },
   },
@@ -167,7 +167,7 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /api/albums': { as: 'A', valid: () => ({}) },
   'POST /api/albums': {
     as: 'A',
-    valid: () => json({ name: `Fuzzed ${++photoSeed}`, description: 'made by the fuzzer', photoIds: [a.photoId] }),
+    valid: () => json({ name: `Fuzzed ${++serial}`, description: 'made by the fuzzer', photoIds: [a.photoId] }),
   },
   'GET /api/subscription': { as: 'A', valid: () => ({}) },
   // A's one trial is spent in setup (seedUser): the valid request reaches the service and is refused.
@@ -184,7 +184,7 @@ const FIXTURES: Record<string, Fixture> = {
     valid() {
       // An event type the app does not act on: signed, so it is accepted, and changes nothing.
       const payload = JSON.stringify({
-        id: `evt_fuzz_${++photoSeed}`,
+        id: `evt_fuzz_${++serial}`,
         object: 'event',
         api_version: Stripe.API_VERSION,
         created: Math.floor(t.clock.now().getTime() / 1000),
