@@ -9,10 +9,10 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
 import { registerCompression } from './http/compression';
-import { registerErrorHandler, registerNotFound } from './http/errors';
+import { answerRouterError, registerErrorHandler, registerNotFound } from './http/errors';
 import { registerJsonBodyParser } from './http/json-body';
 import { registerRateLimits } from './http/rate-limits';
-import { registerSecurityHeaders } from './http/security-headers';
+import { registerSecurityHeaders, type SecurityHeaders } from './http/security-headers';
 import {
   DASHBOARD_FIRST_SCREEN,
   GALLERY_FIRST_PAGE,
@@ -86,6 +86,8 @@ declare module 'fastify' {
 
 /** Builds the whole server without listening: main.ts listens, tests call `inject`. */
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  // Set once the headers are worked out, below: the router's refusals run no hook to set them.
+  const headersFor: { routerRefusals?: SecurityHeaders } = {};
   const app = Fastify({
     logger:
       config.logLevel === 'silent' && !opts.logStream
@@ -100,6 +102,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     connectionTimeout: opts.idleConnectionMs ?? IDLE_CONNECTION_MS,
     keepAliveTimeout: Math.min(KEEP_ALIVE_MS, (opts.idleConnectionMs ?? IDLE_CONNECTION_MS) / 2),
     requestTimeout: REQUEST_TIMEOUT_MS,
+    frameworkErrors: (err, request, reply) => answerRouterError(err, request, reply, headersFor.routerRefusals),
   });
   // Process-wide; every thread that loads sharp sets it again (lib/image-threads.ts).
   sharp.concurrency(config.imageThreads);
@@ -148,7 +151,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   const pages = spa ? loadWebPages(config.webDir!) : null;
   // Helmet's headers, computed once (http/security-headers.ts), not rebuilt on every request.
-  await registerSecurityHeaders(app, {
+  headersFor.routerRefusals = await registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],

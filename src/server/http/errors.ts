@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BlobStoreUnavailable } from '../storage/blob-store';
 import type { PageHandler } from './web-pages';
@@ -97,6 +97,29 @@ export function registerErrorHandler(app: FastifyInstance) {
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ message: 'Something went wrong on our side.', code: 'internal' });
   });
+}
+
+export const BAD_URL_MESSAGE = 'The request address is not valid: it holds an escape (%) that does not decode.';
+export const LONG_PATH_MESSAGE = 'The request address is too long.';
+
+/**
+ * The router's own refusals, which Fastify answers before any hook runs: a path whose escapes do not
+ * decode (400) and a path parameter past its length limit (414). Left to Fastify they went out in its
+ * format (`{error, code, message, statusCode}`, the message repeating the whole path) and without the
+ * security headers or the cache policy, which hooks set; `setHeaders` is those hooks' setter.
+ */
+export function answerRouterError(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  setHeaders: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined,
+) {
+  setHeaders?.(request, reply);
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return reply.status(414).send({ message: LONG_PATH_MESSAGE, code: 'uri_too_long' });
+  if (err.code === 'FST_ERR_BAD_URL') return reply.status(400).send({ message: BAD_URL_MESSAGE, code: 'bad_url' });
+  request.log.error({ err }, 'router error');
+  return reply.status(500).send({ message: 'Something went wrong on our side.', code: 'internal' });
 }
 
 /**

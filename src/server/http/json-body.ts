@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors';
 
 export const NUL_IN_JSON_MESSAGE = 'Text in the request cannot contain the NUL character (\\u0000).';
+export const PROTOTYPE_KEY_MESSAGE = 'The request body cannot hold "__proto__" or "constructor.prototype" keys.';
 
 /**
  * Whether JSON text holds the escape of U+0000 (JSON has no other way to carry it: a raw control
@@ -34,6 +35,20 @@ export function registerJsonBodyParser(app: FastifyInstance) {
       done(badRequest(NUL_IN_JSON_MESSAGE), undefined);
       return;
     }
-    parse(request, text, done);
+    parse(request, text, (err, parsed) => {
+      // Fastify refuses prototype keys as it refuses broken JSON, with one error for both: a client
+      // that sent well-formed JSON was told it had not. Told apart here, on the refusal path only.
+      if (err && isWellFormed(text)) done(badRequest(PROTOTYPE_KEY_MESSAGE), undefined);
+      else done(err, parsed);
+    });
   });
+}
+
+function isWellFormed(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { isApiRequest } from './route-table';
 
@@ -37,14 +37,27 @@ export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Outg
  */
 export const API_CACHE_CONTROL = 'private, no-store';
 
-/** Sets the precomputed headers as helmet would (on the raw response, so a route's own header wins). */
-export async function registerSecurityHeaders(app: FastifyInstance, options: FastifyHelmetOptions) {
+/** Sets a response's security headers and, on an API answer, its cache policy. */
+export type SecurityHeaders = (request: FastifyRequest, reply: FastifyReply) => void;
+
+/**
+ * Sets the precomputed headers as helmet would (on the raw response, so a route's own header wins),
+ * and returns the setter for answers that run no hook (the router's own refusals, app.ts).
+ */
+export async function registerSecurityHeaders(
+  app: FastifyInstance,
+  options: FastifyHelmetOptions,
+): Promise<SecurityHeaders> {
   const entries = Object.entries(await helmetHeaders(options)).filter(
     (e): e is [string, string | number | string[]] => e[1] !== undefined,
   );
-  app.addHook('onRequest', (request, reply, done) => {
+  const set: SecurityHeaders = (request, reply) => {
     for (const [name, value] of entries) reply.raw.setHeader(name, value);
     if (isApiRequest(request)) reply.raw.setHeader('Cache-Control', API_CACHE_CONTROL);
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    set(request, reply);
     done();
   });
+  return set;
 }
