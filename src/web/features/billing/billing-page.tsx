@@ -176,7 +176,7 @@ export default function BillingPage() {
             <span
               className={cn(
                 'rounded-full px-2.5 py-0.5 text-xs font-semibold',
-                isActive ? 'bg-success text-white' : 'bg-surface-2 text-muted',
+                isActive ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted',
               )}
             >
               {isActive ? 'Active' : 'Free'}

@@ -101,7 +101,7 @@ export default function PricingPage() {
           ))}
         </div>
         {cycle === 'yearly' && (
-          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-white">
+          <span className="rounded-full bg-success px-2.5 py-1 text-xs font-semibold text-success-fg">
             {YEARLY_SAVINGS_BADGE}
           </span>
         )}
