@@ -216,8 +216,9 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
   const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
   return (
     STATUS_BAR_SHAPE +
-    '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex flex-wrap items-start justify-between gap-3"><div class="min-w-min flex-1">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
+    '<div class="flex shrink-0 gap-3">' +
     shape(
       'inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
       'Select',
@@ -226,7 +227,7 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
       'inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg',
       'Upload',
     ) +
-    '</div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
+    '</div></div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
     "<span>Note: a real app would access your device's photo gallery. Demo images are shown here, and you can upload your own photos" +
     '<span class="hidden sm:inline"> or drop them on this page</span>.</span></p>' +
     '<div class="flex gap-2" aria-hidden="true">' +
