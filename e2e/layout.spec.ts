@@ -147,6 +147,27 @@ test('organizer: a tap selects without moving the photos, and a long album name 
   await page.getByRole('tab', { name: 'Albums' }).click();
   await expect(page.getByRole('heading', { name })).toBeVisible();
   await expectNoHorizontalScroll(page, 'the album name');
+
+  // Browser text set to Large (20 px, 125%): the three tabs no longer fit beside each other.
+  await page.addStyleTag({ content: 'html { font-size: 125% }' });
+  await expect(page.getByRole('tab', { name: 'Categories' })).toBeVisible();
+  await expectNoHorizontalScroll(page, 'the organizer tabs at 125% text');
+});
+
+test('with large text the status bar keeps the Active badge and the theme picker on screen', async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await register(page);
+  expect((await page.request.post('/api/app-status/activate')).ok()).toBe(true);
+  await page.goto('/');
+  const bar = page.getByRole('banner');
+  await expect(bar.getByText('Active', { exact: true })).toBeVisible();
+  // Browser text set to Large (125%): the bar was 384 px wide and every screen scrolled sideways.
+  await page.addStyleTag({ content: 'html { font-size: 125% }' });
+  await expectNoHorizontalScroll(page, 'the status bar at 125% text');
+  for (const part of [bar.getByText('Active', { exact: true }), bar.getByLabel('Theme')]) {
+    const box = (await part.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(360);
+  }
 });
 
 test('dark theme: text on the danger and success colours is readable, and plan badges stay on one line', async ({

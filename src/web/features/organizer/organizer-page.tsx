@@ -110,7 +110,8 @@ export default function OrganizerPage() {
       </Card>
 
       <Tabs.Root defaultValue="photos" className="flex flex-col gap-3">
-        <Tabs.List aria-label="Organizer views" className="flex gap-1 rounded-xl bg-surface-2 p-1">
+        {/* With large text the three tabs are wider than a phone: the strip scrolls, not the page. */}
+        <Tabs.List aria-label="Organizer views" className="flex gap-1 overflow-x-auto rounded-xl bg-surface-2 p-1">
           <Tabs.Trigger value="photos" className={tabClass}>
             Photos
           </Tabs.Trigger>
