@@ -170,6 +170,31 @@ test('with large text the status bar keeps the Active badge and the theme picker
   }
 });
 
+test('the product name stays put when the app takes over from the server-painted first screen', async ({
+  page,
+  browser,
+}) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await register(page);
+  // What the server painted, as a browser shows it before the script runs.
+  const painted = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    javaScriptEnabled: false,
+    storageState: await page.context().storageState(),
+  });
+  const first = await painted.newPage();
+  for (const path of ['/', '/gallery']) {
+    await first.goto(path);
+    const before = (await first.getByRole('banner').getByText('Eyevu', { exact: true }).boundingBox())!;
+    await page.goto(path);
+    await expect(page.getByTestId('clock')).toBeVisible();
+    const after = (await page.getByRole('banner').getByText('Eyevu', { exact: true }).boundingBox())!;
+    // The painted bar's right side was narrower than the app's: the name jumped ~36 px left.
+    expect(Math.abs(after.x - before.x), path).toBeLessThan(1);
+  }
+  await painted.close();
+});
+
 test('dark theme: text on the danger and success colours is readable, and plan badges stay on one line', async ({
   page,
 }) => {

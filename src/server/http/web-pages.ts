@@ -86,7 +86,13 @@ const SCREENS: Record<string, Screen> = {
  */
 const STATUS_BAR_SHAPE =
   '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
-  '<span class="min-h-8 w-14"></span><span class="text-base font-bold tracking-tight text-primary">Eyevu</span><span class="w-14"></span></header>';
+  '<span class="min-h-8 w-14 shrink-0"></span><span class="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>' +
+  // The right side as wide as the app's (the theme picker, a fixed width, and the three icons):
+  // with a narrower shape the product name jumped ~36 px left when the app took over.
+  '<span class="flex min-w-0 items-center gap-1.5"><span class="min-h-8 w-[4.75rem] shrink-0"></span>' +
+  '<span class="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden">' +
+  '<span class="size-3.5 shrink-0"></span><span class="size-3.5 shrink-0"></span><span class="size-4 shrink-0"></span>' +
+  '</span></span></header>';
 const FIRST_CONTENT: Record<string, string> = {
   '/pricing':
     STATUS_BAR_SHAPE +

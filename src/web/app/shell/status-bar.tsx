@@ -14,7 +14,9 @@ export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
         id={id}
         value={theme}
         onChange={(e) => setTheme(e.target.value as Theme)}
-        className="min-h-8 shrink-0 rounded-md border border-border bg-surface px-1 text-xs text-fg"
+        // A fixed width (the longest name fits) that the server-painted bar repeats (web-pages.ts),
+        // so the product name does not move when the app takes over.
+        className="min-h-8 w-[4.75rem] shrink-0 rounded-md border border-border bg-surface px-1 text-xs text-fg"
       >
         {THEMES.map((t) => (
           <option key={t} value={t}>
@@ -39,8 +41,9 @@ export function StatusBar({ active = false }: { active?: boolean }) {
         {formatClock12h(now)}
       </time>
       <span className="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>
-      {/* With large text the bar is wider than a phone: the decorative icons give way (clipped),
-          never the badge or the picker, and the page does not scroll sideways. */}
+      {/* With large text the bar is wider than a phone: the decorative icons give way (each one
+          that does not fit wraps out of sight), never the badge or the picker, and the page does
+          not scroll sideways. */}
       <div className="flex min-w-0 items-center gap-1.5">
         {active && (
           <span className="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">
@@ -48,7 +51,7 @@ export function StatusBar({ active = false }: { active?: boolean }) {
           </span>
         )}
         <ThemePicker />
-        <span className="flex min-w-0 items-center gap-0.5 overflow-hidden text-muted" aria-hidden>
+        <span className="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden text-muted" aria-hidden>
           <Signal className="size-3.5 shrink-0" />
           <Wifi className="size-3.5 shrink-0" />
           <BatteryFull className="size-4 shrink-0" />
