@@ -16,11 +16,11 @@ const SIGNED_IN = [
 
 async function expectNoHorizontalScroll(page: Page, label: string) {
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${label}: scrollWidth ${scrollWidth} > ${innerWidth}`).toBeLessThanOrEqual(innerWidth);
+  // Against the viewport set, not innerWidth: a phone (isMobile) widens its layout viewport to
+  // content that overflows, so innerWidth grew with scrollWidth and this could never fail.
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  const width = page.viewportSize()!.width;
+  expect(scrollWidth, `${label}: scrollWidth ${scrollWidth} > ${width}`).toBeLessThanOrEqual(width);
 }
 
 async function expectTouchTarget(target: Locator) {

@@ -308,7 +308,7 @@ describe('the page served for a screen', () => {
       return /<div id="first-paint" class="contents">(<header[\s\S]*?<\/header>)/.exec(res.body)?.[1];
     };
     const badge =
-      '<span class="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>';
+      '<span class="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>';
     for (const url of ['/gallery', '/']) expect(await bar(url)).not.toContain(badge);
     const on = await app.inject({
       method: 'POST',

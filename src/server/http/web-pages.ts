@@ -84,9 +84,9 @@ const SCREENS: Record<string, Screen> = {
  * src/web/app/first-paint.tsx shows it again while the session check and the screen's chunk load.
  */
 const BAR_ICONS =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-signal size-3.5" aria-hidden="true"><path d="M2 20h.01"></path><path d="M7 20v-4"></path><path d="M12 20v-8"></path><path d="M17 20V8"></path><path d="M22 4v16"></path></svg>' +
-  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-wifi size-3.5" aria-hidden="true"><path d="M12 20h.01"></path><path d="M2 8.82a15 15 0 0 1 20 0"></path><path d="M5 12.859a10 10 0 0 1 14 0"></path><path d="M8.5 16.429a5 5 0 0 1 7 0"></path></svg>' +
-  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-battery-full size-4" aria-hidden="true"><path d="M10 10v4"></path><path d="M14 10v4"></path><path d="M22 14v-4"></path><path d="M6 10v4"></path><rect x="2" y="6" width="16" height="12" rx="2"></rect></svg>';
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-signal size-3.5 shrink-0" aria-hidden="true"><path d="M2 20h.01"></path><path d="M7 20v-4"></path><path d="M12 20v-8"></path><path d="M17 20V8"></path><path d="M22 4v16"></path></svg>' +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-wifi size-3.5 shrink-0" aria-hidden="true"><path d="M12 20h.01"></path><path d="M2 8.82a15 15 0 0 1 20 0"></path><path d="M5 12.859a10 10 0 0 1 14 0"></path><path d="M8.5 16.429a5 5 0 0 1 7 0"></path></svg>' +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-battery-full size-4 shrink-0" aria-hidden="true"><path d="M10 10v4"></path><path d="M14 10v4"></path><path d="M22 14v-4"></path><path d="M6 10v4"></path><rect x="2" y="6" width="16" height="12" rx="2"></rect></svg>';
 /**
  * The status bar (src/web/app/shell/status-bar.tsx) as the app lays it out, its controls as shapes
  * of the same size (no clock yet, and nothing a user could press before the script runs). The bar
@@ -96,14 +96,14 @@ const BAR_ICONS =
 export function statusBarShape(active = false): string {
   return (
     '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
-    '<span class="w-14 text-sm font-semibold tabular-nums"></span>' +
-    '<span class="text-base font-bold tracking-tight text-primary">Eyevu</span>' +
-    '<div class="flex items-center gap-1.5">' +
+    '<span class="w-14 shrink-0 text-sm font-semibold tabular-nums"></span>' +
+    '<span class="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>' +
+    '<div class="flex min-w-0 items-center gap-1.5">' +
     (active
-      ? '<span class="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>'
+      ? '<span class="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>'
       : '') +
-    '<span class="min-h-8 w-19 rounded-md border border-border bg-surface px-1 text-xs text-fg"></span>' +
-    `<span class="flex items-center gap-0.5 text-muted" aria-hidden="true">${BAR_ICONS}</span>` +
+    '<span class="min-h-8 w-19 shrink-0 rounded-md border border-border bg-surface px-1 text-xs text-fg"></span>' +
+    `<span class="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden text-muted" aria-hidden="true">${BAR_ICONS}</span>` +
     '</div></header>'
   );
 }
@@ -239,8 +239,9 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
   const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
   return (
     statusBarShape(page.active) +
-    '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex flex-wrap items-start justify-between gap-3"><div class="min-w-min flex-1">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
+    '<div class="flex shrink-0 gap-3">' +
     shape(
       'inline-flex min-h-11 items-center gap-2 rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
       'Select',
@@ -249,7 +250,7 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
       'inline-flex min-h-11 items-center gap-2 rounded-xl bg-primary px-4 text-sm font-semibold text-primary-fg',
       'Upload',
     ) +
-    '</div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
+    '</div></div><p class="flex items-start gap-2 rounded-xl bg-primary-soft p-3 text-sm"><span class="mt-0.5 size-4 shrink-0"></span>' +
     "<span>Note: a real app would access your device's photo gallery. Demo images are shown here, and you can upload your own photos" +
     '<span class="hidden sm:inline"> or drop them on this page</span>.</span></p>' +
     '<div class="flex gap-2" aria-hidden="true">' +

@@ -9,7 +9,8 @@ import { THEME_LABELS, THEMES, useTheme, type Theme } from '../theme';
  * option in the browser's font, so the picker has a width of its own (the longest label fits), the
  * painted shape takes the same, and the product name stays where it was painted.
  */
-export const THEME_PICKER_CLASS = 'min-h-8 w-19 rounded-md border border-border bg-surface px-1 text-xs text-fg';
+export const THEME_PICKER_CLASS =
+  'min-h-8 w-19 shrink-0 rounded-md border border-border bg-surface px-1 text-xs text-fg';
 
 export function ThemePicker({ id = 'theme-picker' }: { id?: string }) {
   const [theme, setTheme] = useTheme();
@@ -34,19 +35,28 @@ export function StatusBar({ active = false }: { active?: boolean }) {
   const now = useNow(1000);
   return (
     <header className="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
-      <time dateTime={now.toISOString()} className="w-14 text-sm font-semibold tabular-nums" data-testid="clock">
+      <time
+        dateTime={now.toISOString()}
+        className="w-14 shrink-0 text-sm font-semibold tabular-nums"
+        data-testid="clock"
+      >
         {formatClock12h(now)}
       </time>
-      <span className="text-base font-bold tracking-tight text-primary">Eyevu</span>
-      <div className="flex items-center gap-1.5">
+      <span className="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>
+      {/* With large text the bar is wider than a phone: the decorative icons give way (each one
+          that does not fit wraps out of sight), never the badge or the picker, and the page does
+          not scroll sideways. */}
+      <div className="flex min-w-0 items-center gap-1.5">
         {active && (
-          <span className="rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>
+          <span className="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">
+            Active
+          </span>
         )}
         <ThemePicker />
-        <span className="flex items-center gap-0.5 text-muted" aria-hidden>
-          <Signal className="size-3.5" />
-          <Wifi className="size-3.5" />
-          <BatteryFull className="size-4" />
+        <span className="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden text-muted" aria-hidden>
+          <Signal className="size-3.5 shrink-0" />
+          <Wifi className="size-3.5 shrink-0" />
+          <BatteryFull className="size-4 shrink-0" />
         </span>
       </div>
     </header>

@@ -9,7 +9,7 @@ const variants: Record<Variant, string> = {
   secondary: 'bg-primary-soft text-fg hover:opacity-90',
   outline: 'border border-border bg-surface text-fg hover:bg-surface-2',
   ghost: 'text-fg hover:bg-surface-2',
-  danger: 'bg-danger text-white hover:opacity-90',
+  danger: 'bg-danger text-danger-fg hover:opacity-90',
 };
 const sizes: Record<Size, string> = {
   sm: 'min-h-9 px-3 text-sm',

@@ -29,7 +29,7 @@ function MessageLane({ t }: { t: Toast | null }) {
           key={t.id}
           data-testid="toast"
           className={`pointer-events-auto flex w-full max-w-[420px] items-start gap-3 rounded-xl border p-3 shadow-lg ${
-            destructive ? 'border-danger bg-danger text-white' : 'border-border bg-surface text-fg'
+            destructive ? 'border-danger bg-danger text-danger-fg' : 'border-border bg-surface text-fg'
           }`}
         >
           <div className="min-w-0 flex-1">

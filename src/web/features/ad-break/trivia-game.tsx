@@ -34,8 +34,8 @@ function reducer(state: TriviaState, action: Action): TriviaState {
 
 const LOOK: Record<ReturnType<typeof triviaOptionLook>, string> = {
   idle: 'border-border bg-surface hover:bg-surface-2',
-  correct: 'border-success bg-success text-white',
-  wrong: 'border-danger bg-danger text-white',
+  correct: 'border-success bg-success text-success-fg',
+  wrong: 'border-danger bg-danger text-danger-fg',
   dimmed: 'border-border bg-surface opacity-60',
 };
 

@@ -163,11 +163,11 @@ export default function BillingPage() {
       <PageHeader title="Billing & Subscription" subtitle="Manage your plan and payments" />
 
       <Card aria-labelledby="current-plan" className="flex flex-col gap-3">
-        <div className="flex items-center justify-between">
+        <div className="flex items-center justify-between gap-2">
           <h2 id="current-plan" className="text-lg font-bold">
             Current Plan
           </h2>
-          <span className="flex items-center gap-2">
+          <span className="flex items-center gap-2 whitespace-nowrap">
             {trialEndsAt && (
               <span className="rounded-full bg-primary-soft px-2.5 py-0.5 text-xs font-semibold text-fg">
                 Free trial
@@ -176,7 +176,7 @@ export default function BillingPage() {
             <span
               className={cn(
                 'rounded-full px-2.5 py-0.5 text-xs font-semibold',
-                isActive ? 'bg-success text-white' : 'bg-surface-2 text-muted',
+                isActive ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted',
               )}
             >
               {isActive ? 'Active' : 'Free'}

@@ -275,14 +275,19 @@ export function PhotoViewer({
       </div>
 
       {current && (
-        <div className="flex items-start justify-between gap-3 px-4 pt-3" data-testid="viewer-caption">
-          <div className="min-w-0">
+        // The actions take ~230 px: beside them a phone had ~100 px for the name ('Astro...'), so the
+        // name and date take a row of their own when less than 12rem is left for them.
+        <div
+          className="flex flex-wrap items-start justify-between gap-x-3 gap-y-1 px-4 pt-3"
+          data-testid="viewer-caption"
+        >
+          <div className="min-w-0 flex-[1_1_12rem]">
             <p className="truncate font-semibold">{current.name}</p>
             <p className="text-sm text-white/70">
               {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
             </p>
           </div>
-          <div className="flex shrink-0">
+          <div className="ml-auto flex shrink-0">
             {showEdit && (
               <Link
                 href={`/photo-editor?photoId=${encodeURIComponent(current.id)}`}

@@ -45,7 +45,7 @@ export function SelectBar({ selected, onDone }: { selected: string[]; onDone: ()
           type="button"
           onClick={() => setConfirming(true)}
           disabled={count === 0}
-          className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-danger px-4 text-sm font-semibold text-white disabled:opacity-50"
+          className="inline-flex min-h-11 items-center gap-2 rounded-xl bg-danger px-4 text-sm font-semibold text-danger-fg disabled:opacity-50"
         >
           <Trash2 className="size-4" aria-hidden />
           Delete

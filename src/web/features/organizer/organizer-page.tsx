@@ -110,7 +110,8 @@ export default function OrganizerPage() {
       </Card>
 
       <Tabs.Root defaultValue="photos" className="flex flex-col gap-3">
-        <Tabs.List aria-label="Organizer views" className="flex gap-1 rounded-xl bg-surface-2 p-1">
+        {/* With large text the three tabs are wider than a phone: the strip scrolls, not the page. */}
+        <Tabs.List aria-label="Organizer views" className="flex gap-1 overflow-x-auto rounded-xl bg-surface-2 p-1">
           <Tabs.Trigger value="photos" className={tabClass}>
             Photos
           </Tabs.Trigger>
@@ -207,13 +208,27 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
   if (photos.length === 0) return <p className="py-8 text-center text-sm text-muted">No photos yet</p>;
 
   return (
-    <div className="flex flex-col gap-3">
+    // The album form floats above the bottom navigation, as the gallery's selection bar does: in the
+    // flow above the grid it pushed every photo down by its height at the first tap, so the next tap
+    // landed on another photo (and, scrolled down, it appeared out of sight above). The padding
+    // lets the last row scroll clear of it.
+    <div className={cn('flex flex-col gap-3', selected.length > 0 && 'pb-28')}>
       {selected.length > 0 && (
-        <Card>
+        <Card
+          aria-label="New album"
+          data-bottom-panel=""
+          className="fixed inset-x-0 bottom-[calc(4.5rem+env(safe-area-inset-bottom))] z-shell mx-auto w-[calc(100%-1.5rem)] max-w-[406px] shadow-lg"
+        >
           <form onSubmit={submit} className="flex flex-col gap-2">
-            <label htmlFor="album-name" className="text-sm font-medium">
-              Album name
-            </label>
+            {/* The count beside the label: one line less of the photos covered. */}
+            <div className="flex items-baseline justify-between gap-2">
+              <label htmlFor="album-name" className="text-sm font-medium">
+                Album name
+              </label>
+              <p className="text-sm text-muted" aria-live="polite">
+                {selected.length} photos selected
+              </p>
+            </div>
             <div className="flex gap-2">
               <input
                 id="album-name"
@@ -227,9 +242,6 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
                 Create Album
               </Button>
             </div>
-            <p className="text-sm text-muted" aria-live="polite">
-              {selected.length} photos selected
-            </p>
           </form>
         </Card>
       )}
@@ -314,7 +326,9 @@ function AlbumsTab() {
       {list.map((a) => (
         <li key={a.id}>
           <Card className="flex items-start justify-between gap-2">
-            <div className="min-w-0">
+            {/* A name is up to 100 characters of the user's, possibly one word: it breaks rather
+                than widen the page. */}
+            <div className="min-w-0 break-words">
               <h3 className="font-semibold">
                 {a.id === FAVORITES_ALBUM_ID ? (
                   <Link href="/gallery?view=favorites" className="underline-offset-2 hover:underline">

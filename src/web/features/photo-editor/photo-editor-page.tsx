@@ -191,7 +191,7 @@ function Editor({ photoId }: { photoId: string }) {
             {errorMessage(previewQuery.error, 'The preview could not be generated.')}
           </p>
         )}
-        <div>
+        <div className="min-w-0 break-words">
           <h2 className="text-lg font-semibold">{photo.name}</h2>
           {photo.tags.length > 0 && (
             <ul className="mt-1 flex flex-wrap gap-1" aria-label="Tags">

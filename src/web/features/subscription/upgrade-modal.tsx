@@ -93,8 +93,10 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
                 selected ? 'border-primary bg-primary-soft' : 'border-border bg-surface',
               )}
             >
-              <span className="flex flex-col">
-                <span className="flex items-center gap-2 font-semibold capitalize">
+              {/* The name and note give way (the tag wraps below the name) so the price, which
+                  cannot break, stays whole inside the card at 320 px. */}
+              <span className="flex min-w-0 flex-col">
+                <span className="flex flex-wrap items-center gap-x-2 gap-y-1 font-semibold capitalize">
                   {p.id}
                   {p.tag && (
                     <span className="rounded-full bg-primary px-2 py-0.5 text-xs text-primary-fg">{p.tag}</span>
@@ -102,7 +104,7 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
                 </span>
                 <span className="text-sm text-muted">{p.note}</span>
               </span>
-              <span className="flex items-center gap-2 font-bold">
+              <span className="flex shrink-0 items-center gap-1 font-bold whitespace-nowrap">
                 {p.priceLabel}
                 {selected && <Check className="size-5 text-primary" aria-hidden />}
               </span>
