@@ -32,8 +32,10 @@ function setup({
   offline = false,
   planUnreadable = false,
   appActive = true,
+  planHeld = undefined as Promise<void> | undefined,
 } = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/subscription' && planHeld) await planHeld;
     if (offline && init?.method === 'POST') throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse([]);
     if (url === '/api/subscription' && planUnreadable)
@@ -127,6 +129,33 @@ describe('useAdBreak', () => {
     await advance(0);
     expect(screen.getByText('Premium subscription required for ad overlay')).toBeInTheDocument();
     expect(calls('/api/ad-breaks')).toHaveLength(0);
+  });
+
+  it("waits for the plan's first answer: a free user's press made before it opens the prompt and starts no break", async () => {
+    let answer!: () => void;
+    const { calls } = setup({ subscribed: false, planHeld: new Promise<void>((resolve) => (answer = resolve)) });
+    await advance(100);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await advance(100);
+    expect(calls('/api/ad-breaks')).toHaveLength(0);
+    await act(async () => answer());
+    await advance(100);
+    expect(screen.getByText('Premium subscription required for ad overlay')).toBeInTheDocument();
+    expect(calls('/api/ad-breaks')).toHaveLength(0);
+    expect(screen.queryByTestId('ad-overlay')).not.toBeInTheDocument();
+  });
+
+  it("starts a subscriber's break pressed before the plan's first answer once it comes, once", async () => {
+    let answer!: () => void;
+    const { calls } = setup({ planHeld: new Promise<void>((resolve) => (answer = resolve)) });
+    await advance(100);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Instagram (15s)' })));
+    await act(async () => answer());
+    await advance(100);
+    expect(calls('/api/ad-breaks')).toHaveLength(1);
+    expect(screen.getByTestId('viewer-countdown')).toHaveTextContent('0:15');
   });
 
   it("leaves a plan it could not read to the server: a paying user's break starts, no upgrade prompt", async () => {

@@ -1,11 +1,11 @@
 import { PREMIUM_REQUIRED_MESSAGE } from '@contract/subscriptions-values';
-import { useMutation } from '@tanstack/react-query';
-import { useCallback, useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useRef, useState, type ReactNode } from 'react';
 import { lazyPreloadable } from '../../lib/lazy-when-open';
 import { toast } from '../../lib/toast';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { PhotoViewer } from '../gallery';
-import { UpgradeModal, useSubscription } from '../subscription';
+import { subscriptionQueryOptions, UpgradeModal, useSubscription } from '../subscription';
 import { useAppStatus, useSetAppActive } from '../rewards';
 import { startAdBreak } from './record-ad-break';
 
@@ -29,9 +29,9 @@ interface RunningAd {
  * activity count). Presses while a break starts or runs are ignored. Mount `element`.
  */
 export function useAdBreak(): { start: (app: string) => void; element: ReactNode } {
-  // Unknown (still on its way, or refused: a limit, a server restarting), the plan is left to the
-  // server, which refuses a break without one (403, then the prompt): a paying user whose plan
-  // could not be read was shown the upgrade prompt.
+  // A plan still on its way is waited for (see `start`). One that cannot be read (a limit, a server
+  // restarting) is left to the server, which pays an overlay's ad only to a plan (a 403 opens the
+  // prompt): a paying user whose plan could not be read was shown the upgrade prompt.
   const { isActive: subscribed, data: plan } = useSubscription();
   const planKnown = plan !== undefined;
   const { data: status } = useAppStatus();
@@ -56,13 +56,10 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
   });
   const { mutate: requestAdBreak, isPending: starting } = begin;
 
-  const start = useCallback(
+  const qc = useQueryClient();
+  const deciding = useRef(false);
+  const go = useCallback(
     (app: string) => {
-      if (!subscribed && planKnown) {
-        setUpgradeOpen(true);
-        return;
-      }
-      if (ad || starting) return;
       requestAdBreak(app, {
         // The app status is turned on once the server has started the break: sent beside it, a
         // press without a connection (or with the plan unknown and refused) left an activation
@@ -72,7 +69,36 @@ export function useAdBreak(): { start: (app: string) => void; element: ReactNode
         },
       });
     },
-    [subscribed, planKnown, ad, starting, status?.isActive, setActive, requestAdBreak],
+    [status?.isActive, setActive, requestAdBreak],
+  );
+  const start = useCallback(
+    (app: string) => {
+      if (!subscribed && planKnown) {
+        setUpgradeOpen(true);
+        return;
+      }
+      if (ad || starting || deciding.current) return;
+      if (planKnown) {
+        go(app);
+        return;
+      }
+      // A press before the plan's first answer (a reload, then a press at once) waits for it: sent
+      // on, a free user's break was started and the overlay played in full, its ad then refused
+      // unpaid. Only a plan that cannot be read at all is left to the server.
+      deciding.current = true;
+      qc.fetchQuery(subscriptionQueryOptions()).then(
+        (answer) => {
+          deciding.current = false;
+          if (answer.status === 'active') go(app);
+          else setUpgradeOpen(true);
+        },
+        () => {
+          deciding.current = false;
+          go(app);
+        },
+      );
+    },
+    [subscribed, planKnown, ad, starting, qc, go],
   );
 
   const element = (
