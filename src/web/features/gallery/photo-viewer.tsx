@@ -103,6 +103,10 @@ export function PhotoViewer({
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
+    // React passes a portal's events up its component tree: arrows pressed in a dialog opened from
+    // the viewer (Info, Download, the Delete confirmation) moved to another photo behind it, and
+    // the confirmation then deleted that one. Only keys pressed in the viewer itself move it.
+    if (!e.currentTarget.contains(e.target as Node)) return;
     if (e.key === 'ArrowRight') {
       e.preventDefault();
       go(1);
