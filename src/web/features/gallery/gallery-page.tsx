@@ -293,6 +293,8 @@ export default function GalleryPage() {
           open
           initialIndex={viewerIndex}
           onOpenChange={(o) => !o && setViewerIndex(null)}
+          hasMore={!!hasNextPage}
+          loadMore={loadMore}
           showEdit
           showSimilar
           showManage

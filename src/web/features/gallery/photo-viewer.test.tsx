@@ -102,3 +102,49 @@ describe('the photo viewer', () => {
     expect(within(caption()).getByText('Beach')).toBeInTheDocument();
   });
 });
+
+describe('the photo viewer over a library larger than its loaded pages', () => {
+  /** The gallery's part: `photos` loaded so far, one more page given when the test says. */
+  function Paged({ pages, onLoadMore }: { pages: Photo[][]; onLoadMore: () => void }) {
+    const [loaded, setLoaded] = useState(1);
+    const [open, setOpen] = useState(true);
+    more = () => setLoaded((l) => l + 1);
+    return (
+      <PhotoViewer
+        photos={pages.slice(0, loaded).flat()}
+        open={open}
+        onOpenChange={setOpen}
+        initialIndex={1}
+        hasMore={loaded < pages.length}
+        loadMore={onLoadMore}
+      />
+    );
+  }
+  let more: () => void = () => {};
+
+  it('goes on to the next page at the last photo loaded, instead of wrapping to the first', async () => {
+    const user = userEvent.setup();
+    const onLoadMore = vi.fn();
+    const qc = new QueryClient();
+    render(
+      <QueryClientProvider client={qc}>
+        <Paged
+          pages={[[photo('p1', 'Beach'), photo('p2', 'Forest')], [photo('p3', 'Harbour')]]}
+          onLoadMore={onLoadMore}
+        />
+      </QueryClientProvider>,
+    );
+    // Near the end of what is loaded, the next page is asked for before it is reached.
+    expect(onLoadMore).toHaveBeenCalled();
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    await user.keyboard('{ArrowRight}');
+    // Not wrapped to Beach while Harbour is on its way.
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    expect(screen.getByText('Loading more photos...')).toBeInTheDocument();
+    act(() => more());
+    expect(within(caption()).getByText('Harbour')).toBeInTheDocument();
+    // The real end wraps, as the spec's arrows do.
+    await user.keyboard('{ArrowRight}');
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+  });
+});

@@ -40,6 +40,13 @@ export interface PhotoViewerProps {
   showSimilar?: boolean;
   /** Shows Download and Delete (the gallery; not the ad overlay). */
   showManage?: boolean;
+  /**
+   * More photos follow `photos` (the gallery's pages not loaded yet): the viewer asks for them
+   * with `loadMore` as it nears the end, and Next on the last one loaded waits for them instead of
+   * wrapping to the first.
+   */
+  hasMore?: boolean;
+  loadMore?: () => void;
   /** Runs as the viewer closes; preventDefault keeps focus from returning to the opener. */
   onCloseAutoFocus?: (event: Event) => void;
 }
@@ -64,6 +71,8 @@ export function PhotoViewer({
   showEdit = false,
   showSimilar = false,
   showManage = false,
+  hasMore = false,
+  loadMore,
   onCloseAutoFocus,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
@@ -95,12 +104,34 @@ export function PhotoViewer({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialIndex]);
 
+  // Next pressed on the last photo loaded while more are on their way: the number loaded then,
+  // which is where the first of them will be.
+  const [nextAt, setNextAt] = useState<number | null>(null);
   const current = similarShown ?? (n ? photos[wrap(index, n)] : undefined);
   const go = (delta: number) => {
     setSimilarShown(null);
-    setIndex((i) => wrap(i + delta, n));
     setZoomed(false);
+    if (delta > 0 && hasMore && n > 0 && wrap(index, n) === n - 1) {
+      // The library goes on past what is loaded: wrapping to the first photo would hide the rest.
+      setNextAt(n);
+      loadMore?.();
+      return;
+    }
+    setNextAt(null);
+    setIndex((i) => wrap(i + delta, n));
   };
+  useEffect(() => {
+    if (nextAt === null) return;
+    if (n > nextAt) {
+      setIndex(nextAt);
+      setNextAt(null);
+    } else if (!hasMore) setNextAt(null);
+  }, [n, nextAt, hasMore]);
+  // The photos after the loaded ones are asked for before the viewer reaches them.
+  const nearEnd = open && hasMore && n > 0 && wrap(index, n) >= n - 1 - STRIP_RADIUS;
+  useEffect(() => {
+    if (nearEnd) loadMore?.();
+  }, [nearEnd, n, loadMore]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     // React passes a portal's events up its component tree: arrows pressed in a dialog opened from
@@ -256,6 +287,9 @@ export function PhotoViewer({
             {emptyText ?? 'No photos yet'}
           </p>
         )}
+        <p role="status" className="sr-only">
+          {nextAt !== null ? 'Loading more photos...' : ''}
+        </p>
         {n > 1 && (
           <>
             <button
@@ -333,6 +367,7 @@ export function PhotoViewer({
                 type="button"
                 onClick={() => {
                   setSimilarShown(null);
+                  setNextAt(null);
                   setIndex(i);
                   setZoomed(false);
                 }}
