@@ -150,6 +150,54 @@ describe('selecting and deleting in the gallery', () => {
   });
 });
 
+describe('deleting in the viewer', () => {
+  async function deleteInViewer(user: ReturnType<typeof userEvent.setup>) {
+    const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.click(within(viewer).getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+  }
+
+  it('gives focus to Upload when the viewer deleted the last photo and closed', async () => {
+    library = [photo('p1', 'Beach')];
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await screen.findByText('No photos yet');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upload' })).toHaveFocus());
+  });
+
+  it('gives focus back to the photo it was opened from, though a photo before it was deleted', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Harbour' }));
+    await user.keyboard('{ArrowLeft}{ArrowLeft}');
+    // Beach goes: Harbour's tile is drawn again in the first row.
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Open Beach' })).toBeNull());
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Open Harbour' })).toHaveFocus());
+  });
+
+  it('gives focus to Select when the photo it was opened from was deleted', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Open Beach' })).toBeNull());
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+  });
+});
+
 describe('the favourite heart offline', () => {
   it('says at once that it could not be saved, instead of a heart that shows what was never saved', async () => {
     const user = userEvent.setup();

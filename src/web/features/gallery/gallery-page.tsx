@@ -91,6 +91,30 @@ export default function GalleryPage() {
     refocusAfterSelecting.current = false;
     (selectToggle.current ?? uploadButton.current)?.focus();
   }, [selection.active]);
+  // The photo the viewer was opened from, and its tile: focus goes back to that tile on close.
+  const viewerOpener = useRef<{ tile: Element | null; id: string | undefined }>({ tile: null, id: undefined });
+  const photosNow = useRef(photos);
+  photosNow.current = photos;
+  // The answer as it is now: the grid draws a deferred copy, which may still show a photo just deleted.
+  const listedNow = useRef(query.data);
+  listedNow.current = query.data;
+  const openViewer = useCallback((index: number) => {
+    viewerOpener.current = { tile: document.activeElement, id: photosNow.current[index]?.id };
+    setViewerIndex(index);
+  }, []);
+  // The tile may be going or gone: its photo deleted in the viewer (the last one of the library
+  // too), or drawn again in another row (a photo before it deleted there). Focus fell to the page;
+  // it goes to that photo's tile, or to Select, or to Upload once nothing is left.
+  const viewerClosed = useCallback((event: Event) => {
+    const { tile, id } = viewerOpener.current;
+    const listed = !!listedNow.current?.pages.some((p) => p.items.some((item) => item.id === id));
+    if (listed && tile?.isConnected) return;
+    event.preventDefault();
+    const again = listed
+      ? [...document.querySelectorAll<HTMLElement>('[data-photo-id]')].find((t) => t.dataset.photoId === id)
+      : undefined;
+    (again ?? selectToggle.current ?? uploadButton.current)?.focus();
+  }, []);
   const selectToggleRef = useCallback((node: HTMLButtonElement | null) => {
     selectToggle.current = node;
     if (!node) return;
@@ -278,7 +302,7 @@ export default function GalleryPage() {
           total={total}
           hasMore={!!hasNextPage}
           loadMore={loadMore}
-          onOpen={setViewerIndex}
+          onOpen={openViewer}
           months
           selection={selection}
         />
@@ -293,6 +317,7 @@ export default function GalleryPage() {
           open
           initialIndex={viewerIndex}
           onOpenChange={(o) => !o && setViewerIndex(null)}
+          onCloseAutoFocus={viewerClosed}
           hasMore={!!hasNextPage}
           loadMore={loadMore}
           showEdit
