@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider, onlineManager } from '@tanstack/react-query';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -37,6 +37,8 @@ let library: Photo[];
 let onDelete: (ids: string[]) => Promise<Response>;
 
 beforeEach(() => {
+  // No viewer entry left by the test before (its Back may still be on its way).
+  window.history.replaceState(null, '');
   library = [photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')];
   onDelete = async (ids) => {
     library = library.filter((p) => !ids.includes(p.id));
@@ -195,6 +197,49 @@ describe('deleting in the viewer', () => {
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
     await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+  });
+});
+
+describe('Back while the viewer is open', () => {
+  const viewer = () => screen.queryByRole('dialog', { name: 'Your Photos' });
+
+  it('closes the viewer and stays in the gallery, focus back on the photo', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Forest' }));
+    expect(await screen.findByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    expect(window.history.state).toMatchObject({ eyevuViewerPhoto: 'p2' });
+    act(() => window.history.back());
+    await waitFor(() => expect(viewer()).toBeNull());
+    expect(screen.getByRole('heading', { name: 'Photo Gallery' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Open Forest' })).toHaveFocus());
+  });
+
+  it('closed by its own button, leaves no entry behind for Back to stop at', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    const state = window.history.state as unknown;
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await user.click(await screen.findByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(viewer()).toBeNull());
+    await waitFor(() => expect(window.history.state).toEqual(state));
+  });
+
+  it('opens again on its photo when Back returns to it (from the photo editor)', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Harbour' }));
+    await screen.findByRole('dialog', { name: 'Your Photos' });
+    // The Edit link leaves the gallery with the viewer's entry under the editor's; Back returns to it.
+    cleanup();
+    renderGallery();
+    const again = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
+    expect(within(again).getByTestId('viewer-caption')).toHaveTextContent('Harbour');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(viewer()).toBeNull());
   });
 });
 

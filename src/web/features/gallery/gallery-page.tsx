@@ -17,6 +17,7 @@ import { SelectBar } from './select-bar';
 import { useSelection } from './use-selection';
 import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
+import { forgetViewerEntry, leaveViewerEntry, pushViewerEntry, viewerEntryPhoto } from './viewer-history';
 
 /**
  * The uploads' progress bars, and a polite status that says once that an upload began (a bar's
@@ -99,9 +100,37 @@ export default function GalleryPage() {
   const listedNow = useRef(query.data);
   listedNow.current = query.data;
   const openViewer = useCallback((index: number) => {
-    viewerOpener.current = { tile: document.activeElement, id: photosNow.current[index]?.id };
+    const id = photosNow.current[index]?.id;
+    viewerOpener.current = { tile: document.activeElement, id };
+    pushViewerEntry(id);
     setViewerIndex(index);
   }, []);
+  const closeViewer = useCallback(() => {
+    setViewerIndex(null);
+    leaveViewerEntry();
+  }, []);
+  // Back closes the viewer: its history entry is left (the URL stays the gallery's).
+  const viewerOpen = viewerIndex !== null;
+  useEffect(() => {
+    if (!viewerOpen) return;
+    const onBack = () => {
+      if (viewerEntryPhoto() === null) setViewerIndex(null);
+    };
+    window.addEventListener('popstate', onBack);
+    return () => window.removeEventListener('popstate', onBack);
+  }, [viewerOpen]);
+  // Come back (Back from the photo editor) to the viewer's entry: the viewer opens again on its
+  // photo, once the list holding it is here; a photo no longer listed leaves a plain entry.
+  const reopen = useRef(viewerEntryPhoto());
+  useEffect(() => {
+    const id = reopen.current;
+    if (id === null || waiting) return;
+    reopen.current = null;
+    const index = photos.findIndex((p) => p.id === id);
+    if (index < 0) return forgetViewerEntry();
+    viewerOpener.current = { tile: null, id };
+    setViewerIndex(index);
+  }, [photos, waiting]);
   // The tile may be going or gone: its photo deleted in the viewer (the last one of the library
   // too), or drawn again in another row (a photo before it deleted there). Focus fell to the page;
   // it goes to that photo's tile, or to Select, or to Upload once nothing is left.
@@ -316,7 +345,7 @@ export default function GalleryPage() {
           photos={photos}
           open
           initialIndex={viewerIndex}
-          onOpenChange={(o) => !o && setViewerIndex(null)}
+          onOpenChange={(o) => !o && closeViewer()}
           onCloseAutoFocus={viewerClosed}
           hasMore={!!hasNextPage}
           loadMore={loadMore}

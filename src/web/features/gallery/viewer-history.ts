@@ -1,0 +1,37 @@
+/**
+ * The gallery's viewer as an entry of the browser's history, so that Back (a phone's back gesture
+ * above all) closes the full-screen viewer instead of leaving the gallery under it. The entry keeps
+ * the URL and says which photo was shown, so Back from the photo editor (opened by the viewer's
+ * Edit) comes back to the viewer on that photo.
+ */
+const KEY = 'eyevuViewerPhoto';
+
+type State = Record<string, unknown> | null;
+const current = (): State => {
+  const s: unknown = window.history.state;
+  return s && typeof s === 'object' ? (s as Record<string, unknown>) : null;
+};
+
+/** The photo the current history entry showed in the viewer, if it is a viewer entry. */
+export function viewerEntryPhoto(): string | null {
+  const id = current()?.[KEY];
+  return typeof id === 'string' ? id : null;
+}
+
+/** Adds the viewer's entry (the same URL), unless the current entry is one already. */
+export function pushViewerEntry(photoId: string | undefined): void {
+  if (viewerEntryPhoto() !== null) return;
+  window.history.pushState({ ...current(), [KEY]: photoId ?? '' }, '');
+}
+
+/** Closed by its own controls: its entry goes too, so Back then leaves the gallery as before. */
+export function leaveViewerEntry(): void {
+  if (viewerEntryPhoto() !== null) window.history.back();
+}
+
+/** Makes the current entry a plain one again (the viewer it named cannot be shown). */
+export function forgetViewerEntry(): void {
+  const state = { ...current() };
+  delete state[KEY];
+  window.history.replaceState(state, '');
+}
