@@ -227,12 +227,13 @@ describe('Back while the viewer is open', () => {
     await waitFor(() => expect(window.history.state).toEqual(state));
   });
 
-  it('opens again on its photo when Back returns to it (from the photo editor)', async () => {
+  it('opens again on the photo it last showed when Back returns to it (from the photo editor)', async () => {
     const user = userEvent.setup();
     renderGallery();
     await findSelect();
-    await user.click(screen.getByRole('button', { name: 'Open Harbour' }));
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
     await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.keyboard('{ArrowLeft}');
     // The Edit link leaves the gallery with the viewer's entry under the editor's; Back returns to it.
     cleanup();
     renderGallery();

@@ -17,7 +17,13 @@ import { SelectBar } from './select-bar';
 import { useSelection } from './use-selection';
 import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
-import { forgetViewerEntry, leaveViewerEntry, pushViewerEntry, viewerEntryPhoto } from './viewer-history';
+import {
+  forgetViewerEntry,
+  leaveViewerEntry,
+  pushViewerEntry,
+  showInViewerEntry,
+  viewerEntryPhoto,
+} from './viewer-history';
 
 /**
  * The uploads' progress bars, and a polite status that says once that an upload began (a bar's
@@ -347,6 +353,7 @@ export default function GalleryPage() {
           initialIndex={viewerIndex}
           onOpenChange={(o) => !o && closeViewer()}
           onCloseAutoFocus={viewerClosed}
+          onShow={showInViewerEntry}
           hasMore={!!hasNextPage}
           loadMore={loadMore}
           showEdit

@@ -47,6 +47,8 @@ export interface PhotoViewerProps {
    */
   hasMore?: boolean;
   loadMore?: () => void;
+  /** Told the id of each photo shown as the user moves on (the gallery's history entry keeps it). */
+  onShow?: (photoId: string) => void;
   /** Runs as the viewer closes; preventDefault keeps focus from returning to the opener. */
   onCloseAutoFocus?: (event: Event) => void;
 }
@@ -73,6 +75,7 @@ export function PhotoViewer({
   showManage = false,
   hasMore = false,
   loadMore,
+  onShow,
   onCloseAutoFocus,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
@@ -127,6 +130,10 @@ export function PhotoViewer({
       setNextAt(null);
     } else if (!hasMore) setNextAt(null);
   }, [n, nextAt, hasMore]);
+  const shownId = open ? current?.id : undefined;
+  useEffect(() => {
+    if (shownId !== undefined) onShow?.(shownId);
+  }, [shownId, onShow]);
   // The photos after the loaded ones are asked for before the viewer reaches them.
   const nearEnd = open && hasMore && n > 0 && wrap(index, n) >= n - 1 - STRIP_RADIUS;
   useEffect(() => {

@@ -24,6 +24,12 @@ export function pushViewerEntry(photoId: string | undefined): void {
   window.history.pushState({ ...current(), [KEY]: photoId ?? '' }, '');
 }
 
+/** The viewer moved on to another photo: its entry names that one (Back from the editor returns to it). */
+export function showInViewerEntry(photoId: string): void {
+  const shown = viewerEntryPhoto();
+  if (shown !== null && shown !== photoId) window.history.replaceState({ ...current(), [KEY]: photoId }, '');
+}
+
 /** Closed by its own controls: its entry goes too, so Back then leaves the gallery as before. */
 export function leaveViewerEntry(): void {
   if (viewerEntryPhoto() !== null) window.history.back();
