@@ -81,6 +81,17 @@ describe('the photo viewer', () => {
     expect(within(caption()).getByText('Beach')).toBeInTheDocument();
   });
 
+  it('says which photo it shows as the user moves, and names the photo its zoom button enlarges', async () => {
+    const user = userEvent.setup();
+    renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
+    expect(screen.getByRole('button', { name: 'Zoom in' })).toHaveAccessibleDescription('Beach');
+    await user.click(screen.getByRole('button', { name: 'Next photo' }));
+    expect(
+      within(screen.getByRole('dialog', { name: 'Your Photos' })).getByText('Photo 2 of 2: Forest'),
+    ).toHaveAttribute('role', 'status');
+    expect(screen.getByRole('button', { name: 'Zoom in' })).toHaveAccessibleDescription('Forest');
+  });
+
   it('deletes the photo the confirmation was opened for, though arrow keys were pressed in it', async () => {
     const user = userEvent.setup();
     renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')]);

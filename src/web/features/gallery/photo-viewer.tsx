@@ -1,5 +1,5 @@
 import { ChevronLeft, ChevronRight, Gamepad2, SlidersHorizontal, X } from 'lucide-react';
-import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
 import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
@@ -55,6 +55,12 @@ export interface PhotoViewerProps {
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
 
+/** What the viewer's status says of the photo shown: its place among those listed (when known) and its name. */
+function shownText(photo: Photo, at: number | null, n: number, hasMore: boolean): string {
+  if (at === null) return photo.name;
+  return `Photo ${at + 1}${hasMore ? '' : ` of ${n}`}: ${photo.name}`;
+}
+
 /**
  * The full-screen photo viewer (spec: Photo viewer overlay): title, close, optional countdown,
  * click-to-zoom 1.5x (the full photo loads on zoom, as a JPEG rendition when browsers cannot show the original; the ~1440 px preview before), arrows that wrap,
@@ -96,6 +102,7 @@ export function PhotoViewer({
   const [touching, setTouching] = useState(false);
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
   const n = photos.length;
+  const nameId = useId();
 
   useEffect(() => {
     if (open) {
@@ -273,6 +280,7 @@ export function PhotoViewer({
               setZoomed((z) => !z);
             }}
             aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
+            aria-describedby={nameId}
             aria-pressed={zoomed}
             className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
           >
@@ -294,8 +302,14 @@ export function PhotoViewer({
             {emptyText ?? 'No photos yet'}
           </p>
         )}
+        {/* The photo is behind a button named for its zoom, and the arrows keep focus: without this a
+            screen reader said nothing as the user moved from photo to photo. */}
         <p role="status" className="sr-only">
-          {nextAt !== null ? 'Loading more photos...' : ''}
+          {nextAt !== null
+            ? 'Loading more photos...'
+            : current
+              ? shownText(current, similarShown ? null : at, n, hasMore)
+              : ''}
         </p>
         {n > 1 && (
           <>
@@ -322,7 +336,9 @@ export function PhotoViewer({
       {current && (
         <div className="flex items-start justify-between gap-3 px-4 pt-3" data-testid="viewer-caption">
           <div className="min-w-0">
-            <p className="truncate font-semibold">{current.name}</p>
+            <p id={nameId} className="truncate font-semibold">
+              {current.name}
+            </p>
             <p className="text-sm text-white/70">
               {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
             </p>
