@@ -104,6 +104,42 @@ describe('the photo viewer', () => {
     await waitFor(() => expect(deleted).toEqual([['p1']]));
   });
 
+  it('stays on its photo when the list changes under it, and deletes the photo the confirmation was opened for', async () => {
+    const user = userEvent.setup();
+    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
+    const view = (photos: Photo[]) => (
+      <QueryClientProvider client={qc}>
+        <Viewer photos={photos} />
+      </QueryClientProvider>
+    );
+    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    // An upload still going on in the background ends: its photo arrives at the top of the list.
+    rerender(view([photo('p9', 'New upload'), photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(deleted).toEqual([['p1']]));
+  });
+
+  it('deletes nothing else when the photo the confirmation was opened for went meanwhile', async () => {
+    const user = userEvent.setup();
+    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
+    const view = (photos: Photo[]) => (
+      <QueryClientProvider client={qc}>
+        <Viewer photos={photos} />
+      </QueryClientProvider>
+    );
+    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    // Deleted in another tab, and the list refreshed: the viewer shows the next photo.
+    rerender(view([photo('p2', 'Forest')]));
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(deleted).toEqual([['p1']]));
+  });
+
   it('keeps the Info panel on its photo while arrow keys are pressed in it', async () => {
     const user = userEvent.setup();
     renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);

@@ -85,6 +85,10 @@ export function PhotoViewer({
   onCloseAutoFocus,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
+  // The photo shown, followed by its id: the list can change under the viewer (an upload going on
+  // in the background ends and puts its photos first, a refresh after a delete elsewhere), and by
+  // index alone the viewer moved to another photo, under an open Delete confirmation too.
+  const [shownId, setShownId] = useState<string | undefined>(undefined);
   // A similar photo chosen in 'Similar photos' (it may not be in `photos`), shown until the user moves on.
   const [similarShown, setSimilarShown] = useState<Photo | null>(null);
   // Tap (or Enter) toggles 1.5x; two fingers pinch about their midpoint; one finger pans while zoomed.
@@ -103,10 +107,17 @@ export function PhotoViewer({
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
   const n = photos.length;
   const nameId = useId();
+  const followed = shownId === undefined ? -1 : photos.findIndex((p) => p.id === shownId);
+  // Where the followed photo is now; gone (deleted), the one that took its place.
+  const at = followed >= 0 ? followed : wrap(index, n);
+  const show = (i: number) => {
+    setIndex(i);
+    setShownId(photos[i]?.id);
+  };
 
   useEffect(() => {
     if (open) {
-      setIndex(wrap(initialIndex, n));
+      show(wrap(initialIndex, n));
       setSimilarShown(null);
       setZoomed(false);
     }
@@ -117,32 +128,33 @@ export function PhotoViewer({
   // Next pressed on the last photo loaded while more are on their way: the number loaded then,
   // which is where the first of them will be.
   const [nextAt, setNextAt] = useState<number | null>(null);
-  const current = similarShown ?? (n ? photos[wrap(index, n)] : undefined);
+  const current = similarShown ?? (n ? photos[at] : undefined);
   const go = (delta: number) => {
     setSimilarShown(null);
     setZoomed(false);
-    if (delta > 0 && hasMore && n > 0 && wrap(index, n) === n - 1) {
+    if (delta > 0 && hasMore && n > 0 && at === n - 1) {
       // The library goes on past what is loaded: wrapping to the first photo would hide the rest.
       setNextAt(n);
       loadMore?.();
       return;
     }
     setNextAt(null);
-    setIndex((i) => wrap(i + delta, n));
+    show(wrap(at + delta, n));
   };
   useEffect(() => {
     if (nextAt === null) return;
-    if (n > nextAt) {
+    if (photos.length > nextAt) {
       setIndex(nextAt);
+      setShownId(photos[nextAt]?.id);
       setNextAt(null);
     } else if (!hasMore) setNextAt(null);
-  }, [n, nextAt, hasMore]);
-  const shownId = open ? current?.id : undefined;
+  }, [photos, nextAt, hasMore]);
+  const toldId = open ? current?.id : undefined;
   useEffect(() => {
-    if (shownId !== undefined) onShow?.(shownId);
-  }, [shownId, onShow]);
+    if (toldId !== undefined) onShow?.(toldId);
+  }, [toldId, onShow]);
   // The photos after the loaded ones are asked for before the viewer reaches them.
-  const nearEnd = open && hasMore && n > 0 && wrap(index, n) >= n - 1 - STRIP_RADIUS;
+  const nearEnd = open && hasMore && n > 0 && at >= n - 1 - STRIP_RADIUS;
   useEffect(() => {
     if (nearEnd) loadMore?.();
   }, [nearEnd, n, loadMore]);
@@ -205,7 +217,6 @@ export function PhotoViewer({
     if (Math.abs(dx) >= SWIPE_MIN_PX && Math.abs(dx) > Math.abs(e.clientY - s.y)) go(dx < 0 ? 1 : -1);
   };
 
-  const at = wrap(index, n);
   const strip: number[] = [];
   if (n) {
     const from = n <= STRIP_RADIUS * 2 + 1 ? 0 : Math.max(0, Math.min(at - STRIP_RADIUS, n - (STRIP_RADIUS * 2 + 1)));
@@ -245,7 +256,7 @@ export function PhotoViewer({
               onDeleted={() => {
                 // The next photo takes the deleted one's place; the last one deleted closes the viewer.
                 if (n <= 1) onOpenChange(false);
-                else if (wrap(index, n) === n - 1) setIndex(n - 2);
+                else show(at === n - 1 ? n - 2 : at + 1);
                 setZoomed(false);
               }}
             />
@@ -391,7 +402,7 @@ export function PhotoViewer({
                 onClick={() => {
                   setSimilarShown(null);
                   setNextAt(null);
-                  setIndex(i);
+                  show(i);
                   setZoomed(false);
                 }}
                 aria-label={`Show ${p.name}`}
