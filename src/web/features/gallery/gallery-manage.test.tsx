@@ -55,6 +55,16 @@ beforeEach(() => {
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
       if (url === '/api/photos/delete') return onDelete((JSON.parse(init!.body as string) as { ids: string[] }).ids);
+      const favorite = /^\/api\/photos\/([^/]+)\/favorite$/.exec(url);
+      if (favorite && init?.method === 'PUT') {
+        const on = (JSON.parse(init.body as string) as { favorite: boolean }).favorite;
+        library = library.map((p) => (p.id === favorite[1] ? { ...p, favorite: on } : p));
+        return new Response(JSON.stringify({ favorite: on }));
+      }
+      if (url.startsWith('/api/photos/favorites')) {
+        const items = library.filter((p) => p.favorite);
+        return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
+      }
       if (url.startsWith('/api/photos/timeline'))
         return new Response(JSON.stringify({ items: library, nextCursor: null, total: library.length }));
       return new Response('[]');
@@ -67,7 +77,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function renderGallery() {
+function renderGallery(path = '/gallery') {
   const qc = new QueryClient({
     defaultOptions: {
       queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity },
@@ -76,7 +86,7 @@ function renderGallery() {
   });
   render(
     <QueryClientProvider client={qc}>
-      <Router hook={memoryLocation({ path: '/gallery' }).hook}>
+      <Router hook={memoryLocation({ path }).hook}>
         <GalleryPage />
       </Router>
       <Toaster />
@@ -197,6 +207,20 @@ describe('deleting in the viewer', () => {
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
     await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+  });
+});
+
+describe('the Favorites album in the viewer', () => {
+  it('closes the viewer when its last favourite is un-hearted, rather than an empty viewer', async () => {
+    library = [{ ...photo('p1', 'Beach'), favorite: true }, photo('p2', 'Forest')];
+    const user = userEvent.setup();
+    renderGallery('/gallery?view=favorites');
+    await user.click(await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 }));
+    const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.click(within(viewer).getByRole('button', { name: 'Favorite' }));
+    await screen.findByText('No favorites yet');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upload' })).toHaveFocus());
   });
 });
 

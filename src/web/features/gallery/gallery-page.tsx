@@ -125,6 +125,12 @@ export default function GalleryPage() {
     window.addEventListener('popstate', onBack);
     return () => window.removeEventListener('popstate', onBack);
   }, [viewerOpen]);
+  // Nothing left to show (the last favourite un-hearted in the Favorites album, the library
+  // emptied elsewhere): the viewer goes rather than stay open on an empty screen.
+  const nothingListed = !waiting && !query.isError && photos.length === 0;
+  useEffect(() => {
+    if (viewerOpen && nothingListed) closeViewer();
+  }, [viewerOpen, nothingListed, closeViewer]);
   // Come back (Back from the photo editor) to the viewer's entry: the viewer opens again on its
   // photo, once the list holding it is here; a photo no longer listed leaves a plain entry.
   const reopen = useRef(viewerEntryPhoto());

@@ -30,9 +30,14 @@ export function showInViewerEntry(photoId: string): void {
   if (shown !== null && shown !== photoId) window.history.replaceState({ ...current(), [KEY]: photoId }, '');
 }
 
+let leaving = false;
 /** Closed by its own controls: its entry goes too, so Back then leaves the gallery as before. */
 export function leaveViewerEntry(): void {
-  if (viewerEntryPhoto() !== null) window.history.back();
+  // Once: a second Back asked before the first has arrived would leave the gallery as well.
+  if (leaving || viewerEntryPhoto() === null) return;
+  leaving = true;
+  window.addEventListener('popstate', () => (leaving = false), { once: true });
+  window.history.back();
 }
 
 /** Makes the current entry a plain one again (the viewer it named cannot be shown). */
