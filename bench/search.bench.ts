@@ -56,8 +56,8 @@ async function main() {
       const tsq = q ? toPrefixTsquery(searchWords(q)) : null;
       const t = performance.now();
       // As the service does: the count first, no page query when nothing matches.
-      const total = await repo.count(big, tsq);
-      const items = total === 0 ? 0 : (await repo.page(big, PAGE, null, tsq)).items.length;
+      const total = await repo.count(big, { tsquery: tsq });
+      const items = total === 0 ? 0 : (await repo.page(big, PAGE, null, { tsquery: tsq })).items.length;
       return { ms: performance.now() - t, items, total };
     };
     const queries = ['', 'dog', 'iphone', '2024', 'march 2021', 'food', 'number 99999', 'zebra'];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_QUERY_MAX } from '@domain/find';
-import { photo, PHOTO_PAGE_MAX } from './photos';
+import { photo, photoCategory, PHOTO_PAGE_MAX } from './photos';
 
 /**
  * The gallery's timeline and search: `GET /api/photos/timeline?limit=&cursor=&q=`, newest taken
@@ -14,6 +14,11 @@ export const timelineQuery = z.object({
     .string()
     .max(SEARCH_QUERY_MAX, { message: `Search text is limited to ${SEARCH_QUERY_MAX} characters.` })
     .optional(),
+  /**
+   * Only analysed photos of this category ('uncategorized': analysed without a sure one), as the
+   * organizer's Categories tab counts them: its 'View All N Photos' pages through all N.
+   */
+  category: photoCategory.optional(),
 });
 export type TimelineQuery = z.infer<typeof timelineQuery>;
 

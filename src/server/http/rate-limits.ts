@@ -35,8 +35,8 @@ export interface RateLimitRule {
 export type RateLimitTable = Readonly<Record<string, readonly RateLimitRule[]>>;
 
 const MINUTE = 60_000;
-/** Pages after the first, per user and 5 minutes: 4 a second, held for the whole window. */
-const PAGES_PER_WINDOW = 1200;
+/** Pages built per request (after the first, and a category's), per user and 5 minutes: 4 a second, held for the whole window. */
+export const PAGES_PER_WINDOW = 1200;
 
 /**
  * Reads that total something over everything the user has, which the app asks again by itself, per
@@ -121,7 +121,13 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = {
   'GET /api/photos': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') }],
   'GET /api/photos/timeline': [
     { key: 'user', max: 300, windowMs: 5 * MINUTE, when: withQuery('q') },
-    { key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE, when: withQuery('cursor') },
+    // A category's pages (the organizer's 'View All'), its first too, are built per request.
+    {
+      key: 'user',
+      max: PAGES_PER_WINDOW,
+      windowMs: 5 * MINUTE,
+      when: (request) => withQuery('cursor')(request) || withQuery('category')(request),
+    },
   ],
   // Every favourites page is built for its request (none is kept in memory, the first included).
   'GET /api/photos/favorites': [{ key: 'user', max: PAGES_PER_WINDOW, windowMs: 5 * MINUTE }],

@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_QUERY_MAX } from '@domain/find';
+import type { FastifyRequest } from 'fastify';
+import { DEFAULT_RATE_LIMITS, PAGES_PER_WINDOW } from '../../http/rate-limits';
 import { fromRoot } from '../../lib/paths';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
 import { photoUpload } from '../../test/multipart';
@@ -165,6 +167,93 @@ describe('search', () => {
   it('needs a session', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/photos/timeline?q=dog' });
     expect(res.statusCode).toBe(401);
+  });
+});
+
+describe("a category's pages (the organizer's 'View All N Photos')", () => {
+  const ids = async (userId: string) =>
+    (
+      (await t.database.db.execute(sql`select id from photos where user_id = ${userId} order by id`)) as unknown as {
+        rows: Array<{ id: string }>;
+      }
+    ).rows.map((r) => r.id);
+  const mark = (id: string, analyzed: boolean, category: string | null) =>
+    t.database.db.execute(sql`update photos set analyzed = ${analyzed}, category = ${category} where id = ${id}`);
+
+  /** Every page of `category` at `limit`, with the first page's total and the number of pages. */
+  async function allOf(cookie: string, category: string, limit: number) {
+    const seen: P[] = [];
+    const totals: Array<number | null> = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await timeline(
+        cookie,
+        `limit=${limit}&category=${category}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      seen.push(...page.items);
+      totals.push(page.total);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { seen, totals };
+  }
+
+  it('pages through every analysed photo of the category the summary counts, and only the owner’s', async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const mine = await ids(a.user.id);
+    // The demo library's ten: seven animals, one analysed without a category, one animal not
+    // analysed yet (not counted), one left alone.
+    for (const id of mine.slice(0, 7)) await mark(id, true, 'animals');
+    await mark(mine[7]!, true, null);
+    await mark(mine[8]!, false, 'animals');
+    for (const id of (await ids(b.user.id)).slice(0, 3)) await mark(id, true, 'animals');
+
+    const summary = (await get(a.cookie, '/api/photos/summary')).json() as {
+      categories: Array<{ category: string; count: number }>;
+    };
+    expect(summary.categories.find((c) => c.category === 'animals')?.count).toBe(7);
+
+    const { seen, totals } = await allOf(a.cookie, 'animals', 3);
+    expect(totals).toEqual([7, null, null]);
+    expect(seen.map((p) => p.id).sort()).toEqual(mine.slice(0, 7).sort());
+    const at = seen.map((p) => Date.parse(p.takenAt ?? p.uploadedAt));
+    expect(at).toEqual([...at].sort((x, y) => y - x));
+
+    const uncategorized = await allOf(a.cookie, 'uncategorized', 50);
+    expect(uncategorized.seen.map((p) => p.id)).toEqual([mine[7]]);
+    expect((await allOf(a.cookie, 'people', 50)).totals).toEqual([0]);
+    // Another account's category holds only its own.
+    expect((await allOf(b.cookie, 'animals', 50)).seen).toHaveLength(3);
+  });
+
+  it('gives neither a duplicate nor a gap when photos join or leave the category between pages', async () => {
+    const a = await signUp(t.app);
+    const mine = await ids(a.user.id);
+    for (const id of mine.slice(0, 6)) await mark(id, true, 'food_drink');
+    const first = await timeline(a.cookie, 'limit=3&category=food_drink');
+    const shown = new Set(first.items.map((p) => p.id));
+    const unseen = mine.slice(0, 6).filter((id) => !shown.has(id));
+    // One not yet shown leaves the category; the one shown first leaves it too.
+    await mark(unseen[0]!, true, 'people');
+    await mark(first.items[0]!.id, true, 'people');
+    const second = await timeline(a.cookie, `limit=3&category=food_drink&cursor=${first.nextCursor}`);
+    expect(second.items.map((p) => p.id).sort()).toEqual(unseen.slice(1).sort());
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('refuses a category it does not know, and counts every page as built per request', async () => {
+    const { cookie } = await signUp(t.app);
+    for (const bad of ['Animals', 'animals%25', '%00', 'x'.repeat(10_000), '__proto__']) {
+      const res = await get(cookie, `/api/photos/timeline?limit=5&category=${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+    }
+    expect((await get(cookie, '/api/photos/timeline?category=animals&category=people')).statusCode).toBe(400);
+    // A category's first page is not one of the kept first pages: it is counted as a later page is.
+    const rules = DEFAULT_RATE_LIMITS['GET /api/photos/timeline']!;
+    const counting = rules.filter(
+      (r) => r.max === PAGES_PER_WINDOW && r.when?.({ query: { limit: '60', category: 'animals' } } as FastifyRequest),
+    );
+    expect(counting).toHaveLength(1);
   });
 });
 

@@ -11,6 +11,14 @@ export interface TimelineCursor {
   id: string;
 }
 
+/** Which photos of the timeline a page holds: all of them without either. */
+export interface TimelineFilter {
+  /** Search words as a prefix tsquery. */
+  tsquery: string | null;
+  /** Analysed photos of this category ('uncategorized' too). */
+  category?: string;
+}
+
 export interface StoredFingerprint {
   photoId: string;
   vector: Uint8Array;
@@ -28,20 +36,24 @@ const takenNewestFirst = [sql`${sortAt} desc nulls last`, sql`${photos.id} desc 
 const matches = (tsquery: string) => sql`${searchDoc} @@ to_tsquery('simple', ${tsquery})`;
 
 export function createFindRepository(db: Db) {
-  const where = (userId: string, tsquery: string | null, cursor: TimelineCursor | null): SQL | undefined =>
+  const where = (userId: string, filter: TimelineFilter, cursor: TimelineCursor | null): SQL | undefined =>
     and(
       eq(photos.userId, userId),
-      tsquery ? matches(tsquery) : undefined,
+      filter.tsquery ? matches(filter.tsquery) : undefined,
+      // As the summary counts a category (photos.repository.ts `summary`), so a page holds what its count said.
+      filter.category
+        ? and(eq(photos.analyzed, true), sql`coalesce(${photos.category}, 'uncategorized') = ${filter.category}`)
+        : undefined,
       cursor ? sql`(${sortAt}, ${photos.id}) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : undefined,
     );
 
   return {
-    /** One timeline page, newest taken first; with `tsquery`, only matching photos. */
-    async page(userId: string, limit: number, cursor: TimelineCursor | null, tsquery: string | null) {
+    /** One timeline page, newest taken first; with a filter, only the photos it matches. */
+    async page(userId: string, limit: number, cursor: TimelineCursor | null, filter: TimelineFilter) {
       const rows = await db
         .select({ photo: listedColumns, position: sql<string>`${sortAt}::text` })
         .from(photos)
-        .where(where(userId, tsquery, cursor))
+        .where(where(userId, filter, cursor))
         .orderBy(...takenNewestFirst)
         .limit(limit + 1);
       const more = rows.length > limit;
@@ -53,12 +65,12 @@ export function createFindRepository(db: Db) {
       };
     },
 
-    /** How many photos the timeline (or the search) holds. */
-    async count(userId: string, tsquery: string | null): Promise<number> {
+    /** How many photos the timeline (or the search, or the category) holds. */
+    async count(userId: string, filter: TimelineFilter): Promise<number> {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(photos)
-        .where(where(userId, tsquery, null));
+        .where(where(userId, filter, null));
       return Number(row?.n ?? 0);
     },
 

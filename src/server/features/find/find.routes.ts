@@ -56,8 +56,9 @@ export async function findRoutes(app: FastifyInstance, ctx: AppContext, opts: Fi
     { schema: { querystring: timelineQuery, response: { 200: timelinePage } } },
     async (request, reply) => {
       const userId = userOf(request).id;
-      const { limit, cursor, q } = request.query;
-      if (cursor || (q ?? '').trim() !== '') return service.timeline(userId, request.query);
+      const { limit, cursor, q, category } = request.query;
+      // Only the whole timeline's first page is kept in memory (the gallery's first screen).
+      if (cursor || category || (q ?? '').trim() !== '') return service.timeline(userId, request.query);
       return opts.firstPages.send(request, reply, userId, `timeline:${limit}`, (state) =>
         timelineJson(userId, limit, state),
       );

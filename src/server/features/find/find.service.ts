@@ -91,7 +91,7 @@ export function createFindService(deps: {
     /** `libraryTotal`: the user's photo count when the caller already read it (the whole timeline's total). */
     async timeline(
       userId: string,
-      opts: { limit: number; cursor?: string; q?: string },
+      opts: { limit: number; cursor?: string; q?: string; category?: string },
       libraryTotal?: number,
     ): Promise<TimelinePage> {
       const cursor = opts.cursor ? decodeTimelineCursor(opts.cursor) : null;
@@ -99,15 +99,17 @@ export function createFindService(deps: {
       const tsquery = searching ? toPrefixTsquery(searchWords(opts.q!)) : null;
       // Text without a letter or digit finds nothing (rather than everything).
       if (searching && !tsquery) return { items: [], nextCursor: null, total: cursor ? null : 0 };
+      const filter = { tsquery, category: opts.category };
+      const whole = !tsquery && !opts.category;
       // The count first: a search that matches nothing (counted on the GIN index) then costs no
       // page query, which for an absent word would walk the user's whole timeline index.
       const total = cursor
         ? null
-        : !tsquery && libraryTotal !== undefined
+        : whole && libraryTotal !== undefined
           ? libraryTotal
-          : await repo.count(userId, tsquery);
+          : await repo.count(userId, filter);
       if (total === 0) return { items: [], nextCursor: null, total };
-      const page = await repo.page(userId, opts.limit, cursor, tsquery);
+      const page = await repo.page(userId, opts.limit, cursor, filter);
       return {
         items: await present(page.items),
         nextCursor: page.next ? encodeTimelineCursor(page.next) : null,

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider, onlineManager } from '@tanstack/react-query';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -37,6 +37,8 @@ let library: Photo[];
 let onDelete: (ids: string[]) => Promise<Response>;
 
 beforeEach(() => {
+  // No viewer entry left by the test before (its Back may still be on its way).
+  window.history.replaceState(null, '');
   library = [photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')];
   onDelete = async (ids) => {
     library = library.filter((p) => !ids.includes(p.id));
@@ -53,6 +55,16 @@ beforeEach(() => {
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
       if (url === '/api/photos/delete') return onDelete((JSON.parse(init!.body as string) as { ids: string[] }).ids);
+      const favorite = /^\/api\/photos\/([^/]+)\/favorite$/.exec(url);
+      if (favorite && init?.method === 'PUT') {
+        const on = (JSON.parse(init.body as string) as { favorite: boolean }).favorite;
+        library = library.map((p) => (p.id === favorite[1] ? { ...p, favorite: on } : p));
+        return new Response(JSON.stringify({ favorite: on }));
+      }
+      if (url.startsWith('/api/photos/favorites')) {
+        const items = library.filter((p) => p.favorite);
+        return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
+      }
       if (url.startsWith('/api/photos/timeline'))
         return new Response(JSON.stringify({ items: library, nextCursor: null, total: library.length }));
       return new Response('[]');
@@ -65,7 +77,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function renderGallery() {
+function renderGallery(path = '/gallery') {
   const qc = new QueryClient({
     defaultOptions: {
       queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity },
@@ -74,7 +86,7 @@ function renderGallery() {
   });
   render(
     <QueryClientProvider client={qc}>
-      <Router hook={memoryLocation({ path: '/gallery' }).hook}>
+      <Router hook={memoryLocation({ path }).hook}>
         <GalleryPage />
       </Router>
       <Toaster />
@@ -147,6 +159,112 @@ describe('selecting and deleting in the gallery', () => {
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(await screen.findByText('Delete failed')).toBeInTheDocument();
     expect(screen.getByText('Network error. Please try again.')).toBeInTheDocument();
+  });
+});
+
+describe('deleting in the viewer', () => {
+  async function deleteInViewer(user: ReturnType<typeof userEvent.setup>) {
+    const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.click(within(viewer).getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+  }
+
+  it('gives focus to Upload when the viewer deleted the last photo and closed', async () => {
+    library = [photo('p1', 'Beach')];
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await screen.findByText('No photos yet');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upload' })).toHaveFocus());
+  });
+
+  it('gives focus back to the photo it was opened from, though a photo before it was deleted', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Harbour' }));
+    await user.keyboard('{ArrowLeft}{ArrowLeft}');
+    // Beach goes: Harbour's tile is drawn again in the first row.
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Open Beach' })).toBeNull());
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Open Harbour' })).toHaveFocus());
+  });
+
+  it('gives focus to Select when the photo it was opened from was deleted', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await deleteInViewer(user);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Open Beach' })).toBeNull());
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Select' })).toHaveFocus());
+  });
+});
+
+describe('the Favorites album in the viewer', () => {
+  it('closes the viewer when its last favourite is un-hearted, rather than an empty viewer', async () => {
+    library = [{ ...photo('p1', 'Beach'), favorite: true }, photo('p2', 'Forest')];
+    const user = userEvent.setup();
+    renderGallery('/gallery?view=favorites');
+    await user.click(await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 }));
+    const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.click(within(viewer).getByRole('button', { name: 'Favorite' }));
+    await screen.findByText('No favorites yet');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Your Photos' })).toBeNull());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upload' })).toHaveFocus());
+  });
+});
+
+describe('Back while the viewer is open', () => {
+  const viewer = () => screen.queryByRole('dialog', { name: 'Your Photos' });
+
+  it('closes the viewer and stays in the gallery, focus back on the photo', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Forest' }));
+    expect(await screen.findByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    expect(window.history.state).toMatchObject({ eyevuViewerPhoto: 'p2' });
+    act(() => window.history.back());
+    await waitFor(() => expect(viewer()).toBeNull());
+    expect(screen.getByRole('heading', { name: 'Photo Gallery' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Open Forest' })).toHaveFocus());
+  });
+
+  it('closed by its own button, leaves no entry behind for Back to stop at', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    const state = window.history.state as unknown;
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await user.click(await screen.findByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(viewer()).toBeNull());
+    await waitFor(() => expect(window.history.state).toEqual(state));
+  });
+
+  it('opens again on the photo it last showed when Back returns to it (from the photo editor)', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.keyboard('{ArrowLeft}');
+    // The Edit link leaves the gallery with the viewer's entry under the editor's; Back returns to it.
+    cleanup();
+    renderGallery();
+    const again = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
+    expect(within(again).getByTestId('viewer-caption')).toHaveTextContent('Harbour');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(viewer()).toBeNull());
   });
 });
 

@@ -17,6 +17,13 @@ import { SelectBar } from './select-bar';
 import { useSelection } from './use-selection';
 import { ViewSwitch, type GalleryView } from './view-switch';
 import { useUploadPhotos } from './upload-photos';
+import {
+  forgetViewerEntry,
+  leaveViewerEntry,
+  pushViewerEntry,
+  showInViewerEntry,
+  viewerEntryPhoto,
+} from './viewer-history';
 
 /**
  * The uploads' progress bars, and a polite status that says once that an upload began (a bar's
@@ -91,6 +98,64 @@ export default function GalleryPage() {
     refocusAfterSelecting.current = false;
     (selectToggle.current ?? uploadButton.current)?.focus();
   }, [selection.active]);
+  // The photo the viewer was opened from, and its tile: focus goes back to that tile on close.
+  const viewerOpener = useRef<{ tile: Element | null; id: string | undefined }>({ tile: null, id: undefined });
+  const photosNow = useRef(photos);
+  photosNow.current = photos;
+  // The answer as it is now: the grid draws a deferred copy, which may still show a photo just deleted.
+  const listedNow = useRef(query.data);
+  listedNow.current = query.data;
+  const openViewer = useCallback((index: number) => {
+    const id = photosNow.current[index]?.id;
+    viewerOpener.current = { tile: document.activeElement, id };
+    pushViewerEntry(id);
+    setViewerIndex(index);
+  }, []);
+  const closeViewer = useCallback(() => {
+    setViewerIndex(null);
+    leaveViewerEntry();
+  }, []);
+  // Back closes the viewer: its history entry is left (the URL stays the gallery's).
+  const viewerOpen = viewerIndex !== null;
+  useEffect(() => {
+    if (!viewerOpen) return;
+    const onBack = () => {
+      if (viewerEntryPhoto() === null) setViewerIndex(null);
+    };
+    window.addEventListener('popstate', onBack);
+    return () => window.removeEventListener('popstate', onBack);
+  }, [viewerOpen]);
+  // Nothing left to show (the last favourite un-hearted in the Favorites album, the library
+  // emptied elsewhere): the viewer goes rather than stay open on an empty screen.
+  const nothingListed = !waiting && !query.isError && photos.length === 0;
+  useEffect(() => {
+    if (viewerOpen && nothingListed) closeViewer();
+  }, [viewerOpen, nothingListed, closeViewer]);
+  // Come back (Back from the photo editor) to the viewer's entry: the viewer opens again on its
+  // photo, once the list holding it is here; a photo no longer listed leaves a plain entry.
+  const reopen = useRef(viewerEntryPhoto());
+  useEffect(() => {
+    const id = reopen.current;
+    if (id === null || waiting) return;
+    reopen.current = null;
+    const index = photos.findIndex((p) => p.id === id);
+    if (index < 0) return forgetViewerEntry();
+    viewerOpener.current = { tile: null, id };
+    setViewerIndex(index);
+  }, [photos, waiting]);
+  // The tile may be going or gone: its photo deleted in the viewer (the last one of the library
+  // too), or drawn again in another row (a photo before it deleted there). Focus fell to the page;
+  // it goes to that photo's tile, or to Select, or to Upload once nothing is left.
+  const viewerClosed = useCallback((event: Event) => {
+    const { tile, id } = viewerOpener.current;
+    const listed = !!listedNow.current?.pages.some((p) => p.items.some((item) => item.id === id));
+    if (listed && tile?.isConnected) return;
+    event.preventDefault();
+    const again = listed
+      ? [...document.querySelectorAll<HTMLElement>('[data-photo-id]')].find((t) => t.dataset.photoId === id)
+      : undefined;
+    (again ?? selectToggle.current ?? uploadButton.current)?.focus();
+  }, []);
   const selectToggleRef = useCallback((node: HTMLButtonElement | null) => {
     selectToggle.current = node;
     if (!node) return;
@@ -278,7 +343,7 @@ export default function GalleryPage() {
           total={total}
           hasMore={!!hasNextPage}
           loadMore={loadMore}
-          onOpen={setViewerIndex}
+          onOpen={openViewer}
           months
           selection={selection}
         />
@@ -292,7 +357,11 @@ export default function GalleryPage() {
           photos={photos}
           open
           initialIndex={viewerIndex}
-          onOpenChange={(o) => !o && setViewerIndex(null)}
+          onOpenChange={(o) => !o && closeViewer()}
+          onCloseAutoFocus={viewerClosed}
+          onShow={showInViewerEntry}
+          hasMore={!!hasNextPage}
+          loadMore={loadMore}
           showEdit
           showSimilar
           showManage

@@ -105,6 +105,7 @@ function Tile({
       aria-label={selecting ? `Select ${photo.name}` : `Open ${photo.name}`}
       aria-pressed={selecting ? selected : undefined}
       data-testid="photo-tile"
+      data-photo-id={photo.id}
     >
       <div className="relative w-full">
         <PhotoImage

@@ -1,5 +1,5 @@
 import { ChevronLeft, ChevronRight, Gamepad2, SlidersHorizontal, X } from 'lucide-react';
-import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { Link } from 'wouter';
 import { formatCountdown, formatSizeMb } from '@domain/format';
 import { Dialog, DialogClose, DialogTitle } from '../../components/ui/dialog';
@@ -40,11 +40,26 @@ export interface PhotoViewerProps {
   showSimilar?: boolean;
   /** Shows Download and Delete (the gallery; not the ad overlay). */
   showManage?: boolean;
+  /**
+   * More photos follow `photos` (the gallery's pages not loaded yet): the viewer asks for them
+   * with `loadMore` as it nears the end, and Next on the last one loaded waits for them instead of
+   * wrapping to the first.
+   */
+  hasMore?: boolean;
+  loadMore?: () => void;
+  /** Told the id of each photo shown as the user moves on (the gallery's history entry keeps it). */
+  onShow?: (photoId: string) => void;
   /** Runs as the viewer closes; preventDefault keeps focus from returning to the opener. */
   onCloseAutoFocus?: (event: Event) => void;
 }
 
 const wrap = (i: number, n: number) => (n === 0 ? 0 : ((i % n) + n) % n);
+
+/** What the viewer's status says of the photo shown: its place among those listed (when known) and its name. */
+function shownText(photo: Photo, at: number | null, n: number, hasMore: boolean): string {
+  if (at === null) return photo.name;
+  return `Photo ${at + 1}${hasMore ? '' : ` of ${n}`}: ${photo.name}`;
+}
 
 /**
  * The full-screen photo viewer (spec: Photo viewer overlay): title, close, optional countdown,
@@ -64,9 +79,16 @@ export function PhotoViewer({
   showEdit = false,
   showSimilar = false,
   showManage = false,
+  hasMore = false,
+  loadMore,
+  onShow,
   onCloseAutoFocus,
 }: PhotoViewerProps) {
   const [index, setIndex] = useState(initialIndex);
+  // The photo shown, followed by its id: the list can change under the viewer (an upload going on
+  // in the background ends and puts its photos first, a refresh after a delete elsewhere), and by
+  // index alone the viewer moved to another photo, under an open Delete confirmation too.
+  const [shownId, setShownId] = useState<string | undefined>(undefined);
   // A similar photo chosen in 'Similar photos' (it may not be in `photos`), shown until the user moves on.
   const [similarShown, setSimilarShown] = useState<Photo | null>(null);
   // Tap (or Enter) toggles 1.5x; two fingers pinch about their midpoint; one finger pans while zoomed.
@@ -84,10 +106,18 @@ export function PhotoViewer({
   const [touching, setTouching] = useState(false);
   const swipeStart = useRef<{ x: number; y: number } | null>(null);
   const n = photos.length;
+  const nameId = useId();
+  const followed = shownId === undefined ? -1 : photos.findIndex((p) => p.id === shownId);
+  // Where the followed photo is now; gone (deleted), the one that took its place.
+  const at = followed >= 0 ? followed : wrap(index, n);
+  const show = (i: number) => {
+    setIndex(i);
+    setShownId(photos[i]?.id);
+  };
 
   useEffect(() => {
     if (open) {
-      setIndex(wrap(initialIndex, n));
+      show(wrap(initialIndex, n));
       setSimilarShown(null);
       setZoomed(false);
     }
@@ -95,14 +125,45 @@ export function PhotoViewer({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialIndex]);
 
-  const current = similarShown ?? (n ? photos[wrap(index, n)] : undefined);
+  // Next pressed on the last photo loaded while more are on their way: the number loaded then,
+  // which is where the first of them will be.
+  const [nextAt, setNextAt] = useState<number | null>(null);
+  const current = similarShown ?? (n ? photos[at] : undefined);
   const go = (delta: number) => {
     setSimilarShown(null);
-    setIndex((i) => wrap(i + delta, n));
     setZoomed(false);
+    if (delta > 0 && hasMore && n > 0 && at === n - 1) {
+      // The library goes on past what is loaded: wrapping to the first photo would hide the rest.
+      setNextAt(n);
+      loadMore?.();
+      return;
+    }
+    setNextAt(null);
+    show(wrap(at + delta, n));
   };
+  useEffect(() => {
+    if (nextAt === null) return;
+    if (photos.length > nextAt) {
+      setIndex(nextAt);
+      setShownId(photos[nextAt]?.id);
+      setNextAt(null);
+    } else if (!hasMore) setNextAt(null);
+  }, [photos, nextAt, hasMore]);
+  const toldId = open ? current?.id : undefined;
+  useEffect(() => {
+    if (toldId !== undefined) onShow?.(toldId);
+  }, [toldId, onShow]);
+  // The photos after the loaded ones are asked for before the viewer reaches them.
+  const nearEnd = open && hasMore && n > 0 && at >= n - 1 - STRIP_RADIUS;
+  useEffect(() => {
+    if (nearEnd) loadMore?.();
+  }, [nearEnd, n, loadMore]);
 
   const onKeyDown = (e: KeyboardEvent) => {
+    // React passes a portal's events up its component tree: arrows pressed in a dialog opened from
+    // the viewer (Info, Download, the Delete confirmation) moved to another photo behind it, and
+    // the confirmation then deleted that one. Only keys pressed in the viewer itself move it.
+    if (!e.currentTarget.contains(e.target as Node)) return;
     if (e.key === 'ArrowRight') {
       e.preventDefault();
       go(1);
@@ -156,7 +217,6 @@ export function PhotoViewer({
     if (Math.abs(dx) >= SWIPE_MIN_PX && Math.abs(dx) > Math.abs(e.clientY - s.y)) go(dx < 0 ? 1 : -1);
   };
 
-  const at = wrap(index, n);
   const strip: number[] = [];
   if (n) {
     const from = n <= STRIP_RADIUS * 2 + 1 ? 0 : Math.max(0, Math.min(at - STRIP_RADIUS, n - (STRIP_RADIUS * 2 + 1)));
@@ -196,7 +256,7 @@ export function PhotoViewer({
               onDeleted={() => {
                 // The next photo takes the deleted one's place; the last one deleted closes the viewer.
                 if (n <= 1) onOpenChange(false);
-                else if (wrap(index, n) === n - 1) setIndex(n - 2);
+                else show(at === n - 1 ? n - 2 : at + 1);
                 setZoomed(false);
               }}
             />
@@ -231,6 +291,7 @@ export function PhotoViewer({
               setZoomed((z) => !z);
             }}
             aria-label={zoomed ? 'Zoom out' : 'Zoom in'}
+            aria-describedby={nameId}
             aria-pressed={zoomed}
             className={cn('size-full', zoomed ? 'cursor-zoom-out' : 'cursor-zoom-in')}
           >
@@ -252,6 +313,15 @@ export function PhotoViewer({
             {emptyText ?? 'No photos yet'}
           </p>
         )}
+        {/* The photo is behind a button named for its zoom, and the arrows keep focus: without this a
+            screen reader said nothing as the user moved from photo to photo. */}
+        <p role="status" className="sr-only">
+          {nextAt !== null
+            ? 'Loading more photos...'
+            : current
+              ? shownText(current, similarShown ? null : at, n, hasMore)
+              : ''}
+        </p>
         {n > 1 && (
           <>
             <button
@@ -282,7 +352,9 @@ export function PhotoViewer({
           data-testid="viewer-caption"
         >
           <div className="min-w-0 flex-[1_1_12rem]">
-            <p className="truncate font-semibold">{current.name}</p>
+            <p id={nameId} className="truncate font-semibold">
+              {current.name}
+            </p>
             <p className="text-sm text-white/70">
               {new Date(current.uploadedAt).toLocaleDateString()} • {formatSizeMb(current.size)}
             </p>
@@ -334,7 +406,8 @@ export function PhotoViewer({
                 type="button"
                 onClick={() => {
                   setSimilarShown(null);
-                  setIndex(i);
+                  setNextAt(null);
+                  show(i);
                   setZoomed(false);
                 }}
                 aria-label={`Show ${p.name}`}

@@ -88,21 +88,24 @@ export function ViewerActions({ photo }: { photo: Photo }) {
  */
 export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDeleted: () => void }) {
   const [choosing, setChoosing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
+  // The photo the confirmation was opened for: the viewer may show another by the time it is
+  // answered (its photo deleted in another tab and the list refreshed), and that one must not go.
+  const [confirming, setConfirming] = useState<string | null>(null);
   const del = useDeletePhotos();
   const edited = !!photo.appliedFilter;
   // The Download choice is opened by a plain button: closing gives focus back to it.
   const returnFocusFromChoice = useReturnFocus(choosing);
 
   const confirmDelete = () =>
-    del.mutate([photo.id], {
+    confirming !== null &&
+    del.mutate([confirming], {
       onSuccess: () => {
-        setConfirming(false);
+        setConfirming(null);
         onDeleted();
         toast({ title: 'Photo deleted', variant: 'success' });
       },
       onError: (err) => {
-        setConfirming(false);
+        setConfirming(null);
         toast({
           title: 'Delete failed',
           description: errorMessage(err, 'The photo could not be deleted. Please try again.'),
@@ -132,7 +135,7 @@ export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDele
         type="button"
         aria-label="Delete"
         aria-haspopup="dialog"
-        onClick={() => setConfirming(true)}
+        onClick={() => setConfirming(photo.id)}
         className={iconButton}
       >
         <Trash2 className="size-5" aria-hidden />
@@ -179,8 +182,8 @@ export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDele
       </Dialog.Root>
 
       <ConfirmDeleteDialog
-        open={confirming}
-        onOpenChange={setConfirming}
+        open={confirming !== null}
+        onOpenChange={(open) => !open && setConfirming(null)}
         count={1}
         onConfirm={confirmDelete}
         pending={del.isPending}

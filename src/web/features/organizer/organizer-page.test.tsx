@@ -46,6 +46,8 @@ function setup(opts: {
   albumRefusal?: { status: number; message: string };
   /** Every request fails as a lost connection does. */
   offline?: boolean;
+  /** The server's photos per category, newest first, as `GET /api/photos/timeline?category=` pages them. */
+  categories?: Record<string, unknown[]>;
 }) {
   let status = opts.status;
   let refused = false;
@@ -53,6 +55,17 @@ function setup(opts: {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (opts.offline) throw new TypeError('Failed to fetch');
     if (url === '/api/photos') return jsonResponse(photos);
+    if (url.startsWith('/api/photos/timeline?')) {
+      const qs = new URL(url, 'http://x').searchParams;
+      const all = opts.categories?.[qs.get('category') ?? ''] ?? [];
+      const from = Number(qs.get('cursor') ?? 0);
+      const to = from + Number(qs.get('limit'));
+      return jsonResponse({
+        items: all.slice(from, to),
+        nextCursor: to < all.length ? String(to) : null,
+        total: qs.get('cursor') ? null : all.length,
+      });
+    }
     if (url === '/api/photos/summary' && opts.summary) return jsonResponse(opts.summary);
     if (url === '/api/photos/analysis-status' && refused) return jsonResponse({ message: TOO_MANY }, 429);
     if (url === '/api/photos/analysis-status') return jsonResponse(status);
@@ -260,9 +273,11 @@ describe('OrganizerPage', () => {
   );
 
   it('groups categories with spaces, counts them and offers View All beyond 4', async () => {
+    const foodPhotos = [1, 2, 3, 4, 5].map((i) => photo(i));
     setup({
-      photos: [1, 2, 3, 4, 5].map((i) => photo(i)).concat([photo(6, { category: 'nature_landscape' })]),
+      photos: foodPhotos.concat([photo(6, { category: 'nature_landscape' })]),
       status: { total: 6, analyzed: 6, pending: 0 },
+      categories: { food_drink: foodPhotos },
     });
     await flush();
     fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
@@ -271,6 +286,7 @@ describe('OrganizerPage', () => {
     expect(within(food).getByText('5')).toBeInTheDocument();
     expect(within(food).getAllByRole('img')).toHaveLength(4);
     fireEvent.click(within(food).getByRole('button', { name: 'View All 5 Photos' }));
+    await flush();
     expect(within(food).getAllByRole('img')).toHaveLength(5);
     expect(screen.getByRole('region', { name: 'nature landscape' })).toBeInTheDocument();
     expect(screen.queryByText(/_/)).toBeNull();
@@ -347,9 +363,11 @@ describe('OrganizerPage', () => {
   });
 
   it("View All shows the category's photos and moves focus to them, not to the page", async () => {
+    const foodPhotos = [1, 2, 3, 4, 5].map((i) => photo(i));
     setup({
-      photos: [1, 2, 3, 4, 5].map((i) => photo(i)),
+      photos: foodPhotos,
       status: { total: 5, analyzed: 5, pending: 0 },
+      categories: { food_drink: foodPhotos },
     });
     await flush();
     fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
@@ -363,6 +381,80 @@ describe('OrganizerPage', () => {
     const list = within(food).getByRole('list', { name: 'food drink photos' });
     expect(within(list).getAllByRole('img')).toHaveLength(5);
     expect(document.activeElement).toBe(list);
+  });
+
+  it('View All N Photos shows all N, page by page, though the plain list holds the newest 200 only', async () => {
+    // 250 food photos: the newest 200 of the library are its plain list, 150 of them food.
+    const food = Array.from({ length: 250 }, (_, i) => photo(i + 1));
+    const { fetchMock } = setup({
+      photos: food.slice(0, 150).concat(Array.from({ length: 50 }, (_, i) => photo(900 + i, { category: 'animals' }))),
+      status: { total: 300, analyzed: 300, pending: 0 },
+      summary: {
+        total: 300,
+        analyzed: 300,
+        organized: 300,
+        categories: [
+          { category: 'food_drink', count: 250 },
+          { category: 'animals', count: 50 },
+        ],
+      },
+      categories: { food_drink: food },
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const card = screen.getByRole('region', { name: 'food drink' });
+    fireEvent.click(within(card).getByRole('button', { name: 'View All 250 Photos' }));
+    await flush();
+    const list = within(card).getByRole('list', { name: 'food drink photos' });
+    expect(within(list).getAllByRole('img')).toHaveLength(100);
+    expect(within(card).getByText('Showing 100 of 250 photos')).toBeInTheDocument();
+    const more = within(card).getByRole('button', { name: 'Show more photos' });
+    more.focus();
+    fireEvent.click(more);
+    await flush();
+    expect(within(list).getAllByRole('img')).toHaveLength(200);
+    fireEvent.click(within(card).getByRole('button', { name: 'Show more photos' }));
+    await flush();
+    const imgs = within(list).getAllByRole('img');
+    expect(imgs).toHaveLength(250);
+    expect(imgs.at(-1)).toHaveAccessibleName('Photo 250');
+    expect(within(card).getByText('Showing 250 of 250 photos')).toBeInTheDocument();
+    // The last page takes the button with it: focus goes back to the photos, not to the page.
+    expect(within(card).queryByRole('button', { name: 'Show more photos' })).toBeNull();
+    expect(document.activeElement).toBe(list);
+    const asked = fetchMock.mock.calls.map(([u]) => String(u)).filter((u) => u.startsWith('/api/photos/timeline'));
+    expect(asked).toEqual([
+      '/api/photos/timeline?limit=100&category=food_drink',
+      '/api/photos/timeline?limit=100&category=food_drink&cursor=100',
+      '/api/photos/timeline?limit=100&category=food_drink&cursor=200',
+    ]);
+  });
+
+  it('a category none of whose photos is among the newest 200 still shows its first thumbnails', async () => {
+    setup({
+      photos: [1, 2, 3, 4].map((i) => photo(i)),
+      status: { total: 206, analyzed: 206, pending: 0 },
+      summary: {
+        total: 206,
+        analyzed: 206,
+        organized: 206,
+        categories: [
+          { category: 'food_drink', count: 200 },
+          { category: 'animals', count: 6 },
+        ],
+      },
+      categories: { animals: [1, 2, 3, 4, 5, 6].map((i) => photo(500 + i, { category: 'animals' })) },
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const animals = screen.getByRole('region', { name: 'animals' });
+    expect(
+      within(animals)
+        .getAllByRole('img')
+        .map((i) => i.getAttribute('alt')),
+    ).toEqual(['Photo 501', 'Photo 502', 'Photo 503', 'Photo 504']);
   });
 
   it('with neither the photos nor the status answered, claims no empty library and no finished analysis', async () => {

@@ -1,5 +1,5 @@
 import * as Tabs from '@radix-ui/react-tabs';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
@@ -17,6 +17,7 @@ import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gal
 import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
 import { DuplicatesAlbumItem, useDuplicatesAlbum } from './duplicates-album';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
+import { categoryPagesQueryOptions, isCategoryPagesKey } from './category-query';
 
 const tabClass =
   'min-h-11 flex-1 rounded-lg px-3 text-sm font-semibold text-muted data-[state=active]:bg-surface data-[state=active]:text-fg data-[state=active]:shadow-sm';
@@ -35,12 +36,17 @@ export default function OrganizerPage() {
   const pending = status.data?.pending ?? 0;
   const busy = analyzeAll.isPending || waiting || pending > 0;
 
-  // New results arrive while jobs run: refresh the photos (AI badges, tags) and albums as the count moves.
+  // New results arrive while jobs run: refresh the photos (AI badges, tags) and albums as the count
+  // moves. Not a category's pages: each refresh asks every page loaded again, so one scrolled far
+  // into would spend the user's page budget at every poll; they are refreshed once the run ends.
   const lastAnalyzed = useRef(analyzed);
   useEffect(() => {
     if (analyzed !== lastAnalyzed.current) {
       lastAnalyzed.current = analyzed;
-      void qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+      void qc.invalidateQueries({
+        queryKey: photosQueryOptions().queryKey,
+        predicate: (q) => !isCategoryPagesKey(q.queryKey),
+      });
       void qc.invalidateQueries({ queryKey: albumsQueryOptions().queryKey });
     }
   }, [analyzed, qc]);
@@ -129,7 +135,7 @@ export default function OrganizerPage() {
           <AlbumsTab />
         </Tabs.Content>
         <Tabs.Content value="categories">
-          <CategoriesTab photos={list} counts={summary.data?.categories} />
+          <CategoriesTab photos={list} listed={!photos.isLoading} counts={summary.data?.categories} />
         </Tabs.Content>
       </Tabs.Root>
     </main>
@@ -356,7 +362,16 @@ function AlbumsTab() {
  * Categories with their counts over the whole library (from the summary; the photo list is only
  * the newest photos, so it gives the thumbnails, and the counts until the summary has loaded).
  */
-function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSummary['categories'] }) {
+function CategoriesTab({
+  photos,
+  listed,
+  counts,
+}: {
+  photos: Photo[];
+  /** The plain list has answered (or failed): a category it lacks photos of asks for its own. */
+  listed: boolean;
+  counts?: PhotoSummary['categories'];
+}) {
   const groups = useMemo(() => {
     const m = new Map<CategoryResult, Photo[]>();
     for (const p of photos) {
@@ -377,20 +392,49 @@ function CategoriesTab({ photos, counts }: { photos: Photo[]; counts?: PhotoSumm
   return (
     <div className="flex flex-col gap-3">
       {groups.map(([category, count, items]) => (
-        <CategoryCard key={category} category={category} count={count} items={items} />
+        <CategoryCard key={category} category={category} count={count} items={items} listed={listed} />
       ))}
     </div>
   );
 }
 
-function CategoryCard({ category, count, items }: { category: CategoryResult; count: number; items: Photo[] }) {
+function CategoryCard({
+  category,
+  count,
+  items,
+  listed,
+}: {
+  category: CategoryResult;
+  count: number;
+  items: Photo[];
+  listed: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const list = useRef<HTMLUListElement>(null);
+  const more = useRef(false);
   const label = categoryLabel(category);
-  // 'View All' goes once the photos are all shown: focus moves to them, named, not to the page's start.
+  // The plain list holds the newest 200 photos only: the category's own pages give all of them
+  // once View All is pressed, and its first thumbnails when none of the newest 200 is in it.
+  const pages = useInfiniteQuery({
+    ...categoryPagesQueryOptions(category),
+    enabled: open || (listed && items.length < Math.min(4, count)),
+  });
+  const paged = useMemo(() => pages.data?.pages.flatMap((p) => p.items), [pages.data]);
+  const shown = paged ?? items;
+  // 'View All' goes once pressed: focus moves to the photos, named, not to the page's start.
   useEffect(() => {
     if (open) list.current?.focus();
   }, [open]);
+  // Show more goes with the last page: focus moves back to the photos as it does for View All.
+  useEffect(() => {
+    if (!more.current || pages.isFetchingNextPage) return;
+    more.current = false;
+    if (!pages.hasNextPage) list.current?.focus();
+  }, [pages.isFetchingNextPage, pages.hasNextPage]);
+  const showMore = () => {
+    more.current = true;
+    void pages.fetchNextPage();
+  };
   return (
     <Card aria-label={label} className="flex flex-col gap-2">
       <div className="flex items-center justify-between">
@@ -403,7 +447,7 @@ function CategoryCard({ category, count, items }: { category: CategoryResult; co
         aria-label={`${label} photos`}
         className="grid grid-cols-4 gap-1 rounded-lg focus-visible:outline-2 focus-visible:outline-primary"
       >
-        {(open ? items : items.slice(0, 4)).map((p) => (
+        {(open ? shown : shown.slice(0, 4)).map((p) => (
           <li key={p.id}>
             <PhotoImage
               src={p.thumbnailUrl}
@@ -415,9 +459,29 @@ function CategoryCard({ category, count, items }: { category: CategoryResult; co
           </li>
         ))}
       </ul>
+      {open && (
+        <p className="text-sm text-muted" aria-live="polite">
+          {pages.isPending ? 'Loading photos...' : `Showing ${shown.length} of ${count} photos`}
+        </p>
+      )}
+      {open && pages.isError && (
+        <p role="alert" className="text-sm text-muted">
+          {errorMessage(pages.error, 'Could not load these photos.')}
+        </p>
+      )}
       {count > 4 && !open && (
         <Button variant="outline" size="sm" onClick={() => setOpen(true)}>
           View All {count} Photos
+        </Button>
+      )}
+      {open && pages.isError && !pages.data && (
+        <Button variant="outline" size="sm" onClick={() => void pages.refetch()}>
+          Try again
+        </Button>
+      )}
+      {open && pages.hasNextPage && (
+        <Button variant="outline" size="sm" pending={pages.isFetchingNextPage} onClick={showMore}>
+          {pages.isFetchingNextPage ? 'Loading...' : 'Show more photos'}
         </Button>
       )}
     </Card>

@@ -1,0 +1,197 @@
+// @vitest-environment jsdom
+import type { Photo } from '@contract/photos';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { Toaster } from '../../components/ui/toaster';
+import { getQueryFn } from '../../lib/api';
+import { dismissAllToasts } from '../../lib/toast';
+import { PhotoViewer } from './photo-viewer';
+
+const photo = (id: string, name: string): Photo => ({
+  id,
+  name,
+  url: `/api/photos/${id}/original`,
+  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
+  previewUrl: `/api/photos/${id}/preview`,
+  uploadedAt: '2026-03-01T10:00:00.000Z',
+  takenAt: null,
+  size: 1000,
+  width: 10,
+  height: 10,
+  thumbhash: null,
+  analyzed: false,
+  category: null,
+  tags: [],
+  description: null,
+  albumId: null,
+  isDemo: false,
+  favorite: false,
+});
+
+let deleted: string[][];
+beforeEach(() => {
+  deleted = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init?: RequestInit) => {
+      if (url === '/api/photos/delete') {
+        const { ids } = JSON.parse(init!.body as string) as { ids: string[] };
+        deleted.push(ids);
+        return new Response(JSON.stringify({ deleted: ids.length }));
+      }
+      if (url.endsWith('/info')) return new Response(JSON.stringify({ message: 'Photo not found.' }), { status: 404 });
+      return new Response(JSON.stringify({ items: [] }));
+    }),
+  );
+});
+afterEach(() => {
+  act(() => dismissAllToasts());
+  vi.unstubAllGlobals();
+});
+
+function Viewer(props: { photos: Photo[] }) {
+  const [open, setOpen] = useState(true);
+  return <PhotoViewer photos={props.photos} open={open} onOpenChange={setOpen} showManage />;
+}
+
+function renderViewer(photos: Photo[]) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false }, mutations: { retry: false } },
+  });
+  render(
+    <QueryClientProvider client={qc}>
+      <Viewer photos={photos} />
+      <Toaster />
+    </QueryClientProvider>,
+  );
+}
+
+const caption = () => screen.getByTestId('viewer-caption');
+
+describe('the photo viewer', () => {
+  it('moves between photos with the arrow keys', async () => {
+    const user = userEvent.setup();
+    renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+    await user.keyboard('{ArrowRight}');
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    await user.keyboard('{ArrowLeft}');
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+  });
+
+  it('says which photo it shows as the user moves, and names the photo its zoom button enlarges', async () => {
+    const user = userEvent.setup();
+    renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
+    expect(screen.getByRole('button', { name: 'Zoom in' })).toHaveAccessibleDescription('Beach');
+    await user.click(screen.getByRole('button', { name: 'Next photo' }));
+    expect(
+      within(screen.getByRole('dialog', { name: 'Your Photos' })).getByText('Photo 2 of 2: Forest'),
+    ).toHaveAttribute('role', 'status');
+    expect(screen.getByRole('button', { name: 'Zoom in' })).toHaveAccessibleDescription('Forest');
+  });
+
+  it('deletes the photo the confirmation was opened for, though arrow keys were pressed in it', async () => {
+    const user = userEvent.setup();
+    renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')]);
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    // A keyboard user moving between the confirmation's buttons: the photo behind must not change.
+    await user.keyboard('{ArrowRight}{ArrowRight}{ArrowLeft}{ArrowRight}');
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(deleted).toEqual([['p1']]));
+  });
+
+  it('stays on its photo when the list changes under it, and deletes the photo the confirmation was opened for', async () => {
+    const user = userEvent.setup();
+    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
+    const view = (photos: Photo[]) => (
+      <QueryClientProvider client={qc}>
+        <Viewer photos={photos} />
+      </QueryClientProvider>
+    );
+    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    // An upload still going on in the background ends: its photo arrives at the top of the list.
+    rerender(view([photo('p9', 'New upload'), photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(deleted).toEqual([['p1']]));
+  });
+
+  it('deletes nothing else when the photo the confirmation was opened for went meanwhile', async () => {
+    const user = userEvent.setup();
+    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
+    const view = (photos: Photo[]) => (
+      <QueryClientProvider client={qc}>
+        <Viewer photos={photos} />
+      </QueryClientProvider>
+    );
+    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
+    // Deleted in another tab, and the list refreshed: the viewer shows the next photo.
+    rerender(view([photo('p2', 'Forest')]));
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(deleted).toEqual([['p1']]));
+  });
+
+  it('keeps the Info panel on its photo while arrow keys are pressed in it', async () => {
+    const user = userEvent.setup();
+    renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
+    await user.click(screen.getByRole('button', { name: 'Info' }));
+    await screen.findByRole('dialog', { name: 'Photo info' });
+    await user.keyboard('{ArrowRight}');
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+  });
+});
+
+describe('the photo viewer over a library larger than its loaded pages', () => {
+  /** The gallery's part: `photos` loaded so far, one more page given when the test says. */
+  function Paged({ pages, onLoadMore }: { pages: Photo[][]; onLoadMore: () => void }) {
+    const [loaded, setLoaded] = useState(1);
+    const [open, setOpen] = useState(true);
+    more = () => setLoaded((l) => l + 1);
+    return (
+      <PhotoViewer
+        photos={pages.slice(0, loaded).flat()}
+        open={open}
+        onOpenChange={setOpen}
+        initialIndex={1}
+        hasMore={loaded < pages.length}
+        loadMore={onLoadMore}
+      />
+    );
+  }
+  let more: () => void = () => {};
+
+  it('goes on to the next page at the last photo loaded, instead of wrapping to the first', async () => {
+    const user = userEvent.setup();
+    const onLoadMore = vi.fn();
+    const qc = new QueryClient();
+    render(
+      <QueryClientProvider client={qc}>
+        <Paged
+          pages={[[photo('p1', 'Beach'), photo('p2', 'Forest')], [photo('p3', 'Harbour')]]}
+          onLoadMore={onLoadMore}
+        />
+      </QueryClientProvider>,
+    );
+    // Near the end of what is loaded, the next page is asked for before it is reached.
+    expect(onLoadMore).toHaveBeenCalled();
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    await user.keyboard('{ArrowRight}');
+    // Not wrapped to Beach while Harbour is on its way.
+    expect(within(caption()).getByText('Forest')).toBeInTheDocument();
+    expect(screen.getByText('Loading more photos...')).toBeInTheDocument();
+    act(() => more());
+    expect(within(caption()).getByText('Harbour')).toBeInTheDocument();
+    // The real end wraps, as the spec's arrows do.
+    await user.keyboard('{ArrowRight}');
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+  });
+});
