@@ -41,21 +41,35 @@ export function createFindRepository(db: Db) {
       eq(photos.userId, userId),
       filter.tsquery ? matches(filter.tsquery) : undefined,
       // As the summary counts a category (photos.repository.ts `summary`), so a page holds what its count said.
+      // Written as photos_user_category_sort_idx's predicate and key (a bound `analyzed = $1` would
+      // not prove its WHERE under a generic plan).
       filter.category
-        ? and(eq(photos.analyzed, true), sql`coalesce(${photos.category}, 'uncategorized') = ${filter.category}`)
+        ? and(sql`${photos.analyzed}`, sql`coalesce(${photos.category}, 'uncategorized') = ${filter.category}`)
         : undefined,
       cursor ? sql`(${sortAt}, ${photos.id}) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : undefined,
     );
 
+  /** The page's statement (exported for the plan test, find-plan.pg.api.test.ts). */
+  const pageQuery = (userId: string, limit: number, cursor: TimelineCursor | null, filter: TimelineFilter) =>
+    db
+      .select({ photo: listedColumns, position: sql<string>`${sortAt}::text` })
+      .from(photos)
+      .where(where(userId, filter, cursor))
+      .orderBy(...takenNewestFirst)
+      .limit(limit + 1);
+  const countQuery = (userId: string, filter: TimelineFilter) =>
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(photos)
+      .where(where(userId, filter, null));
+
   return {
+    pageQuery,
+    countQuery,
+
     /** One timeline page, newest taken first; with a filter, only the photos it matches. */
     async page(userId: string, limit: number, cursor: TimelineCursor | null, filter: TimelineFilter) {
-      const rows = await db
-        .select({ photo: listedColumns, position: sql<string>`${sortAt}::text` })
-        .from(photos)
-        .where(where(userId, filter, cursor))
-        .orderBy(...takenNewestFirst)
-        .limit(limit + 1);
+      const rows = await pageQuery(userId, limit, cursor, filter);
       const more = rows.length > limit;
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
@@ -67,10 +81,7 @@ export function createFindRepository(db: Db) {
 
     /** How many photos the timeline (or the search, or the category) holds. */
     async count(userId: string, filter: TimelineFilter): Promise<number> {
-      const [row] = await db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(photos)
-        .where(where(userId, filter, null));
+      const [row] = await countQuery(userId, filter);
       return Number(row?.n ?? 0);
     },
 
