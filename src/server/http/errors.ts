@@ -91,13 +91,30 @@ export function registerErrorHandler(app: FastifyInstance) {
       const message =
         err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
           ? 'The request body is not valid JSON.'
-          : err.message;
+          : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+            ? unsupportedMediaMessage(request)
+            : err.message;
       return reply.status(status).send({ message, code: err.code ?? 'bad_request' });
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ message: 'Something went wrong on our side.', code: 'internal' });
   });
 }
+
+export const SEND_JSON_MESSAGE = 'Send JSON (Content-Type: application/json).';
+export const SEND_PHOTOS_MESSAGE = 'Send photos as multipart/form-data in fields named "photos".';
+
+/**
+ * Fastify's 415 says only 'Unsupported Media Type', which tells a client nothing it can change. The
+ * upload is the one route in @fastify/multipart's scope (photos.routes.ts), the only one where the
+ * plugin decorates requests with `isMultipart`; every other body is JSON.
+ */
+function unsupportedMediaMessage(request: FastifyRequest): string {
+  return 'isMultipart' in request ? SEND_PHOTOS_MESSAGE : SEND_JSON_MESSAGE;
+}
+
+/** Enough of an unknown path to recognise it: the whole of one (up to the URL limit) bloated every 404. */
+const ECHOED_PATH_CHARS = 200;
 
 export const BAD_URL_MESSAGE = 'The request address is not valid: it holds an escape (%) that does not decode.';
 export const LONG_PATH_MESSAGE = 'The request address is too long.';
@@ -131,8 +148,8 @@ export function registerNotFound(app: FastifyInstance, opts: { page: PageHandler
     if (opts.page && request.method === 'GET' && !request.url.startsWith('/api/')) {
       return opts.page(request, reply);
     }
-    return reply
-      .status(404)
-      .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+    const path = request.url.split('?')[0] ?? '';
+    const shown = path.length > ECHOED_PATH_CHARS ? `${path.slice(0, ECHOED_PATH_CHARS)}…` : path;
+    return reply.status(404).send({ message: `No route for ${request.method} ${shown}`, code: 'not_found' });
   });
 }

@@ -19,7 +19,7 @@ import {
 } from '@contract/photos';
 import type { AppContext } from '../../context';
 import { answeredLater } from '../../http/answered-later';
-import { badRequest } from '../../http/errors';
+import { badRequest, SEND_PHOTOS_MESSAGE } from '../../http/errors';
 import { userOf } from '../../http/session';
 import { RenderCache } from '../../lib/render-cache';
 import { BlobStoreUnavailable } from '../../storage/blob-store';
@@ -278,7 +278,7 @@ export async function photosRoutes(
 
     r.post('/api/photos', { schema: { response: { 201: uploadResponse } } }, async (request, reply) => {
       const user = userOf(request);
-      if (!request.isMultipart()) throw badRequest('Send photos as multipart/form-data in fields named "photos".');
+      if (!request.isMultipart()) throw badRequest(SEND_PHOTOS_MESSAGE);
       // Counted until answered (or the client goes away); its answer starts the grace for the
       // gallery refresh that follows, while background work waits.
       reply.raw.once('close', ctx.activity.enterUpload());
