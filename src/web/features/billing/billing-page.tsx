@@ -208,8 +208,9 @@ export default function BillingPage() {
                   (trialEndsAt ? ' after the trial' : '')
                 }
               />
+              {/* A trial bills nothing and does not renew, as a cancelled plan: its date is an end. */}
               <Row
-                label={subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
+                label={trialEndsAt ? 'Trial Ends' : subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
                 value={subscription.endDate ? formatDate(subscription.endDate) : 'N/A'}
               />
             </dl>
