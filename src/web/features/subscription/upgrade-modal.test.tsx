@@ -5,11 +5,12 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { Toaster } from '../../components/ui/toaster';
 import { getQueryFn } from '../../lib/api';
+import { forgetServerClock } from '../../lib/server-clock';
 import { formatTrialDate } from './trial';
 import { UpgradeModal } from './upgrade-modal';
 
-function jsonResponse(body: unknown, status = 200) {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 }
 
 function Harness() {
@@ -19,10 +20,10 @@ function Harness() {
 
 const FREE = FREE_SUBSCRIPTION;
 
-function setup(answer: () => Promise<Response>, current: object = FREE) {
+function setup(answer: () => Promise<Response>, current: object = FREE, headers: Record<string, string> = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/subscription' && init?.method === 'POST') return answer();
-    return jsonResponse(current);
+    return jsonResponse(current, 200, headers);
   });
   vi.stubGlobal('fetch', fetchMock);
   const qc = new QueryClient({
@@ -40,6 +41,7 @@ function setup(answer: () => Promise<Response>, current: object = FREE) {
 afterEach(() => {
   vi.unstubAllGlobals();
   vi.useRealTimers();
+  forgetServerClock();
 });
 
 describe('UpgradeModal', () => {
@@ -79,6 +81,13 @@ describe('UpgradeModal', () => {
     expect(terms).toHaveTextContent('Nothing is charged: to keep Premium after that, subscribe at checkout.');
     expect(screen.getByRole('button', { name: 'Start Free Trial' })).toHaveAccessibleDescription(terms.textContent!);
     expect(screen.getByText('7-day free trial • Cancel anytime')).toBeInTheDocument();
+  });
+
+  it("counts the 7 days from the server's date, not a device clock days behind", async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-03-10T12:00:00Z') });
+    setup(async () => jsonResponse({}, 201), FREE, { Date: new Date('2026-03-20T12:00:00Z').toUTCString() });
+    const end = formatTrialDate(new Date('2026-03-27T12:00:00Z'));
+    expect(await screen.findByText(new RegExp(`^Your free trial would end on ${end}\\.`))).toBeInTheDocument();
   });
 
   it('tells an account whose trial is spent, instead of offering a button that can only fail', async () => {

@@ -13,6 +13,7 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
+import { useServerNow } from '../../lib/server-clock';
 import { useStartTrial } from './use-start-trial';
 import { formatTrialDate } from './trial';
 import { useSubscriptionDetails } from './subscription-query';
@@ -36,6 +37,8 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
   const { subscription } = useSubscriptionDetails(open);
   const trialUsed = subscription?.trialAvailable === false;
   const trialTermsId = useId();
+  // The server starts the trial at its own time: a device clock days off named the wrong end.
+  const now = useServerNow();
   useEffect(() => {
     if (open) setPlan(DEFAULT_UPGRADE_MODAL_PLAN);
   }, [open]);
@@ -121,11 +124,12 @@ export function UpgradeModal({ open, onOpenChange, note }: UpgradeModalProps) {
             </Link>
           </>
         ) : (
-          // An estimate from this device's clock: the server fixes the real end when the trial starts.
+          // An estimate from the server's clock as this device knows it: the server fixes the real end when
+          // the trial starts.
           // Formatted only while open: the closed modal sits on the dashboard, and the first date
           // formatting of a page load costs tens of milliseconds (locale data).
           open &&
-          `Your free trial would end on ${formatTrialDate(trialEndDate(new Date()))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
+          `Your free trial would end on ${formatTrialDate(trialEndDate(now))}. Nothing is charged: to keep Premium after that, subscribe at checkout.`
         )}
       </p>
       <Button
