@@ -83,3 +83,19 @@ export function pointsPerDay(
   }
   return series;
 }
+
+/**
+ * As `pointsPerDay`, from points already summed per local day (the server sums them in the user's
+ * zone, whose offset changes with daylight saving time): the last `days` days ending `today`.
+ */
+export function pointsOfLastDays(summed: readonly DailyPoints[], today: CalendarDay, days = 7): DailyPoints[] {
+  const count = Math.max(0, Math.floor(days));
+  const series: DailyPoints[] = [];
+  for (let i = count - 1; i >= 0; i--) series.push({ date: addDays(today, -i), points: 0 });
+  const byDay = new Map(series.map((d) => [d.date, d]));
+  for (const { date, points } of summed) {
+    const bucket = byDay.get(date);
+    if (bucket && Number.isFinite(points)) bucket.points += points;
+  }
+  return series;
+}

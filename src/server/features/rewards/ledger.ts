@@ -207,6 +207,22 @@ export function createLedger(db: Db) {
     )
     .groupBy(sql`1`)
     .prepare('ledger_points_by_day');
+  /**
+   * The same per day of a zone: `at time zone` follows its daylight saving changes, which a fixed
+   * offset (today's) cannot: in the week after a change, an hour of each earlier day fell into its
+   * neighbour.
+   */
+  const pointsByZoneDayPrepared = db
+    .select({
+      day: sql<string>`to_char(${pointsLedger.createdAt} at time zone ${sql.placeholder('zone')}::text, 'YYYY-MM-DD')`,
+      points: sql<number>`sum(${pointsLedger.points})`.mapWith(Number),
+    })
+    .from(pointsLedger)
+    .where(
+      and(eq(pointsLedger.userId, sql.placeholder('userId')), gte(pointsLedger.createdAt, sql.placeholder('since'))),
+    )
+    .groupBy(sql`1`)
+    .prepare('ledger_points_by_zone_day');
 
   /**
    * Everything the rewards summary, stats and the achievement check read, in ONE statement (the
@@ -583,6 +599,23 @@ export function createLedger(db: Db) {
       });
       return rows.map((r) => ({ points: r.points, createdAt: new Date(r.day * DAY_MS - offsetMs) }));
     },
+    /**
+     * The points of each day of `zone` since `since`; null when the database does not know the zone
+     * (its zone data can be older than the JavaScript engine's, which validated the name).
+     */
+    async pointsByZoneDaySince(
+      userId: string,
+      since: Date,
+      zone: string,
+    ): Promise<Array<{ date: CalendarDay; points: number }> | null> {
+      try {
+        const rows = await pointsByZoneDayPrepared.execute({ userId, since: since.toISOString(), zone });
+        return rows.filter((r) => isCalendarDay(r.day)).map((r) => ({ date: r.day, points: r.points }));
+      } catch (err) {
+        if (isUnknownZone(err)) return null;
+        throw err;
+      }
+    },
   };
 }
 
@@ -613,4 +646,13 @@ export function streakFromDays(days: readonly CalendarDay[]): LoginStreakState {
     state = { lastLoginDay: r.isNewDay ? day : state.lastLoginDay, currentStreak: r.currentStreak };
   }
   return state;
+}
+
+/** PostgreSQL's invalid_parameter_value for a zone name it does not know (drizzle wraps it as `cause`). */
+function isUnknownZone(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (code === '22023' && typeof message === 'string' && message.includes('time zone')) return true;
+  }
+  return false;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { TIME_ZONE_COOKIE } from '@contract/auth-values';
 import { recordRewardBody, recordRewardResponse, rewardsSummary, stats, statsQuery } from '@contract/rewards';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
@@ -30,6 +31,6 @@ export async function rewardsRoutes(app: FastifyInstance, ctx: AppContext) {
   );
 
   r.get('/api/stats', { schema: { querystring: statsQuery, response: { 200: stats } } }, async (request) =>
-    service.stats(userOf(request).id, request.query.utcOffsetMinutes),
+    service.stats(userOf(request).id, request.query.utcOffsetMinutes, request.cookies[TIME_ZONE_COOKIE]),
   );
 }

@@ -15,9 +15,9 @@ import {
   type Achievement,
   type RewardType,
 } from '@domain/rewards';
-import { pointsPerDay } from '@domain/insights';
+import { pointsOfLastDays, pointsPerDay } from '@domain/insights';
 import { DAY_MS } from '@domain/calendar';
-import { MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
+import { calendarDayInZone, canonicalTimeZone, MIN_MS_BETWEEN_LOGIN_DAYS } from '@domain/time-zone';
 import type { UploadReward } from '@contract/photos';
 import type { AchievementView, RecordRewardResponse, RewardsSummary, Stats } from '@contract/rewards';
 import { LOGIN_SOURCE, streakFromDays, type Ledger } from './ledger';
@@ -213,19 +213,24 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
     };
   }
 
-  async function stats(userId: string, utcOffsetMinutes?: number): Promise<Stats> {
+  /**
+   * The dashboard's figures and its 7-day chart, its days those of the browser's zone (the display
+   * cookie) when it has one the database knows; else of the fixed offset the client sent.
+   */
+  async function stats(userId: string, utcOffsetMinutes?: number, displayZone?: string): Promise<Stats> {
     const at = now();
+    const since = new Date(at.getTime() - 8 * DAY_MS);
+    const zone = displayZone ? canonicalTimeZone(displayZone) : null;
     const offset = clampUtcOffset(utcOffsetMinutes ?? 0);
-    const [snap, days] = await Promise.all([
+    const [snap, zoneDays, offsetDays] = await Promise.all([
       ledger.snapshot(userId),
-      ledger.pointsByDaySince(userId, new Date(at.getTime() - 8 * DAY_MS), offset),
+      zone ? ledger.pointsByZoneDaySince(userId, since, zone) : null,
+      zone ? null : ledger.pointsByDaySince(userId, since, offset),
     ]);
-    return {
-      totalPoints: snap.totalPoints,
-      adsSkipped: snap.adsSkipped,
-      timeSaved: snap.timeSaved,
-      pointsByDay: pointsPerDay(days, at, 7, offset),
-    };
+    const figures = { totalPoints: snap.totalPoints, adsSkipped: snap.adsSkipped, timeSaved: snap.timeSaved };
+    if (zone && zoneDays) return { ...figures, pointsByDay: pointsOfLastDays(zoneDays, calendarDayInZone(at, zone)) };
+    const days = offsetDays ?? (await ledger.pointsByDaySince(userId, since, offset));
+    return { ...figures, pointsByDay: pointsPerDay(days, at, 7, offset) };
   }
 
   return { record, recordLogin, recordActivation, recordUpload, summary, stats };
