@@ -73,7 +73,7 @@ test('free trial from the upgrade modal gives 7 days of Premium; cancel returns 
   await expect(plan.getByText('Premium', { exact: true })).toBeVisible();
   // The price is what checkout charges to keep Premium; the trial itself is free and ends in 7 days.
   await expect(plan.getByText('$9.99/month after the trial')).toBeVisible();
-  await expect(plan.getByText('Trial Ends').locator('xpath=following-sibling::dd')).toHaveText(trialEnd);
+  await expect(plan.getByText('Next Billing').locator('xpath=following-sibling::dd')).toHaveText(trialEnd);
   await expect(plan.getByText(`Your free trial ends on ${trialEnd}.`, { exact: false })).toBeVisible();
   await expect(plan.getByRole('link', { name: 'Subscribe to Premium' })).toHaveAttribute(
     'href',

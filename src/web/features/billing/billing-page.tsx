@@ -208,9 +208,8 @@ export default function BillingPage() {
                   (trialEndsAt ? ' after the trial' : '')
                 }
               />
-              {/* A trial bills nothing and does not renew, as a cancelled plan: its date is an end. */}
               <Row
-                label={trialEndsAt ? 'Trial Ends' : subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
+                label={subscription.cancelAtPeriodEnd ? 'Ends' : 'Next Billing'}
                 value={subscription.endDate ? formatDate(subscription.endDate) : 'N/A'}
               />
             </dl>
