@@ -228,3 +228,51 @@ test('dark theme: text on the danger and success colours is readable, and plan b
   const badge = page.getByText('Free trial', { exact: true });
   expect(await textBoxes(badge)).toHaveLength(1);
 });
+
+/** WCAG contrast of a colour (its alpha laid over the backdrop) against that backdrop. */
+function contrastOver(colour: string, backdrop: [number, number, number]) {
+  const [r, g, b, a = 1] = colour.match(/[\d.]+/g)!.map(Number);
+  const laid = [r!, g!, b!].map((c, i) => c * a + backdrop[i]! * (1 - a));
+  const luminance = (rgb: number[]) => {
+    const [lr, lg, lb] = rgb.map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * lr! + 0.7152 * lg! + 0.0722 * lb!;
+  };
+  const [hi, lo] = [luminance(laid), luminance(backdrop)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+test('with a home indicator the selection bar clears the bottom navigation, and its circles read on any photo', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  // An iPhone's insets (Chromium emulates env(safe-area-inset-*) for this page).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setSafeAreaInsetsOverride' as never, { insets: { top: 47, bottom: 34 } } as never);
+  await register(page);
+  await page.goto('/gallery');
+  await page.getByRole('button', { name: 'Select', exact: true }).click();
+  await page.getByRole('button', { name: 'Select Coffee Cup' }).click();
+  const bar = (await page.getByRole('toolbar', { name: 'Selection' }).boundingBox())!;
+  const nav = (await page.getByRole('navigation', { name: 'Main' }).boundingBox())!;
+  // At 80 px from the bottom it met the navigation, which the inset makes 34 px taller.
+  expect(bar.y + bar.height).toBeLessThanOrEqual(nav.y);
+
+  // A white ring alone was lost on a white photo: some edge of the circle reaches 3:1 (WCAG 1.4.11)
+  // against white and against black.
+  const circle = await page
+    .getByTestId('select-circle')
+    .first()
+    .evaluate((el) => {
+      const style = getComputedStyle(el);
+      return [style.borderTopColor, ...(style.boxShadow.match(/rgba?\([^)]*\)/g) ?? [])];
+    });
+  for (const backdrop of [
+    [255, 255, 255],
+    [0, 0, 0],
+  ] as [number, number, number][]) {
+    expect(Math.max(...circle.map((c) => contrastOver(c, backdrop)))).toBeGreaterThanOrEqual(3);
+  }
+});

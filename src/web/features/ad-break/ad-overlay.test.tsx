@@ -4,6 +4,7 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getQueryFn } from '../../lib/api';
 import { useState } from 'react';
+import { SETTLE_MS } from '../../lib/settling-presses';
 import { PhotoViewer } from '../gallery';
 import { AdOverlay } from './ad-overlay';
 
@@ -129,6 +130,48 @@ describe('AdOverlay', () => {
       pointsEarned: 1,
       gameData: { gameType: 'none', score: 0, completed: false },
     });
+  });
+
+  it('a double click on Skip Game or Continue Browsing does not zoom the photo uncovered under it', async () => {
+    const beach = {
+      id: 'p1',
+      name: 'Beach',
+      url: '/api/photos/p1/original',
+      thumbnailUrl: '/api/photos/p1/thumbnail',
+      previewUrl: '/api/photos/p1/preview',
+      uploadedAt: '2026-03-01T10:00:00.000Z',
+      size: 1000,
+      thumbhash: null,
+    };
+    // A 60 s ad: a game lasts 45 s at most, so the viewer is still there after one.
+    setup(60, () => jsonResponse([beach]));
+    await advance(0);
+    // A pointer's double click: the second click comes with detail 2, at once.
+    const dblClick = async (el: HTMLElement) => {
+      await act(async () => fireEvent.click(el, { detail: 1 }));
+      await act(async () =>
+        fireEvent.click(screen.getByTestId('viewer-stage').querySelector('button')!, { detail: 2 }),
+      );
+    };
+    const zoom = () => screen.getByRole('button', { name: /^Zoom (in|out)$/ });
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    await dblClick(screen.getByRole('button', { name: 'Skip Game' }));
+    expect(screen.queryByRole('dialog', { name: 'Ad Break Mini-Game' })).not.toBeInTheDocument();
+    expect(zoom()).toHaveAccessibleName('Zoom in');
+
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Play Game' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /Quick Trivia/ })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Start Game' })));
+    await advance(46_000);
+    await dblClick(screen.getByRole('button', { name: 'Continue Browsing' }));
+    expect(screen.queryByRole('dialog', { name: 'Ad Break Mini-Game' })).not.toBeInTheDocument();
+    expect(zoom()).toHaveAccessibleName('Zoom in');
+    // A single press, however soon, zooms it; so does a double click once the viewer has settled.
+    await act(async () => fireEvent.click(zoom(), { detail: 1 }));
+    expect(zoom()).toHaveAccessibleName('Zoom out');
+    await advance(SETTLE_MS);
+    await act(async () => fireEvent.click(zoom(), { detail: 2 }));
+    expect(zoom()).toHaveAccessibleName('Zoom in');
   });
 
   it('waits for a game in play at 0, then records its score', async () => {

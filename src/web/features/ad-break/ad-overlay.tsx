@@ -10,6 +10,7 @@ import { ProgressBar } from '../../components/ui/progress-bar';
 import { errorMessage } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 import { useModalLayer } from '../../lib/use-modal-layer';
+import { useSettlingPresses } from '../../lib/settling-presses';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
@@ -100,6 +101,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, []);
 
   const openGame = () => setGameOpen(true);
+  // Skip Game and Continue Browsing close the game over the viewer: the second click of a double
+  // click on them must not zoom the photo or pick a thumbnail there.
+  const settleViewer = useSettlingPresses(gameOpen, { atMount: false });
 
   const elapsed = Math.round(((duration - remaining) / duration) * 100);
 
@@ -151,30 +155,33 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         </div>
       </div>
 
-      <PhotoViewer
-        photos={photos.data ?? []}
-        emptyText={
-          photos.isPending
-            ? 'Loading photos...'
-            : photos.isError
-              ? errorMessage(photos.error, 'Could not load your photos.')
-              : undefined
-        }
-        open={galleryOpen}
-        onOpenChange={setGalleryOpen}
-        countdown={remaining}
-        countdownFrom={duration}
-        // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
-        // not to the control that started the ad, which the overlay covers (and makes inert). Closed
-        // by the ad's end, to the panel while the break is recorded; the control gets it back after.
-        onCloseAutoFocus={(event) => {
-          const target = backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
-          if (!target) return;
-          event.preventDefault();
-          target.focus();
-        }}
-        onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
-      />
+      {/* React passes the viewer's (portalled) clicks up through this wrapper. */}
+      <div className="contents" onClickCapture={settleViewer}>
+        <PhotoViewer
+          photos={photos.data ?? []}
+          emptyText={
+            photos.isPending
+              ? 'Loading photos...'
+              : photos.isError
+                ? errorMessage(photos.error, 'Could not load your photos.')
+                : undefined
+          }
+          open={galleryOpen}
+          onOpenChange={setGalleryOpen}
+          countdown={remaining}
+          countdownFrom={duration}
+          // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
+          // not to the control that started the ad, which the overlay covers (and makes inert). Closed
+          // by the ad's end, to the panel while the break is recorded; the control gets it back after.
+          onCloseAutoFocus={(event) => {
+            const target = backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
+            if (!target) return;
+            event.preventDefault();
+            target.focus();
+          }}
+          onPlayGame={record.isPending || remaining <= 0 ? undefined : openGame}
+        />
+      </div>
 
       <MiniGameDialog
         open={gameOpen}

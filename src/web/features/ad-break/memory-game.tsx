@@ -11,6 +11,7 @@ import type { GameOutcome } from '@domain/games/game-outcome';
 import { useReducer } from 'react';
 import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
+import { useSettlingPresses } from '../../lib/settling-presses';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
 
@@ -69,6 +70,9 @@ export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpir
       ? null
       : Math.min(Math.ceil(limitMs / 1000), Math.ceil(Math.max(0, game.startedAt + limitMs - now) / 1000));
 
+  // The board replaces Start Game: a double click on Start must not flip the card under it.
+  const settle = useSettlingPresses(game.phase === 'intro');
+
   if (game.phase === 'intro') {
     return (
       <GameIntro
@@ -85,7 +89,7 @@ export function MemoryGame({ seed, timeLimitSeconds, endsAt, onComplete, onExpir
   }
 
   return (
-    <div className="flex flex-col gap-3">
+    <div className="flex flex-col gap-3" onClickCapture={settle}>
       <div className="flex justify-center gap-2">
         <StatPill label="Score" value={game.score} />
         <StatPill label="Pairs" value={`${game.matches}/${MEMORY_PAIRS}`} />

@@ -3,6 +3,7 @@ import { createMemoryGame } from '@domain/games/memory';
 import { createTriviaGame } from '@domain/games/trivia';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { SETTLE_MS } from '../../lib/settling-presses';
 import { MiniGameDialog, type MiniGameDialogProps } from './mini-game-dialog';
 
 const SEED = 1234;
@@ -79,6 +80,44 @@ describe('MiniGameDialog selection', () => {
     rerender(<MiniGameDialog {...props} open={false} />);
     rerender(<MiniGameDialog {...props} open />);
     expect(screen.getByRole('heading', { name: 'Choose Your Game' })).toBeInTheDocument();
+  });
+});
+
+describe('a double click', () => {
+  // A pointer's clicks carry their count: the second click of a double click has detail 2.
+  const pointerClick = (el: HTMLElement, detail: number) => act(() => fireEvent.click(el, { detail }));
+
+  it('on Start Game starts the game and flips no card under it; a single click flips one at once', () => {
+    setup();
+    click(button(/Memory Match/));
+    pointerClick(button('Start Game'), 1);
+    pointerClick(button('Card 1'), 2);
+    expect(button('Card 1')).not.toHaveAttribute('aria-disabled');
+    // A single click passes at once: a quick player is not held back.
+    pointerClick(button('Card 1'), 1);
+    expect(button(/^Card 1: /)).toHaveAttribute('aria-disabled', 'true');
+    // Once the board has settled, a click that counts as a double one plays as well.
+    advance(SETTLE_MS);
+    pointerClick(button('Card 2'), 2);
+    expect(button(/^Card 2: /)).toHaveAttribute('aria-disabled', 'true');
+  });
+
+  it('on a game choice opens its intro without starting it', () => {
+    setup();
+    pointerClick(button(/Quick Trivia/), 1);
+    pointerClick(button('Start Game'), 2);
+    expect(screen.getByRole('heading', { name: 'Quick Trivia' })).toBeInTheDocument();
+    expect(button('Start Game')).toBeInTheDocument();
+  });
+
+  it("on the first trivia answer's Start Game answers nothing", () => {
+    setup();
+    click(button(/Quick Trivia/));
+    pointerClick(button('Start Game'), 1);
+    const first = screen.getAllByRole('button', { name: /^A\. / })[0]!;
+    pointerClick(first, 2);
+    expect(screen.getByRole('status')).toHaveTextContent('');
+    expect(first).not.toHaveAttribute('aria-disabled');
   });
 });
 

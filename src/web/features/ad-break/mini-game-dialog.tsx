@@ -13,6 +13,7 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogClose, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { Emoji } from '../../components/ui/emoji';
 import { cn } from '../../lib/cn';
+import { useSettlingPresses } from '../../lib/settling-presses';
 import { MemoryGame } from './memory-game';
 import { ReactionGame } from './reaction-game';
 import { TriviaGame } from './trivia-game';
@@ -75,6 +76,9 @@ export function MiniGameDialog({
   }
 
   const limit = timeLimitSeconds ?? gameTimeLimit(adDuration);
+  // Each view replaces the control pressed in the one before (Play Game, a game's card, the last
+  // move of a game): the second click of a double click must not start or end what replaced it.
+  const settle = useSettlingPresses(open && view.kind + (view.kind === 'select' ? '' : view.game));
 
   const close = () => {
     if (view.kind === 'select') onFinish({ gameType: 'none', score: 0, completed: false });
@@ -115,19 +119,21 @@ export function MiniGameDialog({
         </DialogClose>
       </header>
 
-      {view.kind === 'select' && (
-        <GameSelection
-          onPick={(game) => {
-            setView({ kind: 'playing', game, seed: nextSeed() });
-            onGameStart?.(game);
-          }}
-          onSkip={close}
-        />
-      )}
-      {view.kind === 'playing' && view.game === 'memory' && <MemoryGame {...gameProps('memory')} />}
-      {view.kind === 'playing' && view.game === 'reaction' && <ReactionGame {...gameProps('reaction')} />}
-      {view.kind === 'playing' && view.game === 'trivia' && <TriviaGame {...gameProps('trivia')} />}
-      {view.kind === 'result' && <GameResult score={view.score} onContinue={() => onOpenChange(false)} />}
+      <div className="contents" onClickCapture={settle}>
+        {view.kind === 'select' && (
+          <GameSelection
+            onPick={(game) => {
+              setView({ kind: 'playing', game, seed: nextSeed() });
+              onGameStart?.(game);
+            }}
+            onSkip={close}
+          />
+        )}
+        {view.kind === 'playing' && view.game === 'memory' && <MemoryGame {...gameProps('memory')} />}
+        {view.kind === 'playing' && view.game === 'reaction' && <ReactionGame {...gameProps('reaction')} />}
+        {view.kind === 'playing' && view.game === 'trivia' && <TriviaGame {...gameProps('trivia')} />}
+        {view.kind === 'result' && <GameResult score={view.score} onContinue={() => onOpenChange(false)} />}
+      </div>
     </Dialog>
   );
 }

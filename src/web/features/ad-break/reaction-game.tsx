@@ -11,6 +11,7 @@ import {
   tickReaction,
 } from '@domain/games/reaction';
 import { type FocusEvent, useLayoutEffect, useReducer, useRef } from 'react';
+import { useSettlingPresses } from '../../lib/settling-presses';
 import { GameAnnouncer, GameIntro, StatPill } from './game-intro';
 import type { GameProps } from './memory-game';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
@@ -101,6 +102,9 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, 
     dispatch({ type: 'start', arena, now: Date.now(), endsBy: endsAt });
   };
 
+  // The first target replaces Start Game: a double click on Start must not land on it as a miss or a hit.
+  const settle = useSettlingPresses(game === null);
+
   const secondsLeft = game?.startedAt
     ? Math.max(
         0,
@@ -111,7 +115,7 @@ export function ReactionGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, 
     : timeLimitSeconds;
 
   return (
-    <div ref={rootRef} className="flex flex-col gap-3">
+    <div ref={rootRef} className="flex flex-col gap-3" onClickCapture={settle}>
       {game ? (
         <div className="flex justify-center gap-2">
           <StatPill label="Score" value={game.score} />

@@ -17,6 +17,7 @@ import {
 import { useEffect, useId, useReducer, useRef } from 'react';
 import { ProgressBar } from '../../components/ui/progress-bar';
 import { cn } from '../../lib/cn';
+import { useSettlingPresses } from '../../lib/settling-presses';
 import { GameAnnouncer, GameIntro } from './game-intro';
 import type { GameProps } from './memory-game';
 import { useDeadline, useNow, useReportOnce } from './use-game-clock';
@@ -59,6 +60,9 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, on
   const firstOption = useRef<HTMLButtonElement>(null);
   useEffect(() => firstOption.current?.focus(), [question]);
 
+  // The first question replaces Start Game: a double click on Start must not answer it.
+  const settle = useSettlingPresses(game.phase === 'intro');
+
   if (game.phase === 'intro') {
     return (
       <GameIntro
@@ -78,7 +82,7 @@ export function TriviaGame({ seed, timeLimitSeconds = 30, endsAt, onComplete, on
   const answered = game.selectedAnswer !== null;
 
   return (
-    <div className="flex flex-col gap-3">
+    <div className="flex flex-col gap-3" onClickCapture={settle}>
       <div className="flex items-center justify-between text-sm">
         <span className="font-semibold">Score: {game.score}</span>
         <span id={labelId}>{triviaQuestionLabel(game)}</span>

@@ -1,6 +1,7 @@
 import '../../lib/zod-jitless';
 import {
   forgotPasswordBody,
+  PASSWORD_MIN,
   resetPasswordBody,
   type ForgotPasswordBody,
   type ForgotPasswordResponse,
@@ -119,6 +120,7 @@ export default function ForgotPasswordPage() {
             type="password"
             autoComplete="new-password"
             placeholder="Create a password (min 6 characters)"
+            hint={`At least ${PASSWORD_MIN} characters`}
             error={resetForm.formState.errors.password?.message}
             {...resetForm.register('password')}
           />

@@ -1,5 +1,5 @@
 import '../../lib/zod-jitless';
-import { registerBody, type RegisterBody } from '@contract/auth';
+import { PASSWORD_MIN, registerBody, type RegisterBody } from '@contract/auth';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
@@ -63,6 +63,8 @@ export default function RegisterPage() {
           type="password"
           autoComplete="new-password"
           placeholder="Create a password (min 6 characters)"
+          // The placeholder is cut at 320-360 px before its rule: the rule is told under the field.
+          hint={`At least ${PASSWORD_MIN} characters`}
           error={errors.password?.message}
           {...form.register('password')}
         />

@@ -1,11 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { errorMessage } from '../../lib/api';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './lazy-dialogs';
 import { duplicatesQueryOptions } from './photos-query';
+import {
+  forgetViewerEntry,
+  leaveViewerEntry,
+  pushViewerEntry,
+  showInViewerEntry,
+  viewerEntryPhoto,
+} from './viewer-history';
 
 const noop = () => undefined;
 
@@ -18,6 +25,32 @@ export function DuplicatesView() {
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
   const photos = useMemo(() => query.data?.groups.flat() ?? [], [query.data]);
   const groups = query.data?.groups.length ?? 0;
+  // The viewer is an entry of the browser's history, as in the gallery: a phone's Back closes it
+  // instead of leaving the album, and Back from the photo editor (its Edit) opens it again.
+  const photosNow = useRef(photos);
+  photosNow.current = photos;
+  const openViewer = useCallback((index: number) => {
+    pushViewerEntry(photosNow.current[index]?.id);
+    setViewerIndex(index);
+  }, []);
+  const viewerOpen = viewerIndex !== null;
+  useEffect(() => {
+    if (!viewerOpen) return;
+    const onBack = () => {
+      if (viewerEntryPhoto() === null) setViewerIndex(null);
+    };
+    window.addEventListener('popstate', onBack);
+    return () => window.removeEventListener('popstate', onBack);
+  }, [viewerOpen]);
+  const reopen = useRef(viewerEntryPhoto());
+  useEffect(() => {
+    const id = reopen.current;
+    if (id === null || query.isPending) return;
+    reopen.current = null;
+    const index = photos.findIndex((p) => p.id === id);
+    if (index < 0) return forgetViewerEntry();
+    setViewerIndex(index);
+  }, [photos, query.isPending]);
   return (
     <section className="flex flex-col gap-3" aria-labelledby="duplicates-title">
       <div className="flex items-center justify-between gap-2">
@@ -50,14 +83,19 @@ export function DuplicatesView() {
         </p>
       ) : (
         photos.length > 0 && (
-          <PhotoGrid photos={photos} total={photos.length} hasMore={false} loadMore={noop} onOpen={setViewerIndex} />
+          <PhotoGrid photos={photos} total={photos.length} hasMore={false} loadMore={noop} onOpen={openViewer} />
         )
       )}
       <PhotoViewer
         photos={photos}
         open={viewerIndex !== null}
         initialIndex={viewerIndex ?? 0}
-        onOpenChange={(o) => !o && setViewerIndex(null)}
+        onOpenChange={(o) => {
+          if (o) return;
+          setViewerIndex(null);
+          leaveViewerEntry();
+        }}
+        onShow={showInViewerEntry}
         showEdit
         showSimilar
       />

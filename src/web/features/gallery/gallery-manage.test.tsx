@@ -84,9 +84,10 @@ function renderGallery(path = '/gallery') {
       mutations: { retry: false },
     },
   });
+  const location = memoryLocation({ path });
   render(
     <QueryClientProvider client={qc}>
-      <Router hook={memoryLocation({ path }).hook}>
+      <Router hook={location.hook} searchHook={location.searchHook}>
         <GalleryPage />
       </Router>
       <Toaster />
@@ -265,6 +266,54 @@ describe('Back while the viewer is open', () => {
     expect(within(again).getByTestId('viewer-caption')).toHaveTextContent('Harbour');
     await user.keyboard('{Escape}');
     await waitFor(() => expect(viewer()).toBeNull());
+  });
+});
+
+describe('Back while the Possible duplicates viewer is open', () => {
+  const viewer = () => screen.queryByRole('dialog', { name: 'Your Photos' });
+  beforeEach(() => {
+    const timeline = vi.mocked(fetch).getMockImplementation()!;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) =>
+        url === '/api/photos/duplicates'
+          ? new Response(
+              JSON.stringify({ name: 'Possible duplicates', groups: [[library[0], library[1]]], photoCount: 2 }),
+            )
+          : timeline(url, init),
+      ),
+    );
+  });
+
+  it('closes the viewer and stays in the album', async () => {
+    const user = userEvent.setup();
+    renderGallery('/gallery?album=duplicates');
+    await user.click(await screen.findByRole('button', { name: 'Open Forest' }, { timeout: 10_000 }));
+    expect(await screen.findByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
+    expect(window.history.state).toMatchObject({ eyevuViewerPhoto: 'p2' });
+    act(() => window.history.back());
+    await waitFor(() => expect(viewer()).toBeNull());
+    expect(screen.getByRole('heading', { name: 'Possible duplicates' })).toBeInTheDocument();
+  });
+
+  it('closed by its own button, leaves no entry behind; Back from the editor opens it again', async () => {
+    const user = userEvent.setup();
+    renderGallery('/gallery?album=duplicates');
+    const state = window.history.state as unknown;
+    await user.click(await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 }));
+    await user.click(await screen.findByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(viewer()).toBeNull());
+    await waitFor(() => expect(window.history.state).toEqual(state));
+
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await screen.findByRole('dialog', { name: 'Your Photos' });
+    await user.keyboard('{ArrowRight}');
+    cleanup();
+    renderGallery('/gallery?album=duplicates');
+    const again = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
+    expect(within(again).getByTestId('viewer-caption')).toHaveTextContent('Forest');
+    // The album's own viewer: two photos, not the library's three.
+    expect(within(again).getAllByRole('button', { name: /^Show / })).toHaveLength(2);
   });
 });
 

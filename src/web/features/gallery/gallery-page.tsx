@@ -133,7 +133,8 @@ export default function GalleryPage() {
   }, [viewerOpen, nothingListed, closeViewer]);
   // Come back (Back from the photo editor) to the viewer's entry: the viewer opens again on its
   // photo, once the list holding it is here; a photo no longer listed leaves a plain entry.
-  const reopen = useRef(viewerEntryPhoto());
+  // The duplicates album's viewer keeps an entry of its own, reopened by that album.
+  const reopen = useRef(duplicatesAlbum ? null : viewerEntryPhoto());
   useEffect(() => {
     const id = reopen.current;
     if (id === null || waiting) return;

@@ -119,10 +119,13 @@ function Tile({
           imgClassName="object-cover"
         />
         {selecting && (
+          // A white ring alone vanished on a white photo: a dark outline around it keeps the circle
+          // at 3:1 or more against any photo (the white against dark ones, the dark against light).
           <span
             aria-hidden
+            data-testid="select-circle"
             className={cn(
-              'absolute top-2 left-2 grid size-6 place-items-center rounded-full border-2 border-white shadow',
+              'absolute top-2 left-2 grid size-6 place-items-center rounded-full border-2 border-white shadow-[0_0_0_1.5px_rgb(0_0_0/0.65)]',
               selected ? 'bg-primary text-primary-fg' : 'bg-black/30',
             )}
           >

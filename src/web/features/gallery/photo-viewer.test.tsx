@@ -152,7 +152,15 @@ describe('the photo viewer', () => {
 
 describe('the photo viewer over a library larger than its loaded pages', () => {
   /** The gallery's part: `photos` loaded so far, one more page given when the test says. */
-  function Paged({ pages, onLoadMore }: { pages: Photo[][]; onLoadMore: () => void }) {
+  function Paged({
+    pages,
+    onLoadMore,
+    initialIndex = 1,
+  }: {
+    pages: Photo[][];
+    onLoadMore: () => void;
+    initialIndex?: number;
+  }) {
     const [loaded, setLoaded] = useState(1);
     const [open, setOpen] = useState(true);
     more = () => setLoaded((l) => l + 1);
@@ -161,7 +169,7 @@ describe('the photo viewer over a library larger than its loaded pages', () => {
         photos={pages.slice(0, loaded).flat()}
         open={open}
         onOpenChange={setOpen}
-        initialIndex={1}
+        initialIndex={initialIndex}
         hasMore={loaded < pages.length}
         loadMore={onLoadMore}
       />
@@ -193,5 +201,28 @@ describe('the photo viewer over a library larger than its loaded pages', () => {
     // The real end wraps, as the spec's arrows do.
     await user.keyboard('{ArrowRight}');
     expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+  });
+
+  it('does not wrap back from the first photo to the last one loaded while more pages follow', async () => {
+    const user = userEvent.setup();
+    const qc = new QueryClient();
+    const loaded = [photo('p1', 'Beach'), photo('p2', 'Forest')];
+    render(
+      <QueryClientProvider client={qc}>
+        <Paged pages={[loaded, [photo('p3', 'Harbour')]]} onLoadMore={() => {}} initialIndex={0} />
+      </QueryClientProvider>,
+    );
+    const previous = screen.getByRole('button', { name: 'Previous photo' });
+    expect(previous).toHaveAttribute('aria-disabled', 'true');
+    await user.keyboard('{ArrowLeft}');
+    await user.click(previous);
+    // Forest is the last loaded, not the library's last: the viewer stays on Beach.
+    expect(within(caption()).getByText('Beach')).toBeInTheDocument();
+    expect(previous).toHaveFocus();
+    // Everything loaded, the arrows wrap to the real last photo, as the spec's arrows do.
+    act(() => more());
+    expect(previous).not.toHaveAttribute('aria-disabled');
+    await user.click(previous);
+    expect(within(caption()).getByText('Harbour')).toBeInTheDocument();
   });
 });

@@ -43,7 +43,7 @@ export interface PhotoViewerProps {
   /**
    * More photos follow `photos` (the gallery's pages not loaded yet): the viewer asks for them
    * with `loadMore` as it nears the end, and Next on the last one loaded waits for them instead of
-   * wrapping to the first.
+   * wrapping to the first. Previous on the first photo does not wrap while more follow (see `go`).
    */
   hasMore?: boolean;
   loadMore?: () => void;
@@ -129,7 +129,14 @@ export function PhotoViewer({
   // which is where the first of them will be.
   const [nextAt, setNextAt] = useState<number | null>(null);
   const current = similarShown ?? (n ? photos[at] : undefined);
+  // Previous on the first photo wraps to the library's last, which is not loaded while more pages
+  // follow: wrapping to the last one loaded would skip every photo after it. Loading the rest first
+  // is unbounded (a Premium library has no limit, each page is a request from the user's page budget,
+  // and the timeline has no oldest-first order to ask for the last page alone), so the wrap back
+  // waits until everything is loaded, by Next or by scrolling the gallery; then the arrows wrap.
+  const noWrapBack = hasMore && n > 0 && at === 0;
   const go = (delta: number) => {
+    if (delta < 0 && noWrapBack) return;
     setSimilarShown(null);
     setZoomed(false);
     if (delta > 0 && hasMore && n > 0 && at === n - 1) {
@@ -327,8 +334,13 @@ export function PhotoViewer({
             <button
               type="button"
               aria-label="Previous photo"
+              // Not `disabled`: Chrome would move focus off it to the page.
+              aria-disabled={noWrapBack || undefined}
               onClick={() => go(-1)}
-              className="absolute top-1/2 left-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50 hover:bg-black/70"
+              className={cn(
+                'absolute top-1/2 left-2 grid size-11 -translate-y-1/2 place-items-center rounded-full bg-black/50',
+                noWrapBack ? 'cursor-not-allowed opacity-40' : 'hover:bg-black/70',
+              )}
             >
               <ChevronLeft className="size-6" aria-hidden />
             </button>

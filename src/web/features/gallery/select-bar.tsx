@@ -7,7 +7,8 @@ import { useDeletePhotos } from './manage-photos';
 
 /**
  * The bar shown while photos are being selected: how many, Delete (after a confirmation that
- * says how many) and Cancel. Sits above the bottom navigation.
+ * says how many) and Cancel. Sits above the bottom navigation, whose height grows by the home
+ * indicator's inset on a phone that has one (80 px alone met the navigation on an iPhone).
  */
 export function SelectBar({ selected, onDone }: { selected: string[]; onDone: () => void }) {
   const [confirming, setConfirming] = useState(false);
@@ -35,7 +36,8 @@ export function SelectBar({ selected, onDone }: { selected: string[]; onDone: ()
     <div
       role="toolbar"
       aria-label="Selection"
-      className="fixed inset-x-0 bottom-20 z-40 mx-auto flex w-[calc(100%-1.5rem)] max-w-[406px] items-center justify-between gap-2 rounded-2xl border border-border bg-surface p-2 pl-4 shadow-lg"
+      data-bottom-panel=""
+      className="fixed inset-x-0 bottom-[calc(4.5rem+env(safe-area-inset-bottom))] z-40 mx-auto flex w-[calc(100%-1.5rem)] max-w-[406px] items-center justify-between gap-2 rounded-2xl border border-border bg-surface p-2 pl-4 shadow-lg"
     >
       <span className="text-sm font-semibold" aria-live="polite" data-testid="selected-count">
         {count === 1 ? '1 selected' : `${count} selected`}
