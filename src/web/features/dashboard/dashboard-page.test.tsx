@@ -415,6 +415,70 @@ describe('Dashboard', () => {
     expect(asked).toHaveBeenCalledTimes(calls);
   });
 
+  it('a plan whose ask at its end is refused (a server restarting) is asked again, not left shown for good', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const end = NOW.getTime() + 60_000;
+    // The server restarts over the plan's end: its answers are 503 for the 3 s after it.
+    const upAgainAt = end + 3_000;
+    const asked = vi.fn();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url !== '/api/subscription') return new Promise<Response>(() => {});
+        asked();
+        const now = Date.now();
+        const headers = { 'content-type': 'application/json', date: new Date(now).toUTCString() };
+        if (now >= end && now < upAgainAt) return new Response('Service Unavailable', { status: 503, headers });
+        const active = now < end;
+        return new Response(
+          JSON.stringify({
+            status: active ? 'active' : 'expired',
+            tier: active ? 'premium' : 'free',
+            billingCycle: 'monthly',
+            price: active ? 999 : 0,
+            endDate: new Date(end).toISOString(),
+          }),
+          { status: 200, headers },
+        );
+      }),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    });
+    qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
+    qc.setQueryData(['/api/auth/user'], {
+      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
+    });
+    qc.setQueryData(['/api/stats'], stats());
+    qc.setQueryData(['/api/activities'], []);
+    qc.setQueryData(['/api/photos'], []);
+    qc.setQueryData(['/api/app-status'], {
+      isActive: false,
+      isMonitoring: false,
+      lastActivity: null,
+      activeSince: null,
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <Dashboard />
+      </QueryClientProvider>,
+    );
+    const plan = screen.getByTestId('plan-card');
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
+    // The ask at the end is refused: the ended plan was left on screen until the screen was left.
+    // One ask at the end for both of the screen's plan hooks, the refusal included.
+    await act(() => vi.advanceTimersByTimeAsync(60_500));
+    expect(asked).toHaveBeenCalledTimes(2);
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    expect(within(plan).getByText('Free Plan')).toBeInTheDocument();
+    // Backed off while refused (1 s, 2 s, 4 s...), then no more once the plan has ended.
+    const calls = asked.mock.calls.length;
+    expect(calls).toBeLessThanOrEqual(6);
+    await act(() => vi.advanceTimersByTimeAsync(30 * 60_000));
+    expect(asked).toHaveBeenCalledTimes(calls);
+  });
+
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
     const qc = new QueryClient({
       defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },

@@ -336,3 +336,37 @@ describe('the favourite heart offline', () => {
     expect(await screen.findByText('Network error. Please try again.')).toBeInTheDocument();
   });
 });
+
+describe('the next page refused while the viewer is open', () => {
+  it('is asked once, not again and again, when the viewer is at the end of what is loaded', async () => {
+    const asked: string[] = [];
+    let answerFirst: () => void = () => {};
+    const refused = () =>
+      new Response(JSON.stringify({ message: 'Too many requests. Please wait a moment.' }), { status: 429 });
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/photos/timeline')) return new Response('[]');
+        if (!url.includes('cursor=')) {
+          return new Response(JSON.stringify({ items: library, nextCursor: 'more', total: 300 }));
+        }
+        asked.push(url);
+        // The first ask (the grid's) is answered once the viewer is open; the page budget is spent.
+        if (asked.length === 1) return new Promise<Response>((resolve) => (answerFirst = () => resolve(refused())));
+        // A task later, as a network answer comes (answered at once, the loop never let the test go on).
+        await new Promise((r) => setTimeout(r, 0));
+        return refused();
+      }),
+    );
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Harbour' }));
+    await screen.findByRole('dialog', { name: 'Your Photos' });
+    await waitFor(() => expect(asked).toHaveLength(1));
+    await act(async () => answerFirst());
+    // Each refusal made a new loadMore, which the viewer, still near the end, called again at once.
+    for (let i = 0; i < 20; i++) await act(() => new Promise((r) => setTimeout(r, 0)));
+    expect(asked.length).toBeLessThanOrEqual(2);
+  });
+});

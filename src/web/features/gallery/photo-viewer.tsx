@@ -160,11 +160,16 @@ export function PhotoViewer({
   useEffect(() => {
     if (toldId !== undefined) onShow?.(toldId);
   }, [toldId, onShow]);
-  // The photos after the loaded ones are asked for before the viewer reaches them.
+  // The photos after the loaded ones are asked for before the viewer reaches them: once as the
+  // viewer comes near the end, and again as each page arrives. Not at every new `loadMore` (the
+  // gallery makes one each time a request starts or ends): a refused page (the page budget's 429,
+  // the network) was asked again the moment its refusal came, in a loop without end.
   const nearEnd = open && hasMore && n > 0 && at >= n - 1 - STRIP_RADIUS;
+  const loadMoreNow = useRef(loadMore);
+  loadMoreNow.current = loadMore;
   useEffect(() => {
-    if (nearEnd) loadMore?.();
-  }, [nearEnd, n, loadMore]);
+    if (nearEnd) loadMoreNow.current?.();
+  }, [nearEnd, n]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     // React passes a portal's events up its component tree: arrows pressed in a dialog opened from

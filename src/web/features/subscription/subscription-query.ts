@@ -19,6 +19,14 @@ const RETRY_LONGEST_MS = 60_000;
 const RENEWAL_WAIT_MS = 10 * 60 * 1000;
 
 /**
+ * When the plan was last answered, a refusal included: an ask at the end refused (a server
+ * restarting, a limit) changes no data, and counted by the data alone it set no next ask, so the
+ * ended plan stayed on screen (and its ad overlay offered) until the screen was left.
+ */
+const answeredAt = (q: { dataUpdatedAt: number; errorUpdatedAt: number } | undefined) =>
+  Math.max(q?.dataUpdatedAt ?? 0, q?.errorUpdatedAt ?? 0);
+
+/**
  * Asks for the plan again when it ends by the server's clock. Queries never refetch by themselves
  * here, so a screen left open showed an ended trial's '<TIER> Plan' and 'Expires <date>' (a date
  * gone by) and offered the ad overlay, whose ad then went unpaid, until the user left the screen.
@@ -46,9 +54,9 @@ function useRefetchAtEnd(data: Subscription | undefined, updatedAt: number) {
     if (delay > LONGEST_TIMER_MS) return;
     const id = setTimeout(() => {
       // Several screens' hooks fire together: one request, none cancelled for another, and none
-      // after another hook's answer has come.
+      // after another hook's answer has come (a refusal too).
       const { queryKey } = subscriptionQueryOptions();
-      if ((qc.getQueryState(queryKey)?.dataUpdatedAt ?? 0) > updatedAt) return;
+      if (answeredAt(qc.getQueryState(queryKey)) > updatedAt) return;
       void qc.invalidateQueries({ queryKey }, { cancelRefetch: false });
     }, delay);
     return () => clearTimeout(id);
@@ -58,7 +66,7 @@ function useRefetchAtEnd(data: Subscription | undefined, updatedAt: number) {
 /** The subscription, the free plan until it loads. */
 export function useSubscription() {
   const query = useQuery(subscriptionQueryOptions());
-  useRefetchAtEnd(query.data, query.dataUpdatedAt);
+  useRefetchAtEnd(query.data, answeredAt(query));
   const subscription = query.data ?? FREE_SUBSCRIPTION;
   return { ...query, subscription, isActive: subscription.status === 'active' };
 }
@@ -69,7 +77,7 @@ export function useSubscription() {
  */
 export function useSubscriptionDetails(enabled = true) {
   const query = useQuery({ ...subscriptionQueryOptions(), enabled });
-  useRefetchAtEnd(enabled ? query.data : undefined, query.dataUpdatedAt);
+  useRefetchAtEnd(enabled ? query.data : undefined, answeredAt(query));
   const data = query.data;
   const isActive = data?.status === 'active';
   return {
