@@ -82,6 +82,10 @@ export default function GalleryPage() {
   const waiting = shown === undefined && !query.isError;
   const photos = useMemo(() => shown?.pages.flatMap((p) => p.items) ?? [], [shown]);
   const total = shown?.pages[0]?.total ?? 0;
+  // Whether more follow the photos drawn (the deferred answer), for the viewer: the live
+  // `hasNextPage` went false with the last page a render before its photos were drawn, and the
+  // viewer, waiting on Next for them, took it as 'no more' and stayed on the last photo.
+  const moreAfterShown = shown?.pages.at(-1)?.nextCursor != null;
   const selection = useSelection(photos);
   const selectToggle = useRef<HTMLButtonElement>(null);
   const uploadButton = useRef<HTMLButtonElement>(null);
@@ -189,6 +193,34 @@ export default function GalleryPage() {
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  // A request refused once photos are shown (a next page or a refresh: the page budget's 429, the
+  // network, a 5xx) keeps them on screen, the failure below them; the whole screen's error is for
+  // a first page that never came. The grid stops asking while it stands (each new loadMore asked
+  // again, in a loop): the user asks again, with Try again or with Next in the viewer.
+  const failedAfterPhotos = query.isError && !query.isLoadingError;
+  const failure = failedAfterPhotos
+    ? `${query.isFetchNextPageError ? 'Could not load more photos.' : 'Could not refresh your photos.'} ${errorMessage(query.error, '')}`.trim()
+    : undefined;
+  const retrying = failedAfterPhotos && query.isFetching;
+  // Where focus goes once Try again is answered: the first photo it brought (the button goes).
+  const retryFrom = useRef<number | null>(null);
+  const { refetch } = query;
+  const tryAgain = () => {
+    if (retrying) return;
+    retryFrom.current = photos.length;
+    if (query.isFetchNextPageError) loadMore();
+    else void refetch();
+  };
+  const settled = shown === query.data;
+  useEffect(() => {
+    const from = retryFrom.current;
+    if (from === null || failedAfterPhotos || !settled) return;
+    retryFrom.current = null;
+    if (document.activeElement !== document.body && document.activeElement !== null) return;
+    const tiles = [...document.querySelectorAll<HTMLElement>('[data-photo-id]')];
+    const id = photos[Math.min(from, photos.length - 1)]?.id;
+    (tiles.find((t) => t.dataset.photoId === id) ?? selectToggle.current ?? uploadButton.current)?.focus();
+  }, [failedAfterPhotos, settled, photos]);
 
   const onFiles = (list: FileList | null) => {
     const files = Array.from(list ?? []);
@@ -320,7 +352,7 @@ export default function GalleryPage() {
             <SkeletonTile key={i} />
           ))}
         </div>
-      ) : query.isError ? (
+      ) : query.isLoadingError ? (
         <p role="alert" className="text-danger">
           {errorMessage(query.error, 'Could not load your photos.')}
         </p>
@@ -339,15 +371,37 @@ export default function GalleryPage() {
           <p className="text-sm text-muted">Your uploaded photos will appear here</p>
         </div>
       ) : (
-        <PhotoGrid
-          photos={photos}
-          total={total}
-          hasMore={!!hasNextPage}
-          loadMore={loadMore}
-          onOpen={openViewer}
-          months
-          selection={selection}
-        />
+        <>
+          <PhotoGrid
+            photos={photos}
+            total={total}
+            hasMore={!!hasNextPage && !failedAfterPhotos}
+            loadMore={loadMore}
+            onOpen={openViewer}
+            months
+            selection={selection}
+          />
+          {failure && (
+            <div className="flex flex-col items-center gap-3 py-6 text-center">
+              {/* Keyed by the refusal: the same words refused again are read out again. */}
+              <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
+                {failure}
+              </p>
+              <button
+                type="button"
+                onClick={tryAgain}
+                // Not `disabled`: Chrome would move focus off it to the page.
+                aria-disabled={retrying || undefined}
+                className={cn(
+                  'inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
+                  retrying && 'cursor-progress opacity-60',
+                )}
+              >
+                Try again
+              </button>
+            </div>
+          )}
+        </>
       )}
 
       {selection.active && <SelectBar selected={selection.ids} onDone={endSelecting} />}
@@ -361,8 +415,9 @@ export default function GalleryPage() {
           onOpenChange={(o) => !o && closeViewer()}
           onCloseAutoFocus={viewerClosed}
           onShow={showInViewerEntry}
-          hasMore={!!hasNextPage}
+          hasMore={moreAfterShown}
           loadMore={loadMore}
+          loadError={retrying ? undefined : failure}
           showEdit
           showSimilar
           showManage

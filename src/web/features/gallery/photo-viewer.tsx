@@ -47,6 +47,11 @@ export interface PhotoViewerProps {
    */
   hasMore?: boolean;
   loadMore?: () => void;
+  /**
+   * Why the photos after `photos` could not be loaded (the page refused), while no request for
+   * them is on its way: said in place of 'Loading more photos...'; Next asks again.
+   */
+  loadError?: string;
   /** Told the id of each photo shown as the user moves on (the gallery's history entry keeps it). */
   onShow?: (photoId: string) => void;
   /** Runs as the viewer closes; preventDefault keeps focus from returning to the opener. */
@@ -81,6 +86,7 @@ export function PhotoViewer({
   showManage = false,
   hasMore = false,
   loadMore,
+  loadError,
   onShow,
   onCloseAutoFocus,
 }: PhotoViewerProps) {
@@ -156,6 +162,8 @@ export function PhotoViewer({
       setNextAt(null);
     } else if (!hasMore) setNextAt(null);
   }, [photos, nextAt, hasMore]);
+  // Next waits for a page that was refused: said (on screen too) until Next asks again.
+  const refused = nextAt !== null && loadError !== undefined;
   const toldId = open ? current?.id : undefined;
   useEffect(() => {
     if (toldId !== undefined) onShow?.(toldId);
@@ -327,12 +335,21 @@ export function PhotoViewer({
         )}
         {/* The photo is behind a button named for its zoom, and the arrows keep focus: without this a
             screen reader said nothing as the user moved from photo to photo. */}
-        <p role="status" className="sr-only">
-          {nextAt !== null
-            ? 'Loading more photos...'
-            : current
-              ? shownText(current, similarShown ? null : at, n, hasMore)
-              : ''}
+        <p
+          role="status"
+          className={
+            refused
+              ? 'absolute inset-x-4 bottom-3 rounded-xl bg-black/75 p-3 text-center text-sm text-white'
+              : 'sr-only'
+          }
+        >
+          {refused
+            ? `${loadError} Press Next to try again.`
+            : nextAt !== null
+              ? 'Loading more photos...'
+              : current
+                ? shownText(current, similarShown ? null : at, n, hasMore)
+                : ''}
         </p>
         {n > 1 && (
           <>

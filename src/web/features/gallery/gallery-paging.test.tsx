@@ -1,0 +1,204 @@
+// @vitest-environment jsdom
+import type { Photo } from '@contract/photos';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { getQueryFn } from '../../lib/api';
+import GalleryPage from './gallery-page';
+
+/** The gallery's next page refused (the page budget's 429): the photos stay, and the user asks again. */
+const photo = (id: string, name: string): Photo => ({
+  id,
+  name,
+  url: `/api/photos/${id}/original`,
+  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
+  previewUrl: `/api/photos/${id}/preview`,
+  uploadedAt: '2026-03-01T10:00:00.000Z',
+  takenAt: null,
+  size: 1000,
+  width: 10,
+  height: 10,
+  thumbhash: null,
+  analyzed: false,
+  category: null,
+  tags: [],
+  description: null,
+  albumId: null,
+  isDemo: false,
+  favorite: false,
+});
+
+const BUDGET_SPENT = 'Too many attempts. Please wait 1 minute(s) and try again.';
+const refused = () => new Response(JSON.stringify({ message: BUDGET_SPENT }), { status: 429 });
+const secondPage = () =>
+  new Response(JSON.stringify({ items: [photo('p4', 'Lighthouse')], nextCursor: null, total: 4 }));
+
+/** Each ask for the second page, answered when the test says. */
+let asks: { url: string; answer: (res: Response) => void; fail: (err: Error) => void }[];
+
+beforeEach(() => {
+  window.history.replaceState(null, '');
+  asks = [];
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      disconnect() {}
+    },
+  );
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (!url.startsWith('/api/photos/timeline')) return new Response('[]');
+      if (!url.includes('cursor=')) {
+        const items = [photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour')];
+        return new Response(JSON.stringify({ items, nextCursor: 'more', total: 4 }));
+      }
+      return new Promise<Response>((answer, fail) => asks.push({ url, answer, fail }));
+    }),
+  );
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function renderGallery() {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  const location = memoryLocation({ path: '/gallery' });
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={location.hook} searchHook={location.searchHook}>
+        <GalleryPage />
+      </Router>
+    </QueryClientProvider>,
+  );
+  return qc;
+}
+
+/** Lets every answer and render waiting run (a loop of asks would show here). */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await act(() => new Promise((r) => setTimeout(r, 0)));
+};
+
+describe('a next page refused in the grid', () => {
+  it('keeps the photos shown, says why where the next page would go, and asks again only on Try again', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 });
+    // The grid asks for the second page as soon as its skeletons are in view.
+    await waitFor(() => expect(asks).toHaveLength(1));
+    await act(async () => asks[0]!.answer(refused()));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent(`Could not load more photos. ${BUDGET_SPENT}`);
+    for (const name of ['Beach', 'Forest', 'Harbour']) {
+      expect(screen.getByRole('button', { name: `Open ${name}` })).toBeInTheDocument();
+    }
+    // Not asked again by itself: each ask spends the page budget it was refused for.
+    await settle();
+    expect(asks).toHaveLength(1);
+
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(asks).toHaveLength(2));
+    expect(asks[1]!.url).toContain('cursor=more');
+    await act(async () => asks[1]!.answer(secondPage()));
+
+    const lighthouse = await screen.findByRole('button', { name: 'Open Lighthouse' });
+    expect(screen.queryByRole('alert')).toBeNull();
+    // Try again went with the failure: focus goes to the first photo it brought, not to the page.
+    await waitFor(() => expect(lighthouse).toHaveFocus());
+  });
+
+  it('says the refusal again when Try again is refused again', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await waitFor(() => expect(asks).toHaveLength(1), { timeout: 10_000 });
+    await act(async () => asks[0]!.answer(new Response('Bad gateway', { status: 502 })));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load more photos. Bad gateway');
+
+    const tryAgain = screen.getByRole('button', { name: 'Try again' });
+    await user.click(tryAgain);
+    // On its way: pending, presses refused.
+    await waitFor(() => expect(tryAgain).toHaveAttribute('aria-disabled', 'true'));
+    await user.click(tryAgain);
+    await settle();
+    expect(asks).toHaveLength(2);
+    // The connection lost: fetch itself fails.
+    await act(async () => asks[1]!.fail(new TypeError('Failed to fetch')));
+    await waitFor(() =>
+      expect(screen.getByRole('alert')).toHaveTextContent(
+        'Could not load more photos. Network error. Please try again.',
+      ),
+    );
+    expect(screen.getByRole('button', { name: 'Open Harbour' })).toBeInTheDocument();
+    expect(tryAgain).not.toHaveAttribute('aria-disabled');
+  });
+});
+
+describe('a next page refused while the viewer waits for it', () => {
+  it('says the page could not be loaded and why, and Next asks again', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
+    const dialog = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await waitFor(() => expect(asks).toHaveLength(1));
+    await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+    expect(within(dialog).getByText('Loading more photos...')).toBeInTheDocument();
+
+    await act(async () => asks[0]!.answer(refused()));
+    expect(
+      await within(dialog).findByText(`Could not load more photos. ${BUDGET_SPENT} Press Next to try again.`),
+    ).toBeInTheDocument();
+    expect(within(dialog).queryByText('Loading more photos...')).toBeNull();
+    await settle();
+    expect(asks).toHaveLength(1);
+
+    await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+    await waitFor(() => expect(asks).toHaveLength(2));
+    expect(within(dialog).getByText('Loading more photos...')).toBeInTheDocument();
+    await act(async () => asks[1]!.answer(secondPage()));
+    expect(await within(dialog).findByText('Photo 4 of 4: Lighthouse')).toBeInTheDocument();
+  });
+});
+
+describe('Next on the last photo loaded', () => {
+  it('moves to the first photo of the last page once it arrives', async () => {
+    const user = userEvent.setup();
+    renderGallery();
+    await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
+    const dialog = await screen.findByRole('dialog', { name: 'Your Photos' });
+    await waitFor(() => expect(asks).toHaveLength(1));
+    await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+    // The last page: 'no more' came a render before its photos were drawn, and Next was dropped.
+    await act(async () => asks[0]!.answer(secondPage()));
+    expect(await within(dialog).findByText('Photo 4 of 4: Lighthouse')).toBeInTheDocument();
+  });
+});
+
+describe('a refresh refused', () => {
+  it('keeps the photos shown and Try again refreshes', async () => {
+    const user = userEvent.setup();
+    let refreshes = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/photos/timeline')) return new Response('[]');
+        const items = [photo('p1', 'Beach'), photo('p2', 'Forest')];
+        if (refreshes++ === 1) return refused();
+        if (refreshes > 2) items.push(photo('p3', 'Harbour'));
+        return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
+      }),
+    );
+    const qc = renderGallery();
+    await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 });
+    // An upload ended elsewhere refreshes the gallery; the page budget is spent.
+    await act(() => qc.invalidateQueries({ queryKey: ['/api/photos'] }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(`Could not refresh your photos. ${BUDGET_SPENT}`);
+    expect(screen.getByRole('button', { name: 'Open Forest' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('button', { name: 'Open Harbour' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
