@@ -14,11 +14,34 @@ const email = z
   .min(1, 'Email is required')
   .max(254, 'Email is too long')
   .email('Please enter a valid email address');
-const password = z
-  .string({ error: 'Password is required' })
-  .min(1, 'Password is required')
-  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
-  .max(200, 'Password must be at most 200 characters');
+export const PASSWORD_MAX = 200;
+
+/**
+ * The form a password is hashed in (NIST SP 800-63B): one password typed on two keyboards, one
+ * sending 'é' as one code point (NFC) and the other as 'e' plus a combining accent (NFD), is one
+ * password. NFKC rather than NFC also folds full-width and half-width forms, which East Asian input
+ * methods switch between, and ligatures ('ﬁ') some keyboards and password managers produce.
+ */
+export const normalisePassword = (password: string) => password.normalize('NFKC');
+
+const TOO_SHORT = `Password must be at least ${PASSWORD_MIN} characters`;
+const TOO_LONG = `Password must be at most ${PASSWORD_MAX} characters`;
+const passwordText = z.string({ error: 'Password is required' }).min(1, 'Password is required');
+
+/** A password being set (sign-up, reset): its limits count the characters of the form hashed. */
+const newPassword = passwordText
+  .refine((v) => normalisePassword(v).length >= PASSWORD_MIN, TOO_SHORT)
+  .refine((v) => normalisePassword(v).length <= PASSWORD_MAX, TOO_LONG);
+
+/**
+ * A password being tried: the limits let through every way of typing a password some account may
+ * hold, or the owner would get a 400 on one of their devices. Accounts made before passwords were
+ * normalised hold the typed form (at least 6 and at most 200 code units as typed); NFKD, the fully
+ * decomposed form, is never shorter than any equivalent spelling, so it answers the minimum for all.
+ */
+const triedPassword = passwordText
+  .refine((v) => v.normalize('NFKD').length >= PASSWORD_MIN, TOO_SHORT)
+  .refine((v) => v.length <= PASSWORD_MAX || normalisePassword(v).length <= PASSWORD_MAX, TOO_LONG);
 const name = (label: string) =>
   z
     .string({ error: `${label} is required` })
@@ -38,12 +61,12 @@ const name = (label: string) =>
  */
 const timeZone = z.string().max(TIME_ZONE_MAX_LENGTH, 'Time zone is too long').optional();
 
-export const loginBody = z.object({ email, password, timeZone });
+export const loginBody = z.object({ email, password: triedPassword, timeZone });
 export const registerBody = z.object({
   firstName: name('First name'),
   lastName: name('Last name'),
   email,
-  password,
+  password: newPassword,
   timeZone,
 });
 export const forgotPasswordBody = z.object({ email });
@@ -54,7 +77,7 @@ export const resetPasswordBody = z.object({
     .min(1, 'Reset token is required')
     // Without its own message the type's ('required') was given for a token too long to be one.
     .max(200, 'This reset token is invalid or has expired.'),
-  password,
+  password: newPassword,
 });
 
 export const user = z.object({

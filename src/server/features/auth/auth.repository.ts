@@ -32,6 +32,15 @@ export function createAuthRepository(db: Db) {
         for share`);
       return (res as unknown as { rowCount: number | null }).rowCount === 1;
     },
+    /** Sets a new hash only while the row still holds `oldHash`; true when it did. */
+    async replacePasswordHash(userId: string, oldHash: string, newHash: string): Promise<boolean> {
+      const rows = await db
+        .update(users)
+        .set({ passwordHash: newHash })
+        .where(and(eq(users.id, userId), eq(users.passwordHash, oldHash)))
+        .returning({ id: users.id });
+      return rows.length === 1;
+    },
     async deleteSession(id: string) {
       await db.delete(sessions).where(eq(sessions.id, id));
     },

@@ -1,5 +1,5 @@
 import { canonicalTimeZone, timeZoneToStore } from '@domain/time-zone';
-import type { RegisterBody } from '@contract/auth';
+import { normalisePassword, type RegisterBody } from '@contract/auth';
 import type { Config } from '../../config';
 import { SESSION_DAYS } from '../../http/session';
 import { AppError, badRequest, conflict, unauthorized } from '../../http/errors';
@@ -97,6 +97,21 @@ export function createAuthService(deps: {
     }
   }
 
+  /**
+   * Replaces an account's hash of the password as once typed by one of its normalised form, once:
+   * after it, every device's spelling signs in with one hash. After the session is made (that
+   * checked the old hash still stood), and only over that hash, so a reset or another device's
+   * upgrade landing meanwhile is kept.
+   */
+  async function upgradeHash(userId: string, oldHash: string, normalised: string) {
+    try {
+      await repo.replacePasswordHash(userId, oldHash, await hashPassword(normalised));
+    } catch (err) {
+      // The sign-in succeeded; the next one from this spelling tries again.
+      deps.log.error({ err }, 'password hash not upgraded');
+    }
+  }
+
   return {
     startSession,
     trustBrowser,
@@ -108,7 +123,7 @@ export function createAuthService(deps: {
         email,
         firstName: body.firstName,
         lastName: body.lastName,
-        passwordHash: await hashPassword(body.password),
+        passwordHash: await hashPassword(normalisePassword(body.password)),
         timeZone,
         timeZoneSetAt: timeZone ? rewardsNow() : null,
         // No earlier zone to count from: the first day is the zone's own (rewardDayRange).
@@ -141,12 +156,20 @@ export function createAuthService(deps: {
           throw new AccountLimitError(seconds);
         }
       }
-      const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
+      const stored = user?.passwordHash ?? (await getDummyHash());
+      const normalised = normalisePassword(password);
+      let ok = await verifyPassword(normalised, stored);
+      // Accounts made before passwords were normalised hold a hash of the password as typed then
+      // (an NFD 'é' from that device). Only a password that normalisation changes can be one of
+      // those, so an ASCII one (and any already normalised) still costs one hash per attempt. An
+      // unknown email pays the same second hash, or its timing would tell the account apart.
+      let legacy = false;
+      if (!ok && normalised !== password) ok = legacy = await verifyPassword(password, stored);
       if (!user || !ok) throw unauthorized(INVALID_LOGIN);
       if (!trusted) await repo.returnSignInPlace(bucket, limitNow(), budget);
       const at = rewardsNow();
-      const stored = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
-      const timeZone = timeZoneToStore(stored, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
+      const zone = { timeZone: user.timeZone, setAt: user.timeZoneSetAt };
+      const timeZone = timeZoneToStore(zone, timeZoneRaw ? canonicalTimeZone(timeZoneRaw) : null, at);
       if (timeZone) await repo.setTimeZone(user.id, timeZone, user.timeZoneSetAt, at);
       const token = newToken();
       const expiresAt = new Date(now().getTime() + SESSION_DAYS * 86_400_000);
@@ -154,6 +177,7 @@ export function createAuthService(deps: {
       if (!(await repo.insertSessionIfPassword(hashToken(token), user.id, user.passwordHash, expiresAt))) {
         throw unauthorized(INVALID_LOGIN);
       }
+      if (legacy) await upgradeHash(user.id, user.passwordHash, normalised);
       return { user, token, expiresAt, device: await trustBrowser(user.id, device, trusted) };
     },
 
@@ -197,7 +221,7 @@ export function createAuthService(deps: {
       // browser's ends with the reset), in the reset's own transaction, so an owner on a new device
       // signs in during an attack.
       const device = newToken();
-      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(password), now(), {
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(normalisePassword(password)), now(), {
         id: hashToken(device),
         at: limitNow(),
       });
