@@ -12,6 +12,7 @@ import {
   pushViewerEntry,
   showInViewerEntry,
   viewerEntryPhoto,
+  useCloseViewerOnBack,
 } from './viewer-history';
 
 const noop = () => undefined;
@@ -23,6 +24,7 @@ const noop = () => undefined;
 export function DuplicatesView() {
   const query = useQuery(duplicatesQueryOptions());
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
+  const dropViewer = useCallback(() => setViewerIndex(null), []);
   const photos = useMemo(() => query.data?.groups.flat() ?? [], [query.data]);
   const groups = query.data?.groups.length ?? 0;
   // The viewer is an entry of the browser's history, as in the gallery: a phone's Back closes it
@@ -34,14 +36,7 @@ export function DuplicatesView() {
     setViewerIndex(index);
   }, []);
   const viewerOpen = viewerIndex !== null;
-  useEffect(() => {
-    if (!viewerOpen) return;
-    const onBack = () => {
-      if (viewerEntryPhoto() === null) setViewerIndex(null);
-    };
-    window.addEventListener('popstate', onBack);
-    return () => window.removeEventListener('popstate', onBack);
-  }, [viewerOpen]);
+  useCloseViewerOnBack(viewerOpen, dropViewer);
   const reopen = useRef(viewerEntryPhoto());
   useEffect(() => {
     const id = reopen.current;

@@ -10,28 +10,9 @@ import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import GalleryPage from './gallery-page';
 import { ViewerActions } from './viewer-actions';
+import { testPhoto as photo } from './test-photos';
 
 /** Selecting and deleting in the gallery: where focus goes, and a delete that cannot be sent. */
-const photo = (id: string, name: string): Photo => ({
-  id,
-  name,
-  url: `/api/photos/${id}/original`,
-  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
-  previewUrl: `/api/photos/${id}/preview`,
-  uploadedAt: '2026-03-01T10:00:00.000Z',
-  takenAt: null,
-  size: 1000,
-  width: 10,
-  height: 10,
-  thumbhash: null,
-  analyzed: false,
-  category: null,
-  tags: [],
-  description: null,
-  albumId: null,
-  isDemo: false,
-  favorite: false,
-});
 
 let library: Photo[];
 let onDelete: (ids: string[]) => Promise<Response>;

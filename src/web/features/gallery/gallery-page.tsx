@@ -23,6 +23,7 @@ import {
   pushViewerEntry,
   showInViewerEntry,
   viewerEntryPhoto,
+  useCloseViewerOnBack,
 } from './viewer-history';
 
 /**
@@ -73,6 +74,7 @@ export default function GalleryPage() {
   const { uploads, upload } = useUploadPhotos();
   const fileInput = useRef<HTMLInputElement>(null);
   const [viewerIndex, setViewerIndex] = useState<number | null>(null);
+  const dropViewer = useCallback(() => setViewerIndex(null), []);
   const [dragging, setDragging] = useState(false);
 
   // An answer arrives through useSyncExternalStore, which React renders in one blocking task; the
@@ -121,14 +123,7 @@ export default function GalleryPage() {
   }, []);
   // Back closes the viewer: its history entry is left (the URL stays the gallery's).
   const viewerOpen = viewerIndex !== null;
-  useEffect(() => {
-    if (!viewerOpen) return;
-    const onBack = () => {
-      if (viewerEntryPhoto() === null) setViewerIndex(null);
-    };
-    window.addEventListener('popstate', onBack);
-    return () => window.removeEventListener('popstate', onBack);
-  }, [viewerOpen]);
+  useCloseViewerOnBack(viewerOpen, dropViewer);
   // Nothing left to show (the last favourite un-hearted in the Favorites album, the library
   // emptied elsewhere): the viewer goes rather than stay open on an empty screen.
   const nothingListed = !waiting && !query.isError && photos.length === 0;

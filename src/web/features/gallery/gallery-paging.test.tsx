@@ -1,5 +1,4 @@
 // @vitest-environment jsdom
-import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -7,28 +6,9 @@ import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { getQueryFn } from '../../lib/api';
 import GalleryPage from './gallery-page';
+import { testPhoto as photo } from './test-photos';
 
 /** The gallery's next page refused (the page budget's 429): the photos stay, and the user asks again. */
-const photo = (id: string, name: string): Photo => ({
-  id,
-  name,
-  url: `/api/photos/${id}/original`,
-  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
-  previewUrl: `/api/photos/${id}/preview`,
-  uploadedAt: '2026-03-01T10:00:00.000Z',
-  takenAt: null,
-  size: 1000,
-  width: 10,
-  height: 10,
-  thumbhash: null,
-  analyzed: false,
-  category: null,
-  tags: [],
-  description: null,
-  albumId: null,
-  isDemo: false,
-  favorite: false,
-});
 
 const BUDGET_SPENT = 'Too many attempts. Please wait 1 minute(s) and try again.';
 const refused = () => new Response(JSON.stringify({ message: BUDGET_SPENT }), { status: 429 });

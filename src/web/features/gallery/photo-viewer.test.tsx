@@ -8,27 +8,7 @@ import { Toaster } from '../../components/ui/toaster';
 import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import { PhotoViewer } from './photo-viewer';
-
-const photo = (id: string, name: string): Photo => ({
-  id,
-  name,
-  url: `/api/photos/${id}/original`,
-  thumbnailUrl: `/api/photos/${id}/thumbnail?v=1`,
-  previewUrl: `/api/photos/${id}/preview`,
-  uploadedAt: '2026-03-01T10:00:00.000Z',
-  takenAt: null,
-  size: 1000,
-  width: 10,
-  height: 10,
-  thumbhash: null,
-  analyzed: false,
-  category: null,
-  tags: [],
-  description: null,
-  albumId: null,
-  isDemo: false,
-  favorite: false,
-});
+import { testPhoto as photo } from './test-photos';
 
 let deleted: string[][];
 beforeEach(() => {

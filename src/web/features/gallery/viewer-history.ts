@@ -1,3 +1,5 @@
+import { useEffect } from 'react';
+
 /**
  * The gallery's viewer as an entry of the browser's history, so that Back (a phone's back gesture
  * above all) closes the full-screen viewer instead of leaving the gallery under it. The entry keeps
@@ -45,4 +47,16 @@ export function forgetViewerEntry(): void {
   const state = { ...current() };
   delete state[KEY];
   window.history.replaceState(state, '');
+}
+
+/** While the viewer is open, Back (its entry left, the URL staying the gallery's) closes it. */
+export function useCloseViewerOnBack(open: boolean, close: () => void): void {
+  useEffect(() => {
+    if (!open) return;
+    const onBack = () => {
+      if (viewerEntryPhoto() === null) close();
+    };
+    window.addEventListener('popstate', onBack);
+    return () => window.removeEventListener('popstate', onBack);
+  }, [open, close]);
 }
