@@ -206,6 +206,27 @@ export default function GalleryPage() {
     if (query.isFetchNextPageError) loadMore();
     else void refetch();
   };
+  // Below the grid, or under an empty library's words when a refresh of it was refused.
+  const failureNote = failure ? (
+    <div className="flex flex-col items-center gap-3 py-6 text-center">
+      {/* Keyed by the refusal: the same words refused again are read out again. */}
+      <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
+        {failure}
+      </p>
+      <button
+        type="button"
+        onClick={tryAgain}
+        // Not `disabled`: Chrome would move focus off it to the page.
+        aria-disabled={retrying || undefined}
+        className={cn(
+          'inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
+          retrying && 'cursor-progress opacity-60',
+        )}
+      >
+        Try again
+      </button>
+    </div>
+  ) : null;
   const settled = shown === query.data;
   useEffect(() => {
     const from = retryFrom.current;
@@ -356,6 +377,7 @@ export default function GalleryPage() {
           <Heart className="size-12 text-muted" aria-hidden />
           <h2 className="text-lg font-semibold">No favorites yet</h2>
           <p className="text-sm text-muted">Tap the heart on a photo to add it here</p>
+          {failureNote}
         </div>
       ) : photos.length === 0 && q && view === 'all' ? (
         <p className="py-8 text-center text-sm text-muted">No photos match your search</p>
@@ -364,6 +386,7 @@ export default function GalleryPage() {
           <ImagePlus className="size-12 text-muted" aria-hidden />
           <h2 className="text-lg font-semibold">No photos yet</h2>
           <p className="text-sm text-muted">Your uploaded photos will appear here</p>
+          {failureNote}
         </div>
       ) : (
         <>
@@ -376,26 +399,7 @@ export default function GalleryPage() {
             months
             selection={selection}
           />
-          {failure && (
-            <div className="flex flex-col items-center gap-3 py-6 text-center">
-              {/* Keyed by the refusal: the same words refused again are read out again. */}
-              <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
-                {failure}
-              </p>
-              <button
-                type="button"
-                onClick={tryAgain}
-                // Not `disabled`: Chrome would move focus off it to the page.
-                aria-disabled={retrying || undefined}
-                className={cn(
-                  'inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
-                  retrying && 'cursor-progress opacity-60',
-                )}
-              >
-                Try again
-              </button>
-            </div>
-          )}
+          {failureNote}
         </>
       )}
 

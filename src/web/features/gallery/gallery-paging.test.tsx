@@ -181,4 +181,29 @@ describe('a refresh refused', () => {
     expect(await screen.findByRole('button', { name: 'Open Harbour' })).toBeInTheDocument();
     expect(screen.queryByRole('alert')).toBeNull();
   });
+
+  it('an empty library whose refresh is refused says so under its empty words, and Try again refreshes', async () => {
+    const user = userEvent.setup();
+    let asked = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/photos/timeline')) return new Response('[]');
+        asked++;
+        if (asked === 2) return refused();
+        const items = asked > 2 ? [photo('p1', 'Beach')] : [];
+        return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
+      }),
+    );
+    const qc = renderGallery();
+    expect(await screen.findByText('No photos yet', undefined, { timeout: 10_000 })).toBeInTheDocument();
+    // An upload ended in another tab refreshes the gallery; the page budget is spent.
+    await act(() => qc.invalidateQueries({ queryKey: ['/api/photos'] }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(`Could not refresh your photos. ${BUDGET_SPENT}`);
+    expect(screen.getByText('No photos yet')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('button', { name: 'Open Beach' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
 });
