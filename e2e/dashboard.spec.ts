@@ -81,7 +81,8 @@ test('dashboard cards show the spec texts and points come from the server', asyn
   await expect(status.getByText('Monitoring')).toBeVisible();
   await expect(status.getByText('Active for less than a minute')).toBeVisible();
   await expect(page.getByRole('banner').getByText('Active', { exact: true })).toBeVisible();
-  await expect(page.getByTestId('reward-popup')).toContainText('App activated!');
+  await expect(page.getByTestId('reward-popup')).toContainText('Ready to save time!');
+  await expect(page.getByTestId('notification-toast')).toContainText('App activated!');
   await expect(page.getByTestId('total-points')).toHaveText('25 pts');
   await status.getByRole('button', { name: 'Deactivate' }).click();
   await expect(status.getByRole('heading', { name: 'Inactive' })).toBeVisible();

@@ -378,7 +378,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(on.statusCode).toBe(200);
     expect(on.json()).toMatchObject({
       points: 15,
-      message: 'App activated!',
+      message: 'Ready to save time!',
       status: { isActive: true, isMonitoring: true },
     });
     const since = on.json().status.activeSince;
@@ -395,7 +395,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
 
   it('names the achievement an activation unlocks, apart from its own 15 points', async () => {
     // 490 points: the activation's 15 reach Point Master (500), whose 75 were added unannounced and
-    // shown as the activation's own ('+90 pts App activated!').
+    // shown as the activation's own ('+90 pts Ready to save time!').
     const { cookie, user } = await signUp(t.app);
     await t.database.db
       .insert(pointsLedger)
@@ -404,7 +404,7 @@ describe(`rewards, stats and activities API (${testDbKind})`, () => {
     expect(on.statusCode).toBe(200);
     expect(on.json()).toMatchObject({
       points: 90,
-      message: 'App activated!',
+      message: 'Ready to save time!',
       newAchievements: [{ id: 'point_master', name: 'Point Master', points: 75 }],
     });
     const again = await inject({ method: 'POST', url: '/api/app-status/activate', headers: { cookie }, payload: {} });

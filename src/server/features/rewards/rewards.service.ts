@@ -1,11 +1,11 @@
 import {
   ACHIEVEMENT_UNLOCKED_MESSAGE,
-  APP_ACTIVATED_MESSAGE,
   clampUtcOffset,
   REWARD_POINTS,
   nextLoginStreak,
   PHOTO_UPLOADED_MESSAGE,
   pointsEarnedMessage,
+  READY_TO_SAVE_TIME_MESSAGE,
   streakBonus,
   streakBonusDaysMessage,
   uploadReward,
@@ -98,6 +98,8 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
    * Activation reward (15) once per day of the user's stored zone, counted by rewardDayRange: on the
    * day the zone changed, from the start of the old zone's day, so moving the zone ahead (already
    * tomorrow there) does not pay it twice. Decided under the user's row lock, so racing calls too.
+   * Its message is the reward popup's 'Ready to save time!'; the notification beside it says 'App
+   * activated!' (the client words notifications by type), so the two lines no longer repeat each other.
    */
   async function recordActivation(userId: string): Promise<RecordRewardResponse> {
     const at = now();
@@ -111,14 +113,14 @@ export function createRewardsService({ ledger, now = () => new Date() }: Rewards
               source: 'activation',
               sourceEventId: `activation:${range.day}`,
               points: REWARD_POINTS.activation,
-              message: APP_ACTIVATED_MESSAGE,
+              message: READY_TO_SAVE_TIME_MESSAGE,
               createdAt: at,
             },
           ]);
       return { day: range.day, added, newAchievements: await tx.unlockAchievements(userId) };
     });
     const points = sumPoints(added);
-    return response('activation', day, points, APP_ACTIVATED_MESSAGE, await streakNow(userId), newAchievements);
+    return response('activation', day, points, READY_TO_SAVE_TIME_MESSAGE, await streakNow(userId), newAchievements);
   }
 
   /**

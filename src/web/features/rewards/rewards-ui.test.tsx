@@ -133,7 +133,7 @@ describe('activation', () => {
             JSON.stringify({
               status: { isActive: true, isMonitoring: true, lastActivity: null, activeSince: null },
               points: 90,
-              message: 'App activated!',
+              message: 'Ready to save time!',
               newAchievements: [pointMaster],
             }),
             { status: 200, headers: { 'Content-Type': 'application/json' } },
