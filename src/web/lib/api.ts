@@ -66,7 +66,12 @@ export function createQueryClient() {
         staleTime: Infinity,
         retry: false,
       },
-      mutations: { retry: false },
+      // TanStack's default ('online') holds a mutation while the browser says it is offline and
+      // sends it when the connection is back: the pressed button said 'Signing in...' or
+      // 'Processing...' with no word and no way out (the cancel dialog cannot close while
+      // pending), and the request went minutes later, unasked. Each press is answered now instead;
+      // a write that must wait for the connection says so (the ad break's recording).
+      mutations: { retry: false, networkMode: 'always' },
     },
   });
 }

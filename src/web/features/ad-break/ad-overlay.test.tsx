@@ -2,7 +2,7 @@
 import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { getQueryFn } from '../../lib/api';
+import { createQueryClient, getQueryFn } from '../../lib/api';
 import { useState } from 'react';
 import { SETTLE_MS } from '../../lib/settling-presses';
 import { PhotoViewer } from '../gallery';
@@ -22,9 +22,8 @@ function setup(duration = 15, photosAnswer: () => Response = () => jsonResponse(
     return jsonResponse({});
   });
   vi.stubGlobal('fetch', fetchMock);
-  const qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-  });
+  // The app's own client: its mutations' defaults decide what the recording does offline.
+  const qc = createQueryClient();
   const invalidate = vi.spyOn(qc, 'invalidateQueries');
   const onClose = vi.fn();
   const onReward = vi.fn();

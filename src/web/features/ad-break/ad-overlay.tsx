@@ -72,6 +72,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, []);
 
   const record = useMutation({
+    // Held offline until the connection is back (the panel says so): the ad has run and its points
+    // are owed, and the ad-break id keeps a late recording counted once.
+    networkMode: 'online',
     mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
     onSuccess: async (response) => {
       onReward(response);
