@@ -19,6 +19,15 @@ export const userQueryOptions = () =>
     staleTime: 0,
   });
 
+/**
+ * For a request sent outside the query and mutation caches (the heartbeat, the daily login), whose
+ * 401 the cache watch in `forgetAnswersOnAccountChange` does not see: asks who is signed in.
+ */
+export function recheckSessionOn401(qc: QueryClient, error: unknown) {
+  if (errorStatus(error) === 401)
+    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey }, { cancelRefetch: false });
+}
+
 export function useAuth() {
   const { data, isLoading } = useQuery(userQueryOptions());
   return { user: data?.user ?? null, isLoading, isAuthenticated: !!data?.user };

@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { User } from '@contract/auth';
+import { HEARTBEAT_INTERVAL_MS } from '@contract/app-status-timing';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { act, render } from '@testing-library/react';
+import { userQueryOptions } from '../auth';
 import { SignedInOverlays } from './signed-in-overlays';
 
 vi.mock('../onboarding', () => ({ OnboardingModal: () => null }));
@@ -136,5 +139,42 @@ describe('the daily login reward that could not be recorded', () => {
     window.dispatchEvent(new Event('online'));
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(logins).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a request outside the caches answered 401 (the session ended elsewhere)', () => {
+  it.each([
+    ['the app-status heartbeat', '/api/app-status/heartbeat'],
+    ['the daily login', '/api/rewards/record'],
+  ])('%s asks who is signed in, as any other 401 does', async (_, refused) => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const asked: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(url);
+        if (url === refused) return new Response('{"message":"Unauthorized"}', { status: 401 });
+        // The other one fails as a server fault would, which is not a reason to ask.
+        return new Response('', { status: 503 });
+      }),
+    );
+    const qc = new QueryClient();
+    qc.setQueryData(['/api/app-status'], { isActive: true, isMonitoring: true, activeSince: null, lastActivity: null });
+    qc.setQueryData(userQueryOptions().queryKey, { user: { id: 'u1' } as User });
+    // The shell's reader of who is signed in (kept fresh here, so only an invalidation asks).
+    function WhoIsSignedIn() {
+      useQuery({ ...userQueryOptions(), staleTime: Infinity });
+      return null;
+    }
+    render(
+      <QueryClientProvider client={qc}>
+        <WhoIsSignedIn />
+        <SignedInOverlays />
+      </QueryClientProvider>,
+    );
+    await act(() => vi.advanceTimersByTimeAsync(HEARTBEAT_INTERVAL_MS));
+    expect(asked).toContain(refused);
+    expect(asked.filter((u) => u === '/api/auth/user')).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { errorStatus } from '../../lib/api';
 import { serverNow } from '../../lib/server-clock';
+import { recheckSessionOn401 } from '../auth';
 import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
 import { useAppActive, useAppStatusHeartbeat } from './app-status-query';
@@ -53,6 +54,7 @@ export function SignedInOverlays() {
         })
         .catch((err) => {
           console.error('Failed to record reward', err);
+          recheckSessionOn401(qc, err);
           // The day counted as asked, so an app opened offline (or while the server restarted)
           // never asked again that day and the user lost the streak. A lost connection, a server
           // fault or a limit is asked again at the next check or when the connection comes back
