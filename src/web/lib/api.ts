@@ -9,12 +9,19 @@ export async function throwIfResNotOk(res: Response) {
   }
 }
 
-export async function apiRequest(method: string, url: string, data?: unknown, headers: Record<string, string> = {}) {
+export async function apiRequest(
+  method: string,
+  url: string,
+  data?: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
   const res = await fetch(url, {
     method,
     headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
     body: data !== undefined ? JSON.stringify(data) : undefined,
     credentials: 'include',
+    signal,
   });
   noteServerDate(res);
   await throwIfResNotOk(res);

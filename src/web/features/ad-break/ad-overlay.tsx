@@ -84,8 +84,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey }),
       ]);
     },
-    onError: (err) =>
-      toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' }),
+    onError: (err) => {
+      toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' });
+      // An answer given up on may still have been recorded: its points show once it has.
+      void qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: activitiesQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
+    },
     onSettled: () => onClose(),
   });
   const { mutate } = record;
