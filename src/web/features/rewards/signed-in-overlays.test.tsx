@@ -161,7 +161,7 @@ describe('a request outside the caches answered 401 (the session ended elsewhere
     );
     const qc = new QueryClient();
     qc.setQueryData(['/api/app-status'], { isActive: true, isMonitoring: true, activeSince: null, lastActivity: null });
-    qc.setQueryData(userQueryOptions().queryKey, { user: { id: 'u1' } as User });
+    qc.setQueryData(['/api/auth/user'], { user: { id: 'u1' } as User });
     // The shell's reader of who is signed in (kept fresh here, so only an invalidation asks).
     function WhoIsSignedIn() {
       useQuery({ ...userQueryOptions(), staleTime: Infinity });
