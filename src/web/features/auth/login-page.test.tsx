@@ -93,3 +93,45 @@ it('offline, Sign In says so at once and comes back usable with what was typed, 
   await act(async () => onlineManager.setOnline(true));
   expect(fetchMock.mock.calls.length).toBe(sent);
 });
+
+it.each([
+  [502, '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>'],
+  [504, '<html><body>Gateway Time-out</body></html>'],
+  [429, '<html><body><h1>429 Too Many Requests</h1></body></html>'],
+])("a proxy's %i page never says the password was wrong, and what was typed stays", async (status, page) => {
+  const user = userEvent.setup();
+  fetchMock.mockImplementation(async () => new Response(page, { status, headers: { 'Content-Type': 'text/html' } }));
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'right-pass');
+  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+
+  const said = await screen.findByRole('alert');
+  expect(said).toHaveTextContent('Something went wrong. Please try again.');
+  expect(said).not.toHaveTextContent('Invalid email or password');
+  expect(screen.getByLabelText('Password')).toHaveValue('right-pass');
+});
+
+it("a refusal of the credentials without the server's words still says they were not accepted", async () => {
+  const user = userEvent.setup();
+  fetchMock.mockImplementation(async () => new Response('', { status: 401 }));
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'wrong-pass');
+  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent('Invalid email or password');
+});
