@@ -9,12 +9,19 @@ export async function throwIfResNotOk(res: Response) {
   }
 }
 
-export async function apiRequest(method: string, url: string, data?: unknown, headers: Record<string, string> = {}) {
+export async function apiRequest(
+  method: string,
+  url: string,
+  data?: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
   const res = await fetch(url, {
     method,
     headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
     body: data !== undefined ? JSON.stringify(data) : undefined,
     credentials: 'include',
+    signal,
   });
   noteServerDate(res);
   await throwIfResNotOk(res);
@@ -66,7 +73,12 @@ export function createQueryClient() {
         staleTime: Infinity,
         retry: false,
       },
-      mutations: { retry: false },
+      // TanStack's default ('online') holds a mutation while the browser says it is offline and
+      // sends it when the connection is back: the pressed button said 'Signing in...' or
+      // 'Processing...' with no word and no way out (the cancel dialog cannot close while
+      // pending), and the request went minutes later, unasked. Each press is answered now instead;
+      // a write that must wait for the connection says so (the ad break's recording).
+      mutations: { retry: false, networkMode: 'always' },
     },
   });
 }

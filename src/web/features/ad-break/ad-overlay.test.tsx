@@ -2,11 +2,12 @@
 import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { getQueryFn } from '../../lib/api';
+import { createQueryClient, getQueryFn } from '../../lib/api';
 import { useState } from 'react';
 import { SETTLE_MS } from '../../lib/settling-presses';
 import { PhotoViewer } from '../gallery';
 import { AdOverlay } from './ad-overlay';
+import { RECORD_WAIT_MS } from './record-ad-break';
 
 const T0 = new Date('2025-03-01T10:00:00Z').getTime();
 
@@ -22,9 +23,8 @@ function setup(duration = 15, photosAnswer: () => Response = () => jsonResponse(
     return jsonResponse({});
   });
   vi.stubGlobal('fetch', fetchMock);
-  const qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-  });
+  // The app's own client: its mutations' defaults decide what the recording does offline.
+  const qc = createQueryClient();
   const invalidate = vi.spyOn(qc, 'invalidateQueries');
   const onClose = vi.fn();
   const onReward = vi.fn();
@@ -328,6 +328,28 @@ describe('AdOverlay without a connection', () => {
     expect(posts()).toHaveLength(1);
     expect(onReward).toHaveBeenCalledTimes(1);
     expect(onClose).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('AdOverlay whose recording gets no answer', () => {
+  it('gives up after RECORD_WAIT_MS and closes, instead of holding the user in the overlay at 0:00', async () => {
+    const { fetchMock, onClose, posts } = setup(15);
+    // A connection gone dead unnoticed: no answer, until the request is abandoned.
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      if (url === '/api/activities' && init?.method === 'POST')
+        return new Promise<Response>((_, reject) =>
+          init.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+        );
+      return jsonResponse([]);
+    });
+    await advance(15_000);
+    expect(posts()).toHaveLength(1);
+    await advance(RECORD_WAIT_MS - 100);
+    expect(onClose).not.toHaveBeenCalled();
+    await advance(100);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    // Not sent again: a late recording is the server's to count, once.
+    expect(posts()).toHaveLength(1);
   });
 });
 

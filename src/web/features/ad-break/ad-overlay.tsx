@@ -72,6 +72,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   }, []);
 
   const record = useMutation({
+    // Held offline until the connection is back (the panel says so): the ad has run and its points
+    // are owed, and the ad-break id keeps a late recording counted once.
+    networkMode: 'online',
     mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
     onSuccess: async (response) => {
       onReward(response);
@@ -81,8 +84,13 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey }),
       ]);
     },
-    onError: (err) =>
-      toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' }),
+    onError: (err) => {
+      toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' });
+      // An answer given up on may still have been recorded: its points show once it has.
+      void qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: activitiesQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
+    },
     onSettled: () => onClose(),
   });
   const { mutate } = record;

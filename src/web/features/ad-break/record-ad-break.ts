@@ -43,11 +43,22 @@ export async function startAdBreak(app: string): Promise<AdBreak> {
   return (await res.json()) as AdBreak;
 }
 
+/** How long the finished ad's overlay waits for its recording's answer before it gives up. */
+export const RECORD_WAIT_MS = 20_000;
+
 /**
  * Records one ad break once its ad has run: the ad-break id is the Idempotency-Key, so a retried
- * request counts once.
+ * request counts once. Its answer is waited for at most RECORD_WAIT_MS: the overlay, a modal layer
+ * with no way out at 0:00, stays until it comes, and a request on a connection that went dead
+ * without the browser noticing (a phone between networks) may hang for minutes.
  */
 export async function recordAdBreak(body: CreateActivityBody, adBreakId: string): Promise<CreateActivityResponse> {
-  const res = await apiRequest('POST', '/api/activities', body, { 'Idempotency-Key': adBreakId });
-  return (await res.json()) as CreateActivityResponse;
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(), RECORD_WAIT_MS);
+  try {
+    const res = await apiRequest('POST', '/api/activities', body, { 'Idempotency-Key': adBreakId }, giveUp.signal);
+    return (await res.json()) as CreateActivityResponse;
+  } finally {
+    clearTimeout(timer);
+  }
 }

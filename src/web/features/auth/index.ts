@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 
-export { forgetAnswersOnAccountChange, useAuth, useLogout, userQueryOptions } from './use-auth';
+export { forgetAnswersOnAccountChange, recheckSessionOn401, useAuth, useLogout, userQueryOptions } from './use-auth';
 
 // The forms load with their screen: a signed-in visit downloads neither react-hook-form nor zod.
 export const LoginPage = lazy(() => import('./login-page'));

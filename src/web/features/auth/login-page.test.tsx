@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { QueryClientProvider } from '@tanstack/react-query';
+import { onlineManager, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
@@ -22,6 +22,7 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 afterEach(() => {
+  onlineManager.setOnline(true);
   vi.unstubAllGlobals();
   act(() => dismissAllToasts());
 });
@@ -64,4 +65,73 @@ it('Sign In pressed from the keyboard keeps focus while it waits and after a ref
   const again = screen.getByRole('button', { name: 'Sign In' });
   expect(again).toHaveFocus();
   expect(again).not.toHaveAttribute('aria-disabled');
+});
+
+it('offline, Sign In says so at once and comes back usable with what was typed, instead of waiting on Signing in...', async () => {
+  const user = userEvent.setup();
+  fetchMock.mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  act(() => onlineManager.setOnline(false));
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'secret-pass');
+  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+
+  expect(await screen.findByRole('alert')).toHaveTextContent('Network error. Please try again.');
+  expect(screen.getByRole('button', { name: 'Sign In' })).not.toHaveAttribute('aria-disabled');
+  expect(screen.getByLabelText('Email')).toHaveValue('ada@example.com');
+  expect(screen.getByLabelText('Password')).toHaveValue('secret-pass');
+
+  // The connection back, nothing is sent by itself: the user chose when to try again.
+  const sent = fetchMock.mock.calls.length;
+  await act(async () => onlineManager.setOnline(true));
+  expect(fetchMock.mock.calls.length).toBe(sent);
+});
+
+it.each([
+  [502, '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>'],
+  [504, '<html><body>Gateway Time-out</body></html>'],
+  [429, '<html><body><h1>429 Too Many Requests</h1></body></html>'],
+])("a proxy's %i page never says the password was wrong, and what was typed stays", async (status, page) => {
+  const user = userEvent.setup();
+  fetchMock.mockImplementation(async () => new Response(page, { status, headers: { 'Content-Type': 'text/html' } }));
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'right-pass');
+  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+
+  const said = await screen.findByRole('alert');
+  expect(said).toHaveTextContent('Something went wrong. Please try again.');
+  expect(said).not.toHaveTextContent('Invalid email or password');
+  expect(screen.getByLabelText('Password')).toHaveValue('right-pass');
+});
+
+it("a refusal of the credentials without the server's words still says they were not accepted", async () => {
+  const user = userEvent.setup();
+  fetchMock.mockImplementation(async () => new Response('', { status: 401 }));
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'wrong-pass');
+  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent('Invalid email or password');
 });

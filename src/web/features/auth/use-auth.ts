@@ -3,7 +3,8 @@ import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { forgetFirstPaint, forgetFirstPaintPictures } from '../../app/first-paint';
-import { apiRequest, errorStatus, getQueryFn } from '../../lib/api';
+import { apiRequest, errorMessage, errorStatus, getQueryFn } from '../../lib/api';
+import { toast } from '../../lib/toast';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
 
@@ -17,6 +18,15 @@ export const userQueryOptions = () =>
     retry: false,
     staleTime: 0,
   });
+
+/**
+ * For a request sent outside the query and mutation caches (the heartbeat, the daily login), whose
+ * 401 the cache watch in `forgetAnswersOnAccountChange` does not see: asks who is signed in.
+ */
+export function recheckSessionOn401(qc: QueryClient, error: unknown) {
+  if (errorStatus(error) === 401)
+    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey }, { cancelRefetch: false });
+}
 
 export function useAuth() {
   const { data, isLoading } = useQuery(userQueryOptions());
@@ -109,6 +119,13 @@ export function useLogout() {
       forgetAccountAnswers(qc);
       navigate('/login');
     },
-    onError: (err) => console.error('Logout failed', err),
+    // Logged, and said: the session goes on while the server has not ended it (its cookie cannot be
+    // dropped from here), and a Sign Out that did nothing visible left the account open at a
+    // shared computer to whoever came next. Offline it failed silently, or, before mutations were
+    // answered at once, waited on the connection with no word.
+    onError: (err) => {
+      console.error('Logout failed', err);
+      toast({ title: 'Sign out failed', description: errorMessage(err, 'Please try again.'), variant: 'destructive' });
+    },
   });
 }

@@ -1,9 +1,11 @@
 // @vitest-environment jsdom
 import type { Subscription } from '@contract/subscriptions';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { Toaster } from '../../components/ui/toaster';
+import { createQueryClient } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import { formatTrialDate } from '../subscription';
 import BillingPage, { ACTIVATION_POLL_MS, ACTIVATION_WAIT_MS } from './billing-page';
@@ -197,5 +199,44 @@ describe('BillingPage back from a payment (the return address)', () => {
     const calls = asked.mock.calls.length;
     await act(async () => vi.advanceTimersByTimeAsync(ACTIVATION_POLL_MS * 3));
     expect(asked.mock.calls.length).toBe(calls);
+  });
+});
+
+describe('Cancel Subscription without a connection', () => {
+  afterEach(() => {
+    act(() => dismissAllToasts());
+    onlineManager.setOnline(true);
+    vi.unstubAllGlobals();
+  });
+
+  it('says so at once and lets the dialog close, instead of a confirmation stuck on Processing... that sends later', async () => {
+    const user = userEvent.setup();
+    const sent = vi.fn(async () => Promise.reject(new TypeError('Failed to fetch')));
+    vi.stubGlobal('fetch', sent);
+    // The app's own client: its defaults decide what a mutation does offline.
+    const qc = createQueryClient();
+    qc.setQueryData(['/api/subscription'], subscription());
+    qc.setQueryData(['/api/billing/invoices'], { invoices: [] });
+    render(
+      <QueryClientProvider client={qc}>
+        <BillingPage />
+        <Toaster />
+      </QueryClientProvider>,
+    );
+    act(() => onlineManager.setOnline(false));
+    await user.click(screen.getByRole('button', { name: 'Cancel Subscription' }));
+    const dialog = screen.getByRole('dialog', { name: 'Cancel subscription?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Yes, cancel' }));
+
+    expect(await screen.findByText('Cancel failed')).toBeInTheDocument();
+    expect(screen.getByText('Network error. Please try again.')).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Yes, cancel' })).not.toHaveAttribute('aria-disabled');
+    await user.click(within(dialog).getByRole('button', { name: 'Keep my plan' }));
+    expect(screen.queryByRole('dialog', { name: 'Cancel subscription?' })).toBeNull();
+
+    // Back online, nothing goes by itself: the plan stays unless the user cancels again.
+    const calls = sent.mock.calls.length;
+    await act(async () => onlineManager.setOnline(true));
+    expect(sent.mock.calls.length).toBe(calls);
   });
 });

@@ -52,6 +52,34 @@ describe('CheckoutPage', () => {
     expect(screen.getByText(STILL_ON_ITS_WAY)).toBeInTheDocument();
   });
 
+  it.each([
+    [
+      'the payment provider failing (502)',
+      () => jsonResponse({ message: 'Payment provider error' }, 502),
+      'Payment provider error',
+    ],
+    [
+      "a proxy's error page while the server restarts",
+      () => new Response('<html><body><h1>502 Bad Gateway</h1></body></html>', { status: 502 }),
+      'Checkout could not be prepared. Please try again.',
+    ],
+    [
+      'a lost connection',
+      (): Response => {
+        throw new TypeError('Failed to fetch');
+      },
+      'Network error. Please try again.',
+    ],
+  ])(
+    'a checkout that could not be prepared (%s) goes to pricing and says so, never without a word',
+    async (_, creation, said) => {
+      renderCheckout('/checkout?tier=premium&billing=monthly', creation);
+      await waitFor(() => expect(window.location.pathname).toBe('/pricing'));
+      expect(await screen.findByText('Checkout Failed')).toBeInTheDocument();
+      expect(screen.getByText(said)).toBeInTheDocument();
+    },
+  );
+
   it('without its parameters goes to pricing without asking the server', async () => {
     const fetchMock = renderCheckout('/checkout?tier=premium', () => jsonResponse({}, 500));
     await waitFor(() => expect(window.location.pathname).toBe('/pricing'));

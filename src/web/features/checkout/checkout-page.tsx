@@ -67,15 +67,22 @@ export default function CheckoutPage() {
   useEffect(() => {
     // A refusal says why (a plan already running, one whose payment is still on its way, as after
     // the browser's Back from a payment): without it the user was only put back on the pricing
-    // screen, to choose a plan that would be refused again.
+    // screen, to choose a plan that would be refused again. So does a fault (the payment provider's
+    // error, a server restarting behind its proxy, a lost connection), which sent the user back
+    // without a word, as if the press had done nothing. A 503 stays on the unavailable screen.
+    if (!created.error) return;
     const status = errorStatus(created.error);
-    if (status !== undefined && status < 500) {
-      toast({
-        title: 'Checkout Failed',
-        description: errorMessage(created.error, 'Please choose a plan again.'),
-        variant: 'destructive',
-      });
-    }
+    if (status === 503) return;
+    toast({
+      title: 'Checkout Failed',
+      description: errorMessage(
+        created.error,
+        status !== undefined && status < 500
+          ? 'Please choose a plan again.'
+          : 'Checkout could not be prepared. Please try again.',
+      ),
+      variant: 'destructive',
+    });
   }, [created.error]);
 
   if (!valid) return null;

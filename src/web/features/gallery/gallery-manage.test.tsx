@@ -318,6 +318,45 @@ describe('the favourite heart offline', () => {
   });
 });
 
+describe('the favourite heart pressed twice', () => {
+  it('shows what the server holds when both presses are refused, never the first press undone by the second', async () => {
+    const served = fetch as unknown as (url: string, init?: RequestInit) => Promise<Response>;
+    const answers: Array<(res: Response) => void> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((url: string, init?: RequestInit) =>
+        init?.method === 'PUT' ? new Promise<Response>((resolve) => answers.push(resolve)) : served(url, init),
+      ),
+    );
+    const user = userEvent.setup();
+    renderGallery();
+    await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
+    const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
+    const heart = within(viewer).getByRole('button', { name: 'Favorite' });
+    // Hearted, then (its answer still on its way) un-hearted: the user wants it as it was.
+    await user.click(heart);
+    await waitFor(() => expect(heart).toHaveAttribute('aria-pressed', 'true'));
+    await user.click(heart);
+    // The second press waits for the first's answer (refused, focus kept), so what is on screen is
+    // what the one request asked for.
+    expect(heart).toHaveAttribute('aria-disabled', 'true');
+    expect(heart).toHaveFocus();
+    expect(answers).toHaveLength(1);
+
+    const refused = () =>
+      new Response(JSON.stringify({ message: 'Too many attempts. Please wait 1 minute(s) and try again.' }), {
+        status: 429,
+      });
+    // Answered in the order sent, as one connection answers them.
+    while (answers.length) await act(async () => answers.shift()!(refused()));
+    await screen.findByText('Too many attempts. Please wait 1 minute(s) and try again.');
+    // The server kept Harbour as it was: not a favourite.
+    await waitFor(() =>
+      expect(within(viewer).getByRole('button', { name: 'Favorite' })).toHaveAttribute('aria-pressed', 'false'),
+    );
+  });
+});
+
 describe('the next page refused while the viewer is open', () => {
   it('is asked once, not again and again, when the viewer is at the end of what is loaded', async () => {
     const asked: string[] = [];

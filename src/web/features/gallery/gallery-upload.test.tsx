@@ -219,6 +219,34 @@ describe('uploading from the gallery', () => {
     );
   });
 
+  it.each([
+    [
+      502,
+      '<html><body><center><h1>502 Bad Gateway</h1></center></body></html>',
+      'The upload could not be completed. Please try again.',
+    ],
+    [
+      413,
+      '<html><head><title>413 Request Entity Too Large</title></head></html>',
+      'These photos are too large to send at once. Please try fewer at a time.',
+    ],
+  ])(
+    "a proxy's %i page in front of the server is said in words, never as markup or a status code",
+    async (status, page, said) => {
+      renderGallery();
+      await choose(jpegs(2));
+      await waitFor(() => expect(FakeXhr.sent).toHaveLength(1));
+      const xhr = FakeXhr.sent[0]!;
+      xhr.status = status;
+      xhr.responseText = page;
+      act(() => xhr.onload?.());
+
+      await waitFor(() => expect(messageToast()).toHaveTextContent('Upload failed'));
+      expect(messageToast()).toHaveTextContent(`IMG_1.jpg, IMG_2.jpg: ${said}`);
+      expect(messageToast()).not.toHaveTextContent(String(status));
+    },
+  );
+
   it('stops when the account signed in changes in this tab mid-selection, sending nothing to the next one and telling it nothing', async () => {
     const qc = new QueryClient({
       defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },

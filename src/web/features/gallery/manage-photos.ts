@@ -1,6 +1,7 @@
 import {
   infiniteQueryOptions,
   queryOptions,
+  useIsMutating,
   useMutation,
   useQueryClient,
   type InfiniteData,
@@ -89,6 +90,19 @@ export function useDeletePhotos() {
   });
 }
 
+const FAVORITE_KEY = ['favorite'];
+
+/**
+ * Whether a favourite of this photo is on its way. Its heart refuses presses meanwhile: a second
+ * press undid the first on screen, and when both were refused each put back what it had changed,
+ * in turn, so the heart ended hearted though the server had kept neither.
+ */
+export const useFavoriteSaving = (id: string) =>
+  useIsMutating({
+    mutationKey: FAVORITE_KEY,
+    predicate: (m) => (m.state.variables as { id?: string } | undefined)?.id === id,
+  }) > 0;
+
 /** Sets a photo's favourite flag; the heart changes at once and goes back if the server refuses. */
 export function useSetFavorite() {
   const qc = useQueryClient();
@@ -98,6 +112,7 @@ export function useSetFavorite() {
     // Offline, a held request showed the heart set while nothing was saved (lost with the tab): it
     // fails at once, and the heart goes back with a message.
     networkMode: 'always',
+    mutationKey: FAVORITE_KEY,
     mutationFn: async ({ id, favorite }: { id: string; favorite: boolean }) =>
       (await apiRequest('PUT', `/api/photos/${encodeURIComponent(id)}/favorite`, { favorite })).json(),
     onMutate: ({ id, favorite }) => set(id, favorite),

@@ -81,6 +81,15 @@ const subscribe = (l: () => void) => {
 
 let nextId = 1;
 
+/**
+ * A refusal without the server's words: a proxy's page in front of it (its body limit, the server
+ * restarting behind it). It was shown as 'The server answered 502.', a status code to the user.
+ */
+function wholeRefusalMessage(status: number): string {
+  if (status === 413) return 'These photos are too large to send at once. Please try fewer at a time.';
+  return 'The upload could not be completed. Please try again.';
+}
+
 const namesOf = (files: File[]) => files.map((f) => f.name);
 
 /** The account signed in in this tab, as the app knows it (null when signed out). */
@@ -160,7 +169,7 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
           }
         } else {
           // Refused as a whole (signed out, too many at once, a proxy's limit): the rest would be too.
-          stop = body?.message || `The server answered ${status}.`;
+          stop = body?.message || wholeRefusalMessage(status);
           refuse(stop, namesOf(batch));
         }
       } catch {

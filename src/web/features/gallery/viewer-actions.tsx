@@ -6,7 +6,7 @@ import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { ConfirmDeleteDialog } from './confirm-delete-dialog';
-import { downloadUrl, useDeletePhotos, useSetFavorite } from './manage-photos';
+import { downloadUrl, useDeletePhotos, useFavoriteSaving, useSetFavorite } from './manage-photos';
 import { PhotoInfoDialog } from './photo-info';
 import type { Photo } from '@contract/photos';
 import { sharePhoto } from './share-photo';
@@ -19,6 +19,7 @@ export function ViewerActions({ photo }: { photo: Photo }) {
   const [infoOpen, setInfoOpen] = useState(false);
   const [sharing, setSharing] = useState(false);
   const setFavorite = useSetFavorite();
+  const savingFavorite = useFavoriteSaving(photo.id);
 
   const share = async () => {
     setSharing(true);
@@ -41,7 +42,8 @@ export function ViewerActions({ photo }: { photo: Photo }) {
     }
   };
 
-  const toggleFavorite = () =>
+  const toggleFavorite = () => {
+    if (savingFavorite) return;
     setFavorite.mutate(
       { id: photo.id, favorite: !photo.favorite },
       {
@@ -53,6 +55,7 @@ export function ViewerActions({ photo }: { photo: Photo }) {
           }),
       },
     );
+  };
 
   return (
     <>
@@ -63,8 +66,10 @@ export function ViewerActions({ photo }: { photo: Photo }) {
         type="button"
         aria-label="Favorite"
         aria-pressed={photo.favorite}
+        // Not `disabled`: Chrome would move focus off it to the page.
+        aria-disabled={savingFavorite || undefined}
         onClick={toggleFavorite}
-        className={iconButton}
+        className={cn(iconButton, 'aria-disabled:cursor-progress')}
       >
         <Heart className={cn('size-5', photo.favorite && 'fill-red-500 text-red-500')} aria-hidden />
       </button>

@@ -5,6 +5,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import { useEffect } from 'react';
 import { apiRequest, errorMessage } from '../../lib/api';
 import { toast } from '../../lib/toast';
+import { recheckSessionOn401 } from '../auth';
 import { announceReward } from './announce';
 import { rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
@@ -63,7 +64,9 @@ export function useAppStatusHeartbeat(active: boolean) {
       apiRequest('POST', '/api/app-status/heartbeat')
         .then((res) => res.json() as Promise<AppStatus>)
         .then((status) => qc.setQueryData(appStatusQueryOptions().queryKey, status))
-        .catch(() => {});
+        // Its 401 (a session ended by expiry, or by a password reset elsewhere) went unseen, and
+        // an open tab went on showing the account, answered 401 every 30 s.
+        .catch((err) => recheckSessionOn401(qc, err));
     }, HEARTBEAT_INTERVAL_MS);
     return () => clearInterval(id);
   }, [active, qc]);

@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { User } from '@contract/auth';
+import { HEARTBEAT_INTERVAL_MS } from '@contract/app-status-timing';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { act, render } from '@testing-library/react';
+import { userQueryOptions } from '../auth';
 import { SignedInOverlays } from './signed-in-overlays';
 
 vi.mock('../onboarding', () => ({ OnboardingModal: () => null }));
@@ -13,6 +16,7 @@ const setVisibility = (state: 'visible' | 'hidden') => {
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
   Reflect.deleteProperty(document, 'visibilityState');
 });
 
@@ -65,5 +69,112 @@ describe('the daily login reward', () => {
     setVisibility('visible');
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(logins).toHaveLength(3);
+  });
+});
+
+describe('the daily login reward that could not be recorded', () => {
+  const answered = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const paid = () =>
+    answered(200, {
+      type: 'login',
+      points: 10,
+      awarded: true,
+      message: 'Welcome back!',
+      currentStreak: 2,
+      day: '2026-03-10',
+      newAchievements: [],
+    });
+
+  function start(answers: Array<() => Promise<Response>>) {
+    vi.useFakeTimers({
+      now: new Date(2026, 2, 10, 9, 0, 0),
+      toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
+    });
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logins = vi.fn((): Promise<Response> => (answers.shift() ?? (async () => paid()))());
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (url === '/api/rewards/record' ? logins() : answered(200, {}))),
+    );
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <SignedInOverlays />
+      </QueryClientProvider>,
+    );
+    return logins;
+  }
+
+  it('opened offline, the day is asked again once the connection is back, and only until it is paid', async () => {
+    const logins = start([() => Promise.reject(new TypeError('Failed to fetch'))]);
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(logins).toHaveBeenCalledTimes(1);
+    await act(async () => window.dispatchEvent(new Event('online')));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(logins).toHaveBeenCalledTimes(2);
+    // Paid: the rest of the day asks nothing.
+    await act(() => vi.advanceTimersByTimeAsync(10 * 60_000));
+    window.dispatchEvent(new Event('online'));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(logins).toHaveBeenCalledTimes(2);
+  });
+
+  it('a server restarting behind its proxy (502 page) is asked again at the next check, once a check', async () => {
+    const gateway = async () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502 });
+    const logins = start([gateway, gateway]);
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(logins).toHaveBeenCalledTimes(1);
+    await act(() => vi.advanceTimersByTimeAsync(60_000));
+    expect(logins).toHaveBeenCalledTimes(2);
+    await act(() => vi.advanceTimersByTimeAsync(60_000));
+    expect(logins).toHaveBeenCalledTimes(3);
+    await act(() => vi.advanceTimersByTimeAsync(5 * 60_000));
+    expect(logins).toHaveBeenCalledTimes(3);
+  });
+
+  it('a refusal that would only repeat is not asked again that day', async () => {
+    const logins = start([async () => answered(400, { message: 'Invalid input' })]);
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    await act(() => vi.advanceTimersByTimeAsync(10 * 60_000));
+    window.dispatchEvent(new Event('online'));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(logins).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a request outside the caches answered 401 (the session ended elsewhere)', () => {
+  it.each([
+    ['the app-status heartbeat', '/api/app-status/heartbeat'],
+    ['the daily login', '/api/rewards/record'],
+  ])('%s asks who is signed in, as any other 401 does', async (_, refused) => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const asked: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(url);
+        if (url === refused) return new Response('{"message":"Unauthorized"}', { status: 401 });
+        // The other one fails as a server fault would, which is not a reason to ask.
+        return new Response('', { status: 503 });
+      }),
+    );
+    const qc = new QueryClient();
+    qc.setQueryData(['/api/app-status'], { isActive: true, isMonitoring: true, activeSince: null, lastActivity: null });
+    qc.setQueryData(['/api/auth/user'], { user: { id: 'u1' } as User });
+    // The shell's reader of who is signed in (kept fresh here, so only an invalidation asks).
+    function WhoIsSignedIn() {
+      useQuery({ ...userQueryOptions(), staleTime: Infinity });
+      return null;
+    }
+    render(
+      <QueryClientProvider client={qc}>
+        <WhoIsSignedIn />
+        <SignedInOverlays />
+      </QueryClientProvider>,
+    );
+    await act(() => vi.advanceTimersByTimeAsync(HEARTBEAT_INTERVAL_MS));
+    expect(asked).toContain(refused);
+    expect(asked.filter((u) => u === '/api/auth/user')).toHaveLength(1);
   });
 });

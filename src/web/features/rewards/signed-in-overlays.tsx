@@ -1,7 +1,9 @@
 import { calendarDay, utcOffsetMinutesOf } from '@domain/calendar';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { errorStatus } from '../../lib/api';
 import { serverNow } from '../../lib/server-clock';
+import { recheckSessionOn401 } from '../auth';
 import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
 import { useAppActive, useAppStatusHeartbeat } from './app-status-query';
@@ -10,6 +12,12 @@ import { statsQueryOptions } from './stats-query';
 
 /** How often an open page looks whether the local day has changed (no request unless it has). */
 export const LOGIN_DAY_CHECK_MS = 60_000;
+
+/** A failure that asking again later may not meet: no answer, a server fault, a limit. */
+const mayPassLater = (err: unknown) => {
+  const status = errorStatus(err);
+  return status === undefined || status === 408 || status === 429 || status >= 500;
+};
 
 /** The device's local day, by the server's clock. */
 const localDay = () => calendarDay(new Date(serverNow()), utcOffsetMinutesOf(new Date()));
@@ -25,6 +33,7 @@ const localDay = () => calendarDay(new Date(serverNow()), utcOffsetMinutesOf(new
 export function SignedInOverlays() {
   const qc = useQueryClient();
   const askedDay = useRef<string | null>(null);
+  const askedOnce = useRef(false);
   useAppStatusHeartbeat(useAppActive());
 
   useEffect(() => {
@@ -32,7 +41,8 @@ export function SignedInOverlays() {
       const day = localDay();
       if (day === askedDay.current) return;
       // The first ask goes whatever the page's state; later ones wait until someone sees the page.
-      if (askedDay.current !== null && document.visibilityState === 'hidden') return;
+      if (askedOnce.current && document.visibilityState === 'hidden') return;
+      askedOnce.current = true;
       askedDay.current = day;
       postReward({ type: 'login' })
         .then((r) => {
@@ -42,14 +52,25 @@ export function SignedInOverlays() {
             void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
           }
         })
-        .catch((err) => console.error('Failed to record reward', err));
+        .catch((err) => {
+          console.error('Failed to record reward', err);
+          recheckSessionOn401(qc, err);
+          // The day counted as asked, so an app opened offline (or while the server restarted)
+          // never asked again that day and the user lost the streak. A lost connection, a server
+          // fault or a limit is asked again at the next check or when the connection comes back
+          // (the server pays once a day, so a late second ask costs nothing); a refusal that would
+          // only repeat (a 4xx, the session gone) is not.
+          if (askedDay.current === day && mayPassLater(err)) askedDay.current = null;
+        });
     };
     ask();
     const id = setInterval(ask, LOGIN_DAY_CHECK_MS);
     document.addEventListener('visibilitychange', ask);
+    window.addEventListener('online', ask);
     return () => {
       clearInterval(id);
       document.removeEventListener('visibilitychange', ask);
+      window.removeEventListener('online', ask);
     };
   }, [qc]);
 
