@@ -3,8 +3,7 @@ import { SIGNED_OUT_COOKIE } from '@contract/auth-values';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { forgetFirstPaint, forgetFirstPaintPictures } from '../../app/first-paint';
-import { apiRequest, errorMessage, errorStatus, getQueryFn } from '../../lib/api';
-import { toast } from '../../lib/toast';
+import { apiRequest, errorStatus, getQueryFn } from '../../lib/api';
 
 const askServer = getQueryFn<{ user: User } | null>({ on401: 'returnNull' });
 
@@ -119,13 +118,6 @@ export function useLogout() {
       forgetAccountAnswers(qc);
       navigate('/login');
     },
-    // Logged, and said: the session goes on while the server has not ended it (its cookie cannot be
-    // dropped from here), and a Sign Out that did nothing visible left the account open at a
-    // shared computer to whoever came next. Offline it failed silently, or, before mutations were
-    // answered at once, waited on the connection with no word.
-    onError: (err) => {
-      console.error('Logout failed', err);
-      toast({ title: 'Sign out failed', description: errorMessage(err, 'Please try again.'), variant: 'destructive' });
-    },
+    onError: (err) => console.error('Logout failed', err),
   });
 }
