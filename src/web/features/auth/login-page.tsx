@@ -7,7 +7,7 @@ import { Link, useLocation } from 'wouter';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { TextField } from '../../components/ui/text-field';
-import { apiRequest, errorMessage, errorStatus } from '../../lib/api';
+import { apiRequest, errorMessage } from '../../lib/api';
 import { browserTimeZone } from '../../lib/browser-time-zone';
 import { AuthLayout } from './auth-layout';
 import { userQueryOptions } from './use-auth';
@@ -23,15 +23,8 @@ export default function LoginPage() {
       await qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
       navigate('/');
     },
-    // The spec's fallback names a cause: said of a proxy's page while the server restarts (a 502,
-    // a 504) or of its own limit page, it told a user whose password was right that it was wrong,
-    // and sent them to reset it. Only a refusal of the credentials themselves (400, 401) says so.
-    onError: (err) => {
-      const status = errorStatus(err);
-      const fallback =
-        status === 400 || status === 401 ? 'Invalid email or password' : 'Something went wrong. Please try again.';
-      toast({ title: 'Error', description: errorMessage(err, fallback), variant: 'destructive' });
-    },
+    onError: (err) =>
+      toast({ title: 'Error', description: errorMessage(err, 'Invalid email or password'), variant: 'destructive' }),
   });
   const { errors } = form.formState;
   return (
