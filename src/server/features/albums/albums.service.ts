@@ -13,11 +13,22 @@ export const ALBUM_LIMIT_MESSAGE = `You already have ${MANUAL_ALBUMS_MAX} albums
 export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The description an album gets when the user wrote none (the organizer sends this form too). */
+const countedDescription = (n: number) => `Album with ${n} photos`;
+/** A stored description that only counts the album's photos: the count of its creation, shown as it is now. */
+const COUNTED_DESCRIPTION = /^Album with \d+ photos?$/;
+
 type Row = Awaited<ReturnType<AlbumsRepository['list']>>[number];
+const descriptionOf = (r: Row): string => {
+  if (r.isSmartAlbum) return smartAlbumDescription(Number(r.photoCount));
+  // Photos deleted since (from the gallery, another tab) would leave 'Album with 3 photos' on an
+  // album of one.
+  return COUNTED_DESCRIPTION.test(r.description) ? countedDescription(Number(r.photoCount)) : r.description;
+};
 const toAlbum = (r: Row): Album => ({
   id: r.id,
   name: r.name,
-  description: r.isSmartAlbum ? smartAlbumDescription(Number(r.photoCount)) : r.description,
+  description: descriptionOf(r),
   isSmartAlbum: r.isSmartAlbum,
   photoCount: Number(r.photoCount),
   createdAt: r.createdAt.toISOString(),
@@ -53,7 +64,7 @@ export function createAlbumsService(repo: AlbumsRepository) {
       if (!ids.every((id) => UUID.test(id)) || (await repo.countOwned(userId, ids)) !== ids.length) {
         throw notFound('Photo not found.');
       }
-      const description = body.description?.trim() || `Album with ${ids.length} photos`;
+      const description = body.description?.trim() || countedDescription(ids.length);
       // Checked again inside the write: a photo deleted meanwhile is not found either.
       const created = await repo.createManual(userId, name, description, ids);
       if (created === 'limit') throw conflict(ALBUM_LIMIT_MESSAGE);
