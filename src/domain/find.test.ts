@@ -19,8 +19,14 @@ describe('search words', () => {
     expect(searchWords('  !!! ')).toEqual([]);
     expect(searchWords('a b c d e f g h i j')).toHaveLength(SEARCH_WORDS_MAX);
   });
+  it('keeps the marks of a word in it, composed, and takes no mark alone for a word', () => {
+    expect(searchWords('नमस्ते ภูเขา')).toEqual(['नमस्ते', 'ภูเขา']);
+    expect(searchWords('Cafe\u0301')).toEqual(['caf\u00e9']);
+    expect(searchWords('\u0301 \u093e')).toEqual([]);
+  });
   it('makes an AND of prefix terms, or nothing', () => {
     expect(toPrefixTsquery(['march', '2024'])).toBe('march:* & 2024:*');
+    expect(toPrefixTsquery(['caf\u00e9', 'flore'])).toBe('(caf\u00e9:* | cafe\u0301:*) & flore:*');
     expect(toPrefixTsquery([])).toBeNull();
   });
 });
