@@ -315,6 +315,25 @@ describe('OrganizerPage', () => {
     expect(within(screen.getByRole('region', { name: 'animals' })).getByText('300')).toBeInTheDocument();
   });
 
+  it("after Create Album the library's counts are asked again (Photos Organized counts photos in an album)", async () => {
+    const { fetchMock } = setup({
+      photos: [photo(1, { analyzed: false, category: null })],
+      status: { total: 1, analyzed: 0, pending: 0 },
+      summary: { total: 1, analyzed: 0, organized: 0, categories: [] },
+    });
+    await flush();
+    const asked = (url: string) => fetchMock.mock.calls.filter(([u, i]) => u === url && !i?.method).length;
+    const before = { summary: asked('/api/photos/summary'), list: asked('/api/photos') };
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    expect(asked('/api/photos/summary')).toBeGreaterThan(before.summary);
+    // The photos' albumId.
+    expect(asked('/api/photos')).toBeGreaterThan(before.list);
+  });
+
   it('after Create Album the form goes and focus moves to the photos, not to the page', async () => {
     setup({ photos: [photo(1), photo(2)], status: { total: 2, analyzed: 2, pending: 0 } });
     await flush();
