@@ -188,6 +188,23 @@ describe('albums API', () => {
     expect((await create(cookie, { name: 'Again', photoIds: [p3] })).statusCode).toBe(201);
   });
 
+  it("lists a user's albums in alphabetical order whatever their letter case, accents or numbers", async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1] = await photoIds(cookie);
+    for (const name of ['zoo', 'Trip 10', 'Banana', 'Éclair', 'apple', 'Trip 2']) {
+      expect((await create(cookie, { name, photoIds: [p1] })).statusCode).toBe(201);
+    }
+    // In byte order (PGlite's collation): Banana, Trip 10, Trip 2, apple, zoo, Éclair.
+    expect((await albumsOf(cookie)).map((a) => a.name)).toEqual([
+      'apple',
+      'Banana',
+      'Éclair',
+      'Trip 2',
+      'Trip 10',
+      'zoo',
+    ]);
+  });
+
   it('needs a session', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/albums' })).statusCode).toBe(401);
     expect(

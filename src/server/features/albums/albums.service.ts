@@ -34,6 +34,13 @@ const toAlbum = (r: Row): Album => ({
   createdAt: r.createdAt.toISOString(),
 });
 
+/**
+ * Names in the order a reader expects: letter case and accents aside, numbers by value ('Trip 2'
+ * before 'Trip 10'). The database's order is its collation's: byte order on PGlite ('Banana'
+ * before 'apple', 'Éclair' after 'zoo'), another on PostgreSQL.
+ */
+const byName = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
 export function createAlbumsService(repo: AlbumsRepository) {
   return {
     /**
@@ -42,7 +49,15 @@ export function createAlbumsService(repo: AlbumsRepository) {
      */
     async list(userId: string): Promise<Album[]> {
       const [rows, favorites] = await Promise.all([repo.list(userId, ALBUMS_LIST_MAX), repo.favoritesCount(userId)]);
-      const stored = rows.map(toAlbum);
+      // Every album an account can have fits the list's bound, so the page is sorted whole.
+      const stored = rows
+        .map(toAlbum)
+        .sort(
+          (a, b) =>
+            Number(b.isSmartAlbum) - Number(a.isSmartAlbum) ||
+            byName.compare(a.name, b.name) ||
+            a.createdAt.localeCompare(b.createdAt),
+        );
       if (favorites === 0) return stored;
       // Listed first, while the user has favourites; the list keeps its bound.
       const favoritesAlbum: Album = {
