@@ -37,6 +37,8 @@ export function toPrefixTsquery(words: string[]): string | null {
   // operator can be injected.
   return words
     .map((w) => {
+      // Letters, marks and digits decompose into letters, marks and digits only (find.test.ts
+      // checks every code point): no operator comes in this way either.
       const decomposed = w.normalize('NFD');
       return decomposed === w ? `${w}:*` : `(${w}:* | ${decomposed}:*)`;
     })
