@@ -188,6 +188,21 @@ describe('albums API', () => {
     expect((await create(cookie, { name: 'Again', photoIds: [p3] })).statusCode).toBe(201);
   });
 
+  it('its last photos deleted from two tabs at once: both answered, the album gone, no database error', async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1, p2, p3] = await photoIds(cookie);
+    expect((await create(cookie, { name: 'Pair', photoIds: [p1, p2] })).statusCode).toBe(201);
+    expect((await create(cookie, { name: 'Kept', photoIds: [p2, p3] })).statusCode).toBe(201);
+    const deleted = await Promise.all([
+      t.app.inject({ method: 'DELETE', url: `/api/photos/${p1}`, headers: { cookie } }),
+      t.app.inject({ method: 'POST', url: '/api/photos/delete', headers: { cookie }, payload: { ids: [p2] } }),
+    ]);
+    expect(deleted.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(await albumsOf(cookie)).toEqual([
+      expect.objectContaining({ name: 'Kept', description: 'Album with 1 photos', photoCount: 1 }),
+    ]);
+  });
+
   it("lists a user's albums in alphabetical order whatever their letter case, accents or numbers", async () => {
     const { cookie } = await signUp(t.app);
     const [p1] = await photoIds(cookie);
