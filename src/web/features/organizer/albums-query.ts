@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Album } from '@contract/albums';
 import { apiRequest } from '../../lib/api';
-import { photosQueryOptions } from '../gallery';
+import { duplicatesQueryOptions, photosQueryOptions } from '../gallery';
 import { isCategoryPagesKey } from './category-query';
 
 export type { Album };
@@ -19,11 +19,13 @@ export function useCreateAlbum() {
       (await (await apiRequest('POST', '/api/albums', body)).json()) as Album,
     onSuccess: () => {
       // Its photos now have an album: the summary's Photos Organized (the dashboard) and their
-      // albumId. Not waited for, as the album list is. A category's pages stay: an album changes
-      // no category, and each refresh would ask every page loaded again.
+      // albumId. Not waited for, as the album list is. An album changes neither a category nor
+      // a likeness: a category's pages (each refresh asks every page loaded again) and the
+      // Possible duplicates album (a search of the library) stay.
+      const duplicates = duplicatesQueryOptions().queryKey;
       void qc.invalidateQueries({
         queryKey: photosQueryOptions().queryKey,
-        predicate: (q) => !isCategoryPagesKey(q.queryKey),
+        predicate: (q) => !isCategoryPagesKey(q.queryKey) && q.queryKey[1] !== duplicates[1],
       });
       return qc.invalidateQueries({ queryKey: albumsQueryOptions().queryKey });
     },

@@ -91,7 +91,8 @@ function setup(opts: {
   });
   vi.stubGlobal('fetch', fetchMock);
   const qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false } },
+    // As the app's (createQueryClient): an answer is kept until something asks for it again.
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
   });
   render(
     <QueryClientProvider client={qc}>
@@ -327,7 +328,14 @@ describe('OrganizerPage', () => {
     });
     await flush();
     const asked = (url: string) => fetchMock.mock.calls.filter(([u, i]) => u === url && !i?.method).length;
+    // The Albums tab asks for the Possible duplicates album (a costly search of the library).
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Photos' }));
+    await flush();
     const before = { summary: asked('/api/photos/summary'), list: asked('/api/photos') };
+    const duplicates = asked('/api/photos/duplicates');
+    expect(duplicates).toBe(1);
     fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
     fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
     fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
@@ -336,6 +344,11 @@ describe('OrganizerPage', () => {
     expect(asked('/api/photos/summary')).toBeGreaterThan(before.summary);
     // The photos' albumId.
     expect(asked('/api/photos')).toBeGreaterThan(before.list);
+    // An album changes no photo's likeness: the duplicates are not looked for again.
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Trip' })).toBeInTheDocument();
+    expect(asked('/api/photos/duplicates')).toBe(duplicates);
   });
 
   it('says so when the album list could not be refreshed, instead of showing the old list as if it were current', async () => {
