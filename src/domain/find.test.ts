@@ -19,8 +19,24 @@ describe('search words', () => {
     expect(searchWords('  !!! ')).toEqual([]);
     expect(searchWords('a b c d e f g h i j')).toHaveLength(SEARCH_WORDS_MAX);
   });
+  it('keeps the marks of a word in it, composed, and takes no mark alone for a word', () => {
+    expect(searchWords('नमस्ते ภูเขา')).toEqual(['नमस्ते', 'ภูเขา']);
+    expect(searchWords('Cafe\u0301')).toEqual(['caf\u00e9']);
+    expect(searchWords('\u0301 \u093e')).toEqual([]);
+  });
+  it('lets no tsquery operator in through a word or its decomposed form, over every code point', () => {
+    for (let c = 0; c < 0x110000; c++) {
+      if (c >= 0xd800 && c < 0xe000) continue;
+      for (const w of searchWords(`a${String.fromCodePoint(c)}`)) {
+        const q = toPrefixTsquery([w])!;
+        if (!/^\(?[\p{L}\p{M}\p{N}]+:\*( \| [\p{L}\p{M}\p{N}]+:\*\))?$/u.test(q))
+          expect.fail(`U+${c.toString(16)}: ${q}`);
+      }
+    }
+  });
   it('makes an AND of prefix terms, or nothing', () => {
     expect(toPrefixTsquery(['march', '2024'])).toBe('march:* & 2024:*');
+    expect(toPrefixTsquery(['caf\u00e9', 'flore'])).toBe('(caf\u00e9:* | cafe\u0301:*) & flore:*');
     expect(toPrefixTsquery([])).toBeNull();
   });
 });

@@ -9,19 +9,40 @@ export const SEARCH_QUERY_MAX = 100;
 export const SEARCH_WORDS_MAX = 8;
 
 /**
- * The words of a search, lowercased: runs of letters and digits ("iPhone 12" -> iphone, 12;
- * "food_drink" -> food, drink). Each is matched as a word prefix, all must match.
+ * The words of a search, composed (NFC) and lowercased: runs of letters, digits and the marks
+ * that go with them ("iPhone 12" -> iphone, 12; "food_drink" -> food, drink; "नमस्ते" whole).
+ * Each is matched as a word prefix, all must match. Split at the marks (vowel signs, viramas,
+ * accents typed as a second character), a Hindi, Bengali or Thai word became pieces that no word
+ * of a photo begins with, as PostgreSQL's parser keeps the marks inside its words.
  */
 export function searchWords(q: string): string[] {
-  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const runs =
+    q
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  // A mark alone is no word, as punctuation is not.
+  const words = runs.filter((w) => /[\p{L}\p{N}]/u.test(w));
   return [...new Set(words)].slice(0, SEARCH_WORDS_MAX);
 }
 
-/** A PostgreSQL tsquery of prefix terms joined by AND; null when the query has no words. */
+/**
+ * A PostgreSQL tsquery of prefix terms joined by AND; null when the query has no words. A word
+ * with a decomposed form (é as e + U+0301) is also looked for in that form: names are stored as
+ * they arrived, and a file name from macOS often arrives decomposed.
+ */
 export function toPrefixTsquery(words: string[]): string | null {
   if (words.length === 0) return null;
-  // Only letters and digits reach here, so no tsquery operator can be injected.
-  return words.map((w) => `${w}:*`).join(' & ');
+  // Only letters, marks and digits reach here (none of them ASCII punctuation), so no tsquery
+  // operator can be injected.
+  return words
+    .map((w) => {
+      // Letters, marks and digits decompose into letters, marks and digits only (find.test.ts
+      // checks every code point): no operator comes in this way either.
+      const decomposed = w.normalize('NFD');
+      return decomposed === w ? `${w}:*` : `(${w}:* | ${decomposed}:*)`;
+    })
+    .join(' & ');
 }
 
 const MONTHS = [

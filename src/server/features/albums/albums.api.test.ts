@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
-import { albums } from '../../db/schema';
+import { albumPhotos, albums } from '../../db/schema';
 import { createAlbumsRepository, MANUAL_ALBUMS_MAX } from './albums.repository';
 import { ALBUM_LIMIT_MESSAGE, ALBUMS_LIST_MAX, createAlbumsService } from './albums.service';
 
@@ -126,6 +126,98 @@ describe('albums API', () => {
     const other = await signUp(t.app);
     const [o1] = await photoIds(other.cookie);
     expect((await create(other.cookie, { name: 'Mine', photoIds: [o1] })).statusCode).toBe(201);
+  });
+
+  it("counts an album's photos as they are now: photos deleted elsewhere leave its description", async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1, p2, p3] = await photoIds(cookie);
+    expect(
+      (await create(cookie, { name: 'Trip', description: 'Album with 3 photos', photoIds: [p1, p2, p3] })).statusCode,
+    ).toBe(201);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/photos/${p1}`, headers: { cookie } })).statusCode).toBe(
+      200,
+    );
+    expect(await albumsOf(cookie)).toEqual([
+      expect.objectContaining({ name: 'Trip', description: 'Album with 2 photos', photoCount: 2 }),
+    ]);
+    // A description the user wrote is theirs, whatever the count.
+    expect((await create(cookie, { name: 'Notes', description: 'From the lake', photoIds: [p2, p3] })).statusCode).toBe(
+      201,
+    );
+    const del = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos/delete',
+      headers: { cookie },
+      payload: { ids: [p2] },
+    });
+    expect(del.statusCode).toBe(200);
+    expect(await albumsOf(cookie)).toEqual([
+      expect.objectContaining({ name: 'Notes', description: 'From the lake', photoCount: 1 }),
+      expect.objectContaining({ name: 'Trip', description: 'Album with 1 photos', photoCount: 1 }),
+    ]);
+  });
+
+  it('an album whose photos are all deleted goes, and gives its place back under the cap', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [p1, p2, p3] = await photoIds(cookie);
+    // Written directly (the API's rate limit), each holding a photo that stays.
+    const old = await t.database.db
+      .insert(albums)
+      .values(Array.from({ length: MANUAL_ALBUMS_MAX - 1 }, (_, i) => ({ userId: user.id, name: `Old ${i}` })))
+      .returning({ id: albums.id });
+    await t.database.db.insert(albumPhotos).values(old.map((a) => ({ albumId: a.id, photoId: p3! })));
+    expect((await create(cookie, { name: 'Last', photoIds: [p1, p2] })).statusCode).toBe(201);
+    expect((await create(cookie, { name: 'Refused', photoIds: [p3] })).statusCode).toBe(409);
+    // Its photos go, one alone and one in a batch: nothing is left to list, open or count.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/photos/${p1}`, headers: { cookie } })).statusCode).toBe(
+      200,
+    );
+    expect((await albumsOf(cookie)).some((a) => a.name === 'Last')).toBe(true);
+    const del = await t.app.inject({
+      method: 'POST',
+      url: '/api/photos/delete',
+      headers: { cookie },
+      payload: { ids: [p2] },
+    });
+    expect(del.statusCode).toBe(200);
+    const listed = await albumsOf(cookie);
+    expect(listed.some((a) => a.name === 'Last')).toBe(false);
+    expect(listed).toHaveLength(MANUAL_ALBUMS_MAX - 1);
+    // The place it held is free again: without this an account at the cap that deleted an
+    // album's photos could never make another album (albums cannot be deleted).
+    expect((await create(cookie, { name: 'Again', photoIds: [p3] })).statusCode).toBe(201);
+  });
+
+  it('its last photos deleted from two tabs at once: both answered, the album gone, no database error', async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1, p2, p3] = await photoIds(cookie);
+    expect((await create(cookie, { name: 'Pair', photoIds: [p1, p2] })).statusCode).toBe(201);
+    expect((await create(cookie, { name: 'Kept', photoIds: [p2, p3] })).statusCode).toBe(201);
+    const deleted = await Promise.all([
+      t.app.inject({ method: 'DELETE', url: `/api/photos/${p1}`, headers: { cookie } }),
+      t.app.inject({ method: 'POST', url: '/api/photos/delete', headers: { cookie }, payload: { ids: [p2] } }),
+    ]);
+    expect(deleted.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(await albumsOf(cookie)).toEqual([
+      expect.objectContaining({ name: 'Kept', description: 'Album with 1 photos', photoCount: 1 }),
+    ]);
+  });
+
+  it("lists a user's albums in alphabetical order whatever their letter case, accents or numbers", async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1] = await photoIds(cookie);
+    for (const name of ['zoo', 'Trip 10', 'Banana', 'Éclair', 'apple', 'Trip 2']) {
+      expect((await create(cookie, { name, photoIds: [p1] })).statusCode).toBe(201);
+    }
+    // In byte order (PGlite's collation): Banana, Trip 10, Trip 2, apple, zoo, Éclair.
+    expect((await albumsOf(cookie)).map((a) => a.name)).toEqual([
+      'apple',
+      'Banana',
+      'Éclair',
+      'Trip 2',
+      'Trip 10',
+      'zoo',
+    ]);
   });
 
   it('needs a session', async () => {

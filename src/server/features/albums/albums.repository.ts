@@ -29,7 +29,8 @@ export function createAlbumsRepository(db: Db) {
      * has any, People also holding photos with faces; an album left empty (photos deleted or
      * re-analysed) is removed. With `photoIds`, only those photos' memberships are looked at (an
      * analysis result: a few rows, whatever the library's size; `[]` after a delete, whose
-     * memberships went with the photo); without, every analysed photo's. Serialised per user.
+     * memberships went with the photo); without, every analysed photo's. Every album of the user
+     * left without photos goes, the user's own included. Serialised per user.
      *
      * Done in the database: photo ids never travel to this thread (a 30,000-photo category made a
      * quadratic copy here, and one insert of 60,000 parameters passed PostgreSQL's 65,535 at 32,768
@@ -72,9 +73,12 @@ export function createAlbumsRepository(db: Db) {
           )
           insert into ${albumPhotos} (album_id, photo_id)
           select album_id, photo_id from want except select album_id, photo_id from held`);
-        // Smart albums left empty go (one index probe each: at most seven).
+        // Albums left empty go (one index probe each: at most the cap and seven). A user's own
+        // album too, once its photos were all deleted: it could be neither opened nor deleted,
+        // and kept its place under the cap for ever. One being made is not seen here: its
+        // photos are written in the transaction that makes it.
         await tx.execute(sql`
-          delete from ${albums} a where a.user_id = ${userId} and a.is_smart_album
+          delete from ${albums} a where a.user_id = ${userId}
           and not exists (select 1 from ${albumPhotos} ap where ap.album_id = a.id)`);
       });
     },

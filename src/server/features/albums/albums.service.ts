@@ -13,15 +13,33 @@ export const ALBUM_LIMIT_MESSAGE = `You already have ${MANUAL_ALBUMS_MAX} albums
 export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The description an album gets when the user wrote none (the organizer sends this form too). */
+const countedDescription = (n: number) => `Album with ${n} photos`;
+/** A stored description that only counts the album's photos: the count of its creation, shown as it is now. */
+const COUNTED_DESCRIPTION = /^Album with \d+ photos?$/;
+
 type Row = Awaited<ReturnType<AlbumsRepository['list']>>[number];
+const descriptionOf = (r: Row): string => {
+  if (r.isSmartAlbum) return smartAlbumDescription(Number(r.photoCount));
+  // Photos deleted since (from the gallery, another tab) would leave 'Album with 3 photos' on an
+  // album of one.
+  return COUNTED_DESCRIPTION.test(r.description) ? countedDescription(Number(r.photoCount)) : r.description;
+};
 const toAlbum = (r: Row): Album => ({
   id: r.id,
   name: r.name,
-  description: r.isSmartAlbum ? smartAlbumDescription(Number(r.photoCount)) : r.description,
+  description: descriptionOf(r),
   isSmartAlbum: r.isSmartAlbum,
   photoCount: Number(r.photoCount),
   createdAt: r.createdAt.toISOString(),
 });
+
+/**
+ * Names in the order a reader expects: letter case and accents aside, numbers by value ('Trip 2'
+ * before 'Trip 10'). The database's order is its collation's: byte order on PGlite ('Banana'
+ * before 'apple', 'Éclair' after 'zoo'), another on PostgreSQL.
+ */
+const byName = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 export function createAlbumsService(repo: AlbumsRepository) {
   return {
@@ -31,7 +49,15 @@ export function createAlbumsService(repo: AlbumsRepository) {
      */
     async list(userId: string): Promise<Album[]> {
       const [rows, favorites] = await Promise.all([repo.list(userId, ALBUMS_LIST_MAX), repo.favoritesCount(userId)]);
-      const stored = rows.map(toAlbum);
+      // Every album an account can have fits the list's bound, so the page is sorted whole.
+      const stored = rows
+        .map(toAlbum)
+        .sort(
+          (a, b) =>
+            Number(b.isSmartAlbum) - Number(a.isSmartAlbum) ||
+            byName.compare(a.name, b.name) ||
+            a.createdAt.localeCompare(b.createdAt),
+        );
       if (favorites === 0) return stored;
       // Listed first, while the user has favourites; the list keeps its bound.
       const favoritesAlbum: Album = {
@@ -53,7 +79,7 @@ export function createAlbumsService(repo: AlbumsRepository) {
       if (!ids.every((id) => UUID.test(id)) || (await repo.countOwned(userId, ids)) !== ids.length) {
         throw notFound('Photo not found.');
       }
-      const description = body.description?.trim() || `Album with ${ids.length} photos`;
+      const description = body.description?.trim() || countedDescription(ids.length);
       // Checked again inside the write: a photo deleted meanwhile is not found either.
       const created = await repo.createManual(userId, name, description, ids);
       if (created === 'limit') throw conflict(ALBUM_LIMIT_MESSAGE);

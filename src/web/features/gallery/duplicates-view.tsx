@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
+import { Button } from '../../components/ui/button';
 import { errorMessage } from '../../lib/api';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './lazy-dialogs';
@@ -37,6 +38,14 @@ export function DuplicatesView() {
   }, []);
   const viewerOpen = viewerIndex !== null;
   useCloseViewerOnBack(viewerOpen, dropViewer);
+  // Try again goes once answered: focus moves to the album's title, not to the page's start.
+  const title = useRef<HTMLHeadingElement>(null);
+  const retried = useRef(false);
+  useEffect(() => {
+    if (!retried.current || query.isFetching) return;
+    retried.current = false;
+    if (!query.isError) title.current?.focus();
+  }, [query.isFetching, query.isError]);
   const reopen = useRef(viewerEntryPhoto());
   useEffect(() => {
     const id = reopen.current;
@@ -50,7 +59,7 @@ export function DuplicatesView() {
     <section className="flex flex-col gap-3" aria-labelledby="duplicates-title">
       <div className="flex items-center justify-between gap-2">
         <div>
-          <h2 id="duplicates-title" className="text-lg font-semibold">
+          <h2 id="duplicates-title" ref={title} tabIndex={-1} className="text-lg font-semibold">
             Possible duplicates
           </h2>
           {query.data && (
@@ -72,7 +81,7 @@ export function DuplicatesView() {
             <SkeletonTile key={i} />
           ))}
         </div>
-      ) : query.isError ? (
+      ) : !query.data ? (
         <p role="alert" className="text-danger">
           {errorMessage(query.error, 'Could not look for duplicates.')}
         </p>
@@ -80,6 +89,26 @@ export function DuplicatesView() {
         photos.length > 0 && (
           <PhotoGrid photos={photos} total={photos.length} hasMore={false} loadMore={noop} onOpen={openViewer} />
         )
+      )}
+      {/* A refresh refused (a photo deleted, the per-user limit) keeps the groups shown, and says
+          why they may be behind: the alert in their place hid the photos under their count. */}
+      {query.isError && query.data && (
+        <div className="flex flex-col items-center gap-3 py-4 text-center">
+          {/* Keyed by the refusal: the same words refused again are read out again. */}
+          <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
+            {`Could not refresh this album. ${errorMessage(query.error, '')}`.trim()}
+          </p>
+          <Button
+            variant="outline"
+            pending={query.isFetching}
+            onClick={() => {
+              retried.current = true;
+              void query.refetch();
+            }}
+          >
+            Try again
+          </Button>
+        </div>
       )}
       <PhotoViewer
         photos={photos}

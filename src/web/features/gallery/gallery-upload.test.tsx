@@ -269,6 +269,23 @@ describe('uploading from the gallery', () => {
     expect(screen.queryByTestId('reward-popup')).toBeNull();
   });
 
+  it("has the Organizer ask its analysis count and albums again after an upload (it kept 'All photos analyzed!' over the new photos)", async () => {
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    // What the Organizer read before the upload: never stale by time (staleTime: Infinity).
+    qc.setQueryData(['/api/photos/analysis-status'], { total: 10, analyzed: 10, pending: 0 });
+    qc.setQueryData(['/api/albums'], []);
+    renderGallery(qc);
+    await choose(jpegs(2));
+    await waitFor(() => expect(FakeXhr.sent).toHaveLength(1));
+    FakeXhr.sent[0]!.answerResults(2, () => ({ status: 500, message: '' }));
+    await waitFor(() => expect(messageToast()).toHaveTextContent('2 photos uploaded!'));
+    // The new photos are queued for analysis, whose results make smart albums.
+    expect(qc.getQueryState(['/api/photos/analysis-status'])?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(['/api/albums'])?.isInvalidated).toBe(true);
+  });
+
   it('announces the upload, keeps its progress across leaving the screen, and asks before the page is left meanwhile', async () => {
     const first = renderGallery();
     await choose(jpegs(3));

@@ -11,7 +11,7 @@ import type { DeletePhotosResponse, PhotoInfo } from '@contract/photos-manage';
 import { DELETE_PHOTOS_MAX } from '@contract/photos-manage-limits';
 import { apiRequest, throwIfResNotOk } from '../../lib/api';
 import type { Photo, PhotoPage } from '@contract/photos';
-import { GALLERY_PAGE_SIZE } from './photos-query';
+import { GALLERY_PAGE_SIZE, refreshLibrary } from './photos-query';
 
 export type { PhotoInfo };
 
@@ -52,15 +52,6 @@ function editCachedPhotos(qc: QueryClient, edit: (items: Photo[]) => Photo[]) {
     }
     return data;
   });
-}
-
-/** After photos leave the library: the gallery, dashboard, organizer, albums and counts refresh. */
-function refreshLibrary(qc: QueryClient) {
-  return Promise.all([
-    qc.invalidateQueries({ queryKey: PHOTOS_KEY }),
-    qc.invalidateQueries({ queryKey: ['/api/photos/analysis-status'] }),
-    qc.invalidateQueries({ queryKey: ['/api/albums'] }),
-  ]);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { Duplicates, TimelinePage } from '@contract/find';
 import type { Photo, PhotoPage, PhotoSummary } from '@contract/photos';
 import { throwIfResNotOk } from '../../lib/api';
@@ -60,4 +60,19 @@ export function timelinePagesQueryOptions(q = '', pageSize = GALLERY_PAGE_SIZE) 
 /** The "Possible duplicates" smart album (`GET /api/photos/duplicates`). */
 export function duplicatesQueryOptions() {
   return queryOptions<Duplicates>({ queryKey: ['/api/photos', 'duplicates'] });
+}
+
+/**
+ * After photos join or leave the library: every photo list and count, and what the Organizer
+ * reads beside them (its own keys, outside '/api/photos'): the analysis count, which new photos
+ * are queued into, and the albums, which deletes empty and analysis results fill. Each is kept
+ * until asked again (staleTime: Infinity), so the Organizer said 'All photos analyzed!' over
+ * photos just uploaded and never showed the smart albums their analysis made.
+ */
+export function refreshLibrary(qc: QueryClient) {
+  return Promise.all([
+    qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey }),
+    qc.invalidateQueries({ queryKey: ['/api/photos/analysis-status'] }),
+    qc.invalidateQueries({ queryKey: ['/api/albums'] }),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { Search, X } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { SEARCH_QUERY_MAX } from '@domain/find';
 
 /** Waits this long after the last keystroke before searching. */
@@ -11,6 +11,7 @@ const DEBOUNCE_MS = 300;
  */
 export function SearchField({ onSearch }: { onSearch: (q: string) => void }) {
   const [text, setText] = useState('');
+  const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     const timer = setTimeout(() => onSearch(text.trim()), DEBOUNCE_MS);
     return () => clearTimeout(timer);
@@ -26,6 +27,7 @@ export function SearchField({ onSearch }: { onSearch: (q: string) => void }) {
     >
       <Search className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted" aria-hidden />
       <input
+        ref={input}
         type="search"
         value={text}
         maxLength={SEARCH_QUERY_MAX}
@@ -41,6 +43,8 @@ export function SearchField({ onSearch }: { onSearch: (q: string) => void }) {
           onClick={() => {
             setText('');
             onSearch('');
+            // The button goes with the text: focus stays with the search, ready for the next one.
+            input.current?.focus();
           }}
           className="absolute top-0 right-0 grid size-11 place-items-center text-muted"
         >

@@ -5,7 +5,7 @@ import { photosUploadedMessage, PHOTO_UPLOADED_MESSAGE, uploadRewardMessage } fr
 import { toast } from '../../lib/toast';
 import { userQueryOptions } from '../auth';
 import { announceReward, rewardsQueryOptions, statsQueryOptions } from '../rewards';
-import { photosQueryOptions } from './photos-query';
+import { refreshLibrary } from './photos-query';
 
 /** The server takes at most this many files per request; larger selections go in several uploads. */
 export const FILES_PER_UPLOAD = 20;
@@ -178,8 +178,8 @@ export async function uploadPhotos(queryClient: QueryClient, selected: File[]) {
         refuse(stop, namesOf(batch));
       } finally {
         sent += weight(batch);
-        // Each batch's photos show as they arrive.
-        await queryClient.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+        // Each batch's photos show as they arrive, and are counted as waiting for analysis.
+        await refreshLibrary(queryClient);
       }
       if (stop !== null) {
         if (rest.length) refuse(stop, rest);

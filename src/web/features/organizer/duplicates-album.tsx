@@ -2,10 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import type { Duplicates } from '@contract/find';
 import { Card } from '../../components/ui/card';
+import { duplicatesQueryOptions } from '../gallery';
 
 /** The "Possible duplicates" smart album, present when near-identical photos exist. */
 export function useDuplicatesAlbum() {
-  const query = useQuery<Duplicates>({ queryKey: ['/api/photos', 'duplicates'] });
+  const query = useQuery(duplicatesQueryOptions());
   return query.data && query.data.photoCount > 0 ? query.data : null;
 }
 

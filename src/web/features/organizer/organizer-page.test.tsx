@@ -51,6 +51,8 @@ function setup(opts: {
 }) {
   let status = opts.status;
   let refused = false;
+  let albumsRefused = false;
+  const made: unknown[] = [];
   let photos = opts.photos;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (opts.offline) throw new TypeError('Failed to fetch');
@@ -74,12 +76,12 @@ function setup(opts: {
     }
     if (url === '/api/albums' && init?.method === 'POST') {
       const body = JSON.parse(String(init.body)) as { name: string; photoIds: string[] };
-      return jsonResponse(
-        { id: 'a1', name: body.name, description: '', isSmartAlbum: false, photoCount: 2, createdAt: '' },
-        201,
-      );
+      const album = { id: 'a1', name: body.name, description: '', isSmartAlbum: false, photoCount: 2, createdAt: '' };
+      made.push(album);
+      return jsonResponse(album, 201);
     }
-    if (url === '/api/albums') return jsonResponse([]);
+    if (url === '/api/albums' && albumsRefused) return jsonResponse({ message: TOO_MANY }, 429);
+    if (url === '/api/albums') return jsonResponse(made);
     if (url === '/api/photos/analyze-all') {
       if (opts.analyzeFails) return jsonResponse({ message: 'boom' }, 500);
       status = { total: 2, analyzed: 0, pending: 2 };
@@ -89,7 +91,8 @@ function setup(opts: {
   });
   vi.stubGlobal('fetch', fetchMock);
   const qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false } },
+    // As the app's (createQueryClient): an answer is kept until something asks for it again.
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
   });
   render(
     <QueryClientProvider client={qc}>
@@ -101,6 +104,8 @@ function setup(opts: {
     fetchMock,
     finish: () => (status = { total: 2, analyzed: 2, pending: 0 }),
     refuse: (on: boolean) => (refused = on),
+    /** `GET /api/albums` is refused (the per-user limit) while on. */
+    refuseAlbums: (on: boolean) => (albumsRefused = on),
     /** What the server lists from now on (a photo deleted in another tab). */
     setPhotos: (next: unknown[]) => (photos = next),
   };
@@ -313,6 +318,64 @@ describe('OrganizerPage', () => {
     expect(within(food).getByText('600')).toBeInTheDocument();
     expect(within(food).getByRole('button', { name: 'View All 600 Photos' })).toBeInTheDocument();
     expect(within(screen.getByRole('region', { name: 'animals' })).getByText('300')).toBeInTheDocument();
+  });
+
+  it("after Create Album the library's counts are asked again (Photos Organized counts photos in an album)", async () => {
+    const { fetchMock } = setup({
+      photos: [photo(1, { analyzed: false, category: null })],
+      status: { total: 1, analyzed: 0, pending: 0 },
+      summary: { total: 1, analyzed: 0, organized: 0, categories: [] },
+    });
+    await flush();
+    const asked = (url: string) => fetchMock.mock.calls.filter(([u, i]) => u === url && !i?.method).length;
+    // The Albums tab asks for the Possible duplicates album (a costly search of the library).
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Photos' }));
+    await flush();
+    const before = { summary: asked('/api/photos/summary'), list: asked('/api/photos') };
+    const duplicates = asked('/api/photos/duplicates');
+    expect(duplicates).toBe(1);
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    expect(asked('/api/photos/summary')).toBeGreaterThan(before.summary);
+    // The photos' albumId.
+    expect(asked('/api/photos')).toBeGreaterThan(before.list);
+    // An album changes no photo's likeness: the duplicates are not looked for again.
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Trip' })).toBeInTheDocument();
+    expect(asked('/api/photos/duplicates')).toBe(duplicates);
+  });
+
+  it('says so when the album list could not be refreshed, instead of showing the old list as if it were current', async () => {
+    const { refuseAlbums } = setup({ photos: [photo(1), photo(2)], status: { total: 2, analyzed: 2, pending: 0 } });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    expect(screen.getByText('No albums yet')).toBeInTheDocument();
+    refuseAlbums(true);
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Photos' }));
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+    fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Albums' }));
+    await flush();
+    // 'Album Created', then 'No albums yet' with no word: the new album seemed lost.
+    expect(screen.getByRole('alert')).toHaveTextContent(`Could not refresh your albums. ${TOO_MANY}`);
+    refuseAlbums(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Trip' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+    // The pressed button went: focus is on what it brought.
+    expect(document.activeElement).toBe(screen.getByRole('list', { name: 'Albums' }));
   });
 
   it('after Create Album the form goes and focus moves to the photos, not to the page', async () => {

@@ -316,6 +316,14 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
 function AlbumsTab() {
   const albums = useAlbums();
   const duplicates = useDuplicatesAlbum();
+  // Try again goes once answered: focus moves to what it brought, not to the page's start.
+  const shown = useRef<HTMLElement | null>(null);
+  const retried = useRef(false);
+  useEffect(() => {
+    if (!retried.current || albums.isFetching) return;
+    retried.current = false;
+    if (!albums.isError) shown.current?.focus();
+  }, [albums.isFetching, albums.isError]);
   if (albums.isLoading) return <Spinner />;
   // Without any answer yet, "No albums yet" would be untrue; a later failure keeps the last list.
   if (albums.isError && !albums.data)
@@ -325,36 +333,73 @@ function AlbumsTab() {
       </p>
     );
   const list = albums.data ?? [];
-  if (list.length === 0 && !duplicates) return <p className="py-8 text-center text-sm text-muted">No albums yet</p>;
+  // A refresh refused (the per-user limit on the list, the network) keeps the last list, which
+  // may lack an album just made ('Album Created', then not there): it says so, and offers again.
+  const refreshFailed = albums.isError ? (
+    <div className="flex flex-col items-center gap-2 py-2 text-center">
+      {/* Keyed by the refusal: the same words refused again are read out again. */}
+      <p key={albums.errorUpdateCount} role="alert" className="text-sm text-danger">
+        {`Could not refresh your albums. ${errorMessage(albums.error, '')}`.trim()}
+      </p>
+      <Button
+        variant="outline"
+        size="sm"
+        pending={albums.isFetching}
+        onClick={() => {
+          retried.current = true;
+          void albums.refetch();
+        }}
+      >
+        Try again
+      </Button>
+    </div>
+  ) : null;
+  if (list.length === 0 && !duplicates)
+    return (
+      <>
+        <p ref={(el) => void (shown.current = el)} tabIndex={-1} className="py-8 text-center text-sm text-muted">
+          No albums yet
+        </p>
+        {refreshFailed}
+      </>
+    );
   return (
-    <ul className="flex flex-col gap-2" aria-label="Albums">
-      {duplicates && <DuplicatesAlbumItem album={duplicates} />}
-      {list.map((a) => (
-        <li key={a.id}>
-          <Card className="flex items-start justify-between gap-2">
-            {/* A name is up to 100 characters of the user's, possibly one word: it breaks rather
+    <>
+      {refreshFailed}
+      <ul
+        ref={(el) => void (shown.current = el)}
+        tabIndex={-1}
+        className="flex flex-col gap-2 rounded-xl focus-visible:outline-2 focus-visible:outline-primary"
+        aria-label="Albums"
+      >
+        {duplicates && <DuplicatesAlbumItem album={duplicates} />}
+        {list.map((a) => (
+          <li key={a.id}>
+            <Card className="flex items-start justify-between gap-2">
+              {/* A name is up to 100 characters of the user's, possibly one word: it breaks rather
                 than widen the page. */}
-            <div className="min-w-0 break-words">
-              <h3 className="font-semibold">
-                {a.id === FAVORITES_ALBUM_ID ? (
-                  <Link href="/gallery?view=favorites" className="underline-offset-2 hover:underline">
-                    {a.name}
-                  </Link>
-                ) : (
-                  a.name
-                )}
-              </h3>
-              <p className="text-sm text-muted">{a.description}</p>
-            </div>
-            {a.isSmartAlbum && (
-              <span className="shrink-0 rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold">
-                Smart Album
-              </span>
-            )}
-          </Card>
-        </li>
-      ))}
-    </ul>
+              <div className="min-w-0 break-words">
+                <h3 className="font-semibold">
+                  {a.id === FAVORITES_ALBUM_ID ? (
+                    <Link href="/gallery?view=favorites" className="underline-offset-2 hover:underline">
+                      {a.name}
+                    </Link>
+                  ) : (
+                    a.name
+                  )}
+                </h3>
+                <p className="text-sm text-muted">{a.description}</p>
+              </div>
+              {a.isSmartAlbum && (
+                <span className="shrink-0 rounded-full bg-primary-soft px-2 py-0.5 text-xs font-semibold">
+                  Smart Album
+                </span>
+              )}
+            </Card>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -1,0 +1,62 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { getQueryFn } from '../../lib/api';
+import { DuplicatesView } from './duplicates-view';
+import { duplicatesQueryOptions } from './photos-query';
+import { testPhoto as photo } from './test-photos';
+
+const TOO_MANY = 'Too many requests. Please wait a moment.';
+
+beforeEach(() => {
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      disconnect() {}
+    },
+  );
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('the Possible duplicates album', () => {
+  it('keeps its photos when a refresh is refused, says so under them and offers to ask again', async () => {
+    let refused = false;
+    const group = [photo('p1', 'Beach'), photo('p2', 'Beach copy')];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () =>
+        refused
+          ? new Response(JSON.stringify({ message: TOO_MANY }), { status: 429 })
+          : new Response(JSON.stringify({ name: 'Possible duplicates', groups: [group], photoCount: 2 })),
+      ),
+    );
+    const qc = new QueryClient({
+      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+    });
+    const location = memoryLocation({ path: '/gallery?album=duplicates' });
+    render(
+      <QueryClientProvider client={qc}>
+        <Router hook={location.hook} searchHook={location.searchHook}>
+          <DuplicatesView />
+        </Router>
+      </QueryClientProvider>,
+    );
+    expect(await screen.findByRole('button', { name: 'Open Beach copy' }, { timeout: 10_000 })).toBeInTheDocument();
+    // A photo deleted elsewhere refreshes the album; the server refuses (its per-user limit).
+    refused = true;
+    await act(() => qc.invalidateQueries({ queryKey: duplicatesQueryOptions().queryKey }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(`Could not refresh this album. ${TOO_MANY}`);
+    // The photos stay: the alert alone in their place, under '2 photos in 1 group', hid them.
+    expect(screen.getByRole('button', { name: 'Open Beach' })).toBeInTheDocument();
+    refused = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    expect(screen.getByRole('button', { name: 'Open Beach copy' })).toBeInTheDocument();
+    // The pressed button went: focus is on the album's title.
+    expect(screen.getByRole('heading', { name: 'Possible duplicates' })).toHaveFocus();
+  });
+});
