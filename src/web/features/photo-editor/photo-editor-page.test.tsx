@@ -43,7 +43,7 @@ function ToastProbe() {
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
 }
 
-type Answer = (url: string, init?: RequestInit) => Response | undefined;
+type Answer = (url: string, init?: RequestInit) => Response | Promise<Response> | undefined;
 
 /** The editor at `path` over a fake server: `answer` may override any call, the rest answer as a healthy server. */
 function setup(path: string, answer: Answer = () => undefined) {
@@ -178,6 +178,38 @@ describe('PhotoEditorPage', () => {
     await flush();
     expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Failed to apply filter. Please try again.');
   });
+
+  it.each([
+    [413, 'Storage full: your Free plan holds 1 GB of photos and 1 GB is used.', 'Filter Failed|Storage full'],
+    [200, '', 'Filter Applied'],
+  ])(
+    'an apply still on its way when the editor is left (answer %i) still tells its outcome',
+    async (status, message, toastText) => {
+      let answer: (r: Response) => void = () => undefined;
+      const { navigate } = setup(`/photo-editor?photoId=${ID}`, (url) =>
+        url === '/api/photo-filters/apply' ? new Promise<Response>((resolve) => (answer = resolve)) : undefined,
+      );
+      await flush();
+      await chooseFilter(/^Dramatic/);
+      fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+      await flush();
+      expect(screen.getByRole('button', { name: 'Processing...' })).toBeInTheDocument();
+      // The user goes on to another photo (or back) while the server is still rendering.
+      act(() => navigate('/photo-editor'));
+      await flush();
+      expect(screen.getByRole('heading', { name: 'Coffee Cup' })).toBeInTheDocument();
+      answer(
+        status === 200
+          ? jsonResponse({
+              message: 'Filter applied',
+              photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+            })
+          : jsonResponse({ message }, status),
+      );
+      await flush();
+      expect(screen.getByTestId('toast')).toHaveTextContent(toastText);
+    },
+  );
 
   it('a refresh of the photo that fails after an apply (a server restarting) keeps the editor, not Photo not found', async () => {
     let applied = false;

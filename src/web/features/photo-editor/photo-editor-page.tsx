@@ -4,7 +4,6 @@ import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
-import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
@@ -108,24 +107,8 @@ function Editor({ photoId }: { photoId: string }) {
 
   const onApply = () => {
     if (!photo || !selected) return;
-    apply.mutate(
-      { photoId: photo.id, filterName: selected, intensity },
-      {
-        onSuccess: () => toast({ title: 'Filter Applied', variant: 'success' }),
-        // A refusal the user can act on (storage full, an apply running in another tab, the photo
-        // gone, the limit) says why; a server fault or a lost connection gets the generic line.
-        onError: (err) => {
-          const status = errorStatus(err);
-          const fallback = 'Failed to apply filter. Please try again.';
-          toast({
-            title: 'Filter Failed',
-            description: status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback,
-            variant: 'destructive',
-          });
-          recheckIfGone(err);
-        },
-      },
-    );
+    // The toasts are the mutation's own (editor-queries.ts): they are told after the screen is left.
+    apply.mutate({ photoId: photo.id, filterName: selected, intensity }, { onError: recheckIfGone });
   };
 
   const onRevert = () => {
@@ -137,16 +120,8 @@ function Editor({ photoId }: { photoId: string }) {
           setSelected(null);
           // The Revert button goes with the edit; focus goes to the filters, what comes next.
           filtersRef.current?.querySelector('button')?.focus();
-          toast({ title: 'Original restored', variant: 'success' });
         },
-        onError: (err) => {
-          toast({
-            title: 'Revert failed',
-            description: errorMessage(err, 'Please try again.'),
-            variant: 'destructive',
-          });
-          recheckIfGone(err);
-        },
+        onError: recheckIfGone,
       },
     );
   };
