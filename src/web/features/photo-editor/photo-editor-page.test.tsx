@@ -227,6 +227,10 @@ describe('PhotoEditorPage', () => {
     expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeInTheDocument();
     expect(screen.queryByText('Photo not found')).toBeNull();
+    // The photo as the apply answered it: edited, so it can be reverted (the failed refresh kept
+    // the photo from before the apply, and with it no Revert button for the edit just made).
+    expect(screen.getByRole('button', { name: 'Revert to original' })).toBeInTheDocument();
+    expect(screen.getByTestId('editor-image')).toHaveAttribute('src', '/render?f=vintage&i=100');
   });
 
   it('a photo deleted in another tab: Apply says it is gone and the screen shows Photo not found', async () => {

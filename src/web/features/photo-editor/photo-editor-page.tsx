@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
+import type { EditResponse } from '@contract/filters';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
 import { Button } from '../../components/ui/button';
 import { errorMessage, errorStatus } from '../../lib/api';
@@ -105,10 +106,20 @@ function Editor({ photoId }: { photoId: string }) {
     setSelected(id);
   };
 
+  /**
+   * The photo as the apply or revert answered it. The refresh that follows may fail (a server
+   * restarting) and keep the photo from before: an edit just made then offered no Revert, and a
+   * revert left it offered.
+   */
+  const showAnswered = (res: EditResponse) => qc.setQueryData(editorPhotoQueryOptions(photoId).queryKey, res.photo);
+
   const onApply = () => {
     if (!photo || !selected) return;
     // The toasts are the mutation's own (editor-queries.ts): they are told after the screen is left.
-    apply.mutate({ photoId: photo.id, filterName: selected, intensity }, { onError: recheckIfGone });
+    apply.mutate(
+      { photoId: photo.id, filterName: selected, intensity },
+      { onSuccess: showAnswered, onError: recheckIfGone },
+    );
   };
 
   const onRevert = () => {
@@ -116,7 +127,8 @@ function Editor({ photoId }: { photoId: string }) {
     revert.mutate(
       { photoId: photo.id },
       {
-        onSuccess: () => {
+        onSuccess: (res) => {
+          showAnswered(res);
           setSelected(null);
           // The Revert button goes with the edit; focus goes to the filters, what comes next.
           filtersRef.current?.querySelector('button')?.focus();
