@@ -211,6 +211,33 @@ describe('PhotoEditorPage', () => {
     },
   );
 
+  it('Revert pressed while an apply is still on its way is refused (the apply landing after it kept the edit)', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const { fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) => {
+      if (url === `/api/photos/${ID}`)
+        return jsonResponse(photo({ appliedFilter: { filterName: 'vintage', intensity: 100 } }));
+      if (url === '/api/photo-filters/apply') return new Promise<Response>((resolve) => (answer = resolve));
+      return undefined;
+    });
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    const revert = screen.getByRole('button', { name: 'Revert to original' });
+    expect(revert).toHaveAttribute('aria-disabled', 'true');
+    fireEvent.click(revert);
+    await flush();
+    expect(fetchMock.mock.calls.some(([url]) => url === '/api/photo-filters/revert')).toBe(false);
+    answer(
+      jsonResponse({
+        message: 'Filter applied',
+        photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+      }),
+    );
+    await flush();
+    expect(screen.getByRole('button', { name: 'Revert to original' })).not.toHaveAttribute('aria-disabled');
+  });
+
   it('a refresh of the photo that fails after an apply (a server restarting) keeps the editor, not Photo not found', async () => {
     let applied = false;
     setup(`/photo-editor?photoId=${ID}`, (url, init) => {

@@ -255,11 +255,18 @@ function Editor({ photoId }: { photoId: string }) {
       )}
 
       <div className="flex flex-col gap-2">
-        <Button size="lg" onClick={onApply} disabled={!photo || !selected} pending={apply.isPending}>
+        {/* One edit at a time: a Revert pressed while an apply renders was answered first, and the
+            apply landing after it brought the filter back, against the last press. */}
+        <Button
+          size="lg"
+          onClick={onApply}
+          disabled={!photo || !selected}
+          pending={apply.isPending || revert.isPending}
+        >
           {apply.isPending ? 'Processing...' : 'Apply Filter'}
         </Button>
         {photo.appliedFilter && (
-          <Button variant="outline" onClick={onRevert} pending={revert.isPending}>
+          <Button variant="outline" onClick={onRevert} pending={revert.isPending || apply.isPending}>
             <RotateCcw className="size-4" aria-hidden />
             Revert to original
           </Button>
