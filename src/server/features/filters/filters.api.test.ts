@@ -253,6 +253,41 @@ describe(`photo filters API (${testDbKind})`, () => {
     });
   });
 
+  it('an apply whose photo is deleted while its files are written answers 404 and leaves none of them stored', async () => {
+    // Each such apply left a full-size version (megabytes) unreferenced and uncounted until the
+    // 6-hourly sweep: upload, apply, delete, again, 30 times per 5 minutes.
+    const { cookie } = await signUp(t.app);
+    const res = await postPhotos(t.app, cookie, [{ name: 'gone.jpg', bytes: await rotatedJpeg() }]);
+    const id = res.json().results[0].photo.id as string;
+    const blobs = t.app.ctx.blobs;
+    const put = blobs.put;
+    const written: string[] = [];
+    let deleted = false;
+    blobs.put = async (bytes) => {
+      if (!deleted) {
+        deleted = true;
+        const del = await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } });
+        expect(del.statusCode, del.body).toBe(200);
+      }
+      const key = await put.call(blobs, bytes);
+      written.push(key);
+      return key;
+    };
+    try {
+      const applied = await post(cookie, '/api/photo-filters/apply', {
+        photoId: id,
+        filterName: 'sunset',
+        intensity: 80,
+      });
+      expect(applied.statusCode, applied.body).toBe(404);
+      expect(applied.json().message).toBe('Photo not found.');
+    } finally {
+      blobs.put = put;
+    }
+    expect(written).toHaveLength(3);
+    for (const k of written) expect(await blobs.has(k)).toBe(false);
+  });
+
   it("'demo' applies to the editor demo photo", async () => {
     const { cookie } = await signUp(t.app);
     const demo = (await get(cookie, '/api/photos/demo')).json();

@@ -176,8 +176,10 @@ export function createFiltersService(deps: {
       },
       allowance?.quotaBytes,
     );
+    // Refused (the photo deleted meanwhile, or an upload landed since the quota check above): the
+    // files just written are removed now, as a dropped version's are, unless another row uses them.
+    if (!updated || 'full' in updated) await release([originalKey, previewKey, thumbnailKey]);
     if (!updated) throw notFound('Photo not found.');
-    // An upload landed since the check above; the blobs just written are left to the orphan sweep.
     if ('full' in updated) throw allowance!.full(updated.full);
     lastApply = { threadId: out.threadId, pixelPasses: out.pixelPasses };
     await release(updated.dropped);
@@ -185,7 +187,8 @@ export function createFiltersService(deps: {
   }
 
   /**
-   * Removes the files of versions an apply or revert has just dropped, once that is committed. The
+   * Removes the files of versions an apply or revert has just dropped, once that is committed (and
+   * those of an apply refused after writing them). The
    * quota stops counting a version when it goes, so its multi-megabyte JPEG left to the orphan
    * sweep (every 6 hours) let one account's applies (30 per 5 minutes) store gigabytes outside it.
    * A file another row still uses (the same edit of a shared file: the demo photo's, or another
