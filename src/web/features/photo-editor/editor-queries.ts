@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useMutationState, useQueryClient } from '@tanstack/react-query';
 import type { Photo } from '@contract/photos';
 import type { EditResponse, FilterOption, PreviewResponse } from '@contract/filters';
 import type { FilterId } from '@domain/filters';
@@ -56,7 +56,9 @@ export function filterPreviewQueryOptions(photoId: string, filterName: FilterId 
 function useEditMutation(url: string, said: { success: string; failure: (err: unknown) => [string, string] }) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (body: object): Promise<EditResponse> => (await apiRequest('POST', url, body)).json(),
+    mutationKey: [url],
+    mutationFn: async (body: { photoId: string; [field: string]: unknown }): Promise<EditResponse> =>
+      (await apiRequest('POST', url, body)).json(),
     onSuccess: () => {
       toast({ title: said.success, variant: 'success' });
       // The gallery, the dashboard and this screen all read under '/api/photos'.
@@ -71,8 +73,11 @@ function useEditMutation(url: string, said: { success: string; failure: (err: un
 
 const APPLY_FAILED = 'Failed to apply filter. Please try again.';
 
+const APPLY_URL = '/api/photo-filters/apply';
+const REVERT_URL = '/api/photo-filters/revert';
+
 export const useApplyFilter = () =>
-  useEditMutation('/api/photo-filters/apply', {
+  useEditMutation(APPLY_URL, {
     success: 'Filter Applied',
     // A refusal the user can act on (storage full, an apply running in another tab, the photo
     // gone, the limit) says why; a server fault or a lost connection gets the spec's line.
@@ -82,7 +87,23 @@ export const useApplyFilter = () =>
     },
   });
 export const useRevertFilter = () =>
-  useEditMutation('/api/photo-filters/revert', {
+  useEditMutation(REVERT_URL, {
     success: 'Original restored',
     failure: (err) => ['Revert failed', errorMessage(err, 'Please try again.')],
   });
+
+/**
+ * The applies and reverts of this photo still on their way, also those an editor since left began:
+ * a screen's own mutation starts idle, so coming back offered Apply Filter again, and a second press
+ * was refused (409) while the first was still rendering.
+ */
+export function useEditsRunning(photoId: string | undefined): { applying: boolean; reverting: boolean } {
+  const running = useMutationState({
+    filters: {
+      status: 'pending',
+      predicate: (m) => photoId !== undefined && (m.state.variables as { photoId?: unknown })?.photoId === photoId,
+    },
+    select: (m) => m.options.mutationKey?.[0],
+  });
+  return { applying: running.includes(APPLY_URL), reverting: running.includes(REVERT_URL) };
+}

@@ -211,6 +211,34 @@ describe('PhotoEditorPage', () => {
     },
   );
 
+  it('back on the photo while its apply still runs, the editor says Processing... (not Apply Filter again)', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const { navigate, fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === '/api/photo-filters/apply' ? new Promise<Response>((resolve) => (answer = resolve)) : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    act(() => navigate('/photo-editor'));
+    await flush();
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeInTheDocument();
+    act(() => navigate(`/photo-editor?photoId=${ID}`));
+    await flush();
+    const busy = screen.getByRole('button', { name: 'Processing...' });
+    expect(busy).toHaveAttribute('aria-disabled', 'true');
+    answer(
+      jsonResponse({
+        message: 'Filter applied',
+        photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+      }),
+    );
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
+    expect(fetchMock.mock.calls.filter(([url]) => url === '/api/photo-filters/apply')).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).not.toHaveAttribute('aria-disabled');
+  });
+
   it('Revert pressed while an apply is still on its way is refused (the apply landing after it kept the edit)', async () => {
     let answer: (r: Response) => void = () => undefined;
     const { fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) => {

@@ -14,6 +14,7 @@ import {
   filterPreviewQueryOptions,
   isEditablePhotoId,
   useApplyFilter,
+  useEditsRunning,
   useRevertFilter,
 } from './editor-queries';
 
@@ -84,6 +85,9 @@ function Editor({ photoId }: { photoId: string }) {
   const filtersRef = useRef<HTMLUListElement>(null);
 
   const photo = photoQuery.data;
+  // Also an apply or revert begun before this screen was left and opened again.
+  const running = useEditsRunning(photo?.id);
+  const busy = running.applying || running.reverting;
   const previewUrl = selected ? previewQuery.data?.previewUrl : undefined;
   const shownSrc = previewUrl ?? photo?.previewUrl;
   const generating = selected !== null && (previewQuery.isFetching || (!!previewUrl && loadedSrc !== previewUrl));
@@ -257,16 +261,11 @@ function Editor({ photoId }: { photoId: string }) {
       <div className="flex flex-col gap-2">
         {/* One edit at a time: a Revert pressed while an apply renders was answered first, and the
             apply landing after it brought the filter back, against the last press. */}
-        <Button
-          size="lg"
-          onClick={onApply}
-          disabled={!photo || !selected}
-          pending={apply.isPending || revert.isPending}
-        >
-          {apply.isPending ? 'Processing...' : 'Apply Filter'}
+        <Button size="lg" onClick={onApply} disabled={!photo || !selected} pending={busy}>
+          {running.applying ? 'Processing...' : 'Apply Filter'}
         </Button>
         {photo.appliedFilter && (
-          <Button variant="outline" onClick={onRevert} pending={revert.isPending || apply.isPending}>
+          <Button variant="outline" onClick={onRevert} pending={busy}>
             <RotateCcw className="size-4" aria-hidden />
             Revert to original
           </Button>
