@@ -211,6 +211,20 @@ describe('PhotoEditorPage', () => {
     },
   );
 
+  it("'Generating preview...' is said in a status region that was already there (one added with its words is often not read)", async () => {
+    setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === '/api/photo-filters/preview' ? new Promise<Response>(() => undefined) : undefined,
+    );
+    await flush();
+    const status = screen.getByRole('status');
+    expect(status).toHaveTextContent('');
+    fireEvent.click(screen.getByRole('button', { name: /^Vintage/ }));
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    await flush();
+    expect(screen.getByRole('status')).toBe(status);
+    expect(status).toHaveTextContent('Generating preview...');
+  });
+
   it('back on the photo while its apply still runs, the editor says Processing... (not Apply Filter again)', async () => {
     let answer: (r: Response) => void = () => undefined;
     const { navigate, fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) =>

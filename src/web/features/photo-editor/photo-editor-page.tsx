@@ -165,17 +165,18 @@ function Editor({ photoId }: { photoId: string }) {
             className="block max-h-[55vh] w-full object-contain"
             data-testid="editor-image"
           />
-          {generating && (
-            <div
-              role="status"
-              className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white"
-            >
-              <span className="flex items-center gap-2">
-                <Loader2 className="size-5 animate-spin" aria-hidden />
-                Generating preview...
-              </span>
-            </div>
-          )}
+          {/* Mounted before it has anything to say: a live region added with its words already in
+              it is not read by some screen readers (NVDA, JAWS), so the wait went unannounced. */}
+          <div role="status">
+            {generating && (
+              <div className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white">
+                <span className="flex items-center gap-2">
+                  <Loader2 className="size-5 animate-spin" aria-hidden />
+                  Generating preview...
+                </span>
+              </div>
+            )}
+          </div>
         </div>
         {previewQuery.isError && selected && (
           <p role="alert" className="text-sm text-danger">
