@@ -213,6 +213,81 @@ describe(`photo filters API (${testDbKind})`, () => {
     expect((await rowOf(id)).currentVersionId).toBeNull();
   });
 
+  it("a replaced or reverted edit's files leave the store at once, unless another version still uses them", async () => {
+    // Each apply stores a full-size JPEG (megabytes at 4096 px) that the quota stops counting once
+    // the next apply or a revert drops its version. Left to the 6-hourly orphan sweep, 30 applies
+    // per 5 minutes piled up gigabytes per account outside any plan's quota.
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const res = await postPhotos(t.app, a.cookie, [{ name: 'edits.jpg', bytes: await rotatedJpeg() }]);
+    const id = res.json().results[0].photo.id as string;
+    const keysOf = async (photoId: string) =>
+      (await versionsOf(photoId)).flatMap((v) => [v.originalKey, v.previewKey, v.thumbnailKey]);
+    const apply = async (cookie: string, photoId: string, filterName: string) => {
+      const r = await post(cookie, '/api/photo-filters/apply', { photoId, filterName, intensity: 100 });
+      expect(r.statusCode, r.body).toBe(200);
+      return keysOf(r.json().photo.id as string);
+    };
+
+    const vintage = await apply(a.cookie, id, 'vintage');
+    for (const k of vintage) expect(await t.app.ctx.blobs.has(k)).toBe(true);
+    const dramatic = await apply(a.cookie, id, 'dramatic');
+    for (const k of vintage) expect(await t.app.ctx.blobs.has(k), 'replaced version').toBe(false);
+    // The same edit again makes the same files: the version that replaces itself keeps them.
+    expect(await apply(a.cookie, id, 'dramatic')).toEqual(dramatic);
+    for (const k of dramatic) expect(await t.app.ctx.blobs.has(k)).toBe(true);
+    const reverted = await post(a.cookie, '/api/photo-filters/revert', { photoId: id });
+    expect(reverted.statusCode).toBe(200);
+    for (const k of dramatic) expect(await t.app.ctx.blobs.has(k), 'reverted version').toBe(false);
+    expect(await t.app.ctx.blobs.has((await rowOf(id)).originalKey)).toBe(true);
+
+    // Both accounts' demo photos are the same file: B's edit is A's edit, byte for byte.
+    const aDemo = (await get(a.cookie, '/api/photos/demo')).json().id as string;
+    const shared = await apply(a.cookie, 'demo', 'vibrant');
+    expect(await apply(b.cookie, 'demo', 'vibrant')).toEqual(shared);
+    expect((await post(a.cookie, '/api/photo-filters/revert', { photoId: aDemo })).statusCode).toBe(200);
+    for (const k of shared) expect(await t.app.ctx.blobs.has(k), "B's version").toBe(true);
+    expect((await served(b.cookie, (await get(b.cookie, '/api/photos/demo')).json().id)).photo.appliedFilter).toEqual({
+      filterName: 'vibrant',
+      intensity: 100,
+    });
+  });
+
+  it('an apply whose photo is deleted while its files are written answers 404 and leaves none of them stored', async () => {
+    // Each such apply left a full-size version (megabytes) unreferenced and uncounted until the
+    // 6-hourly sweep: upload, apply, delete, again, 30 times per 5 minutes.
+    const { cookie } = await signUp(t.app);
+    const res = await postPhotos(t.app, cookie, [{ name: 'gone.jpg', bytes: await rotatedJpeg() }]);
+    const id = res.json().results[0].photo.id as string;
+    const blobs = t.app.ctx.blobs;
+    const put = blobs.put;
+    const written: string[] = [];
+    let deleted = false;
+    blobs.put = async (bytes) => {
+      if (!deleted) {
+        deleted = true;
+        const del = await t.app.inject({ method: 'DELETE', url: `/api/photos/${id}`, headers: { cookie } });
+        expect(del.statusCode, del.body).toBe(200);
+      }
+      const key = await put.call(blobs, bytes);
+      written.push(key);
+      return key;
+    };
+    try {
+      const applied = await post(cookie, '/api/photo-filters/apply', {
+        photoId: id,
+        filterName: 'sunset',
+        intensity: 80,
+      });
+      expect(applied.statusCode, applied.body).toBe(404);
+      expect(applied.json().message).toBe('Photo not found.');
+    } finally {
+      blobs.put = put;
+    }
+    expect(written).toHaveLength(3);
+    for (const k of written) expect(await blobs.has(k)).toBe(false);
+  });
+
   it("'demo' applies to the editor demo photo", async () => {
     const { cookie } = await signUp(t.app);
     const demo = (await get(cookie, '/api/photos/demo')).json();

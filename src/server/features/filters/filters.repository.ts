@@ -14,6 +14,16 @@ export interface NewVersion {
   size: number;
 }
 
+/** A write that made a photo's versions go: the row, and the files those versions used. */
+export interface VersionsDropped {
+  row: PhotoRow;
+  /** Blob keys of the versions dropped (possibly still used by another row: check before removing). */
+  dropped: string[];
+}
+
+const versionKeys = { o: photoVersions.originalKey, p: photoVersions.previewKey, t: photoVersions.thumbnailKey };
+const keysOf = (rows: Array<{ o: string; p: string; t: string }>) => rows.flatMap((r) => [r.o, r.p, r.t]);
+
 export function createFiltersRepository(db: Db) {
   const photosRepo = createPhotosRepository(db);
   return {
@@ -23,6 +33,8 @@ export function createFiltersRepository(db: Db) {
     storageUsed: photosRepo.storageUsed,
     /** The row as shown, with its current version overlaid. */
     shown: photosRepo.withCurrentVersion,
+    /** Removes each of these blobs that no row references, under its blob-key lock (the orphan sweep's check). */
+    deleteIfUnreferenced: photosRepo.deleteIfUnreferenced,
 
     /** Bytes of the photo's stored versions (what a new apply replaces). */
     async versionBytes(photoId: string): Promise<number> {
@@ -39,8 +51,8 @@ export function createFiltersRepository(db: Db) {
      * from the untouched original, so they are never needed again; their blobs go to the orphan
      * sweep), and `ensureBlobs` re-writes any blob a concurrent delete removed. With `quotaBytes`,
      * the stored bytes are counted under the owner's lock (uploads take it too) and the version
-     * is not written if it would pass them. Returns the updated photo row, null if the photo is
-     * gone, or the bytes stored when the quota refused it.
+     * is not written if it would pass them. Returns the updated photo row with the dropped
+     * versions' files, null if the photo is gone, or the bytes stored when the quota refused it.
      */
     async insertCurrentVersion(
       userId: string,
@@ -48,7 +60,7 @@ export function createFiltersRepository(db: Db) {
       v: NewVersion,
       ensureBlobs: () => Promise<void>,
       quotaBytes?: number,
-    ): Promise<PhotoRow | null | { full: number }> {
+    ): Promise<VersionsDropped | null | { full: number }> {
       return db.transaction(async (tx) => {
         await lockOwner(tx, userId);
         const [locked] = await tx
@@ -73,19 +85,25 @@ export function createFiltersRepository(db: Db) {
           .values({ photoId, ...v })
           .returning({ id: photoVersions.id });
         if (!version) throw new Error('photo version insert returned no row');
-        await tx.delete(photoVersions).where(and(eq(photoVersions.photoId, photoId), ne(photoVersions.id, version.id)));
+        const dropped = await tx
+          .delete(photoVersions)
+          .where(and(eq(photoVersions.photoId, photoId), ne(photoVersions.id, version.id)))
+          .returning(versionKeys);
         const [row] = await tx
           .update(photos)
           .set({ currentVersionId: version.id })
           .where(eq(photos.id, photoId))
           .returning();
         await ensureBlobs();
-        return row ?? null;
+        return row ? { row, dropped: keysOf(dropped) } : null;
       });
     },
 
-    /** Shows the original again and drops the photo's versions. Returns the row, or null if not the user's. */
-    async revert(userId: string, photoId: string): Promise<PhotoRow | null> {
+    /**
+     * Shows the original again and drops the photo's versions. Returns the row with the dropped
+     * versions' files, or null if not the user's.
+     */
+    async revert(userId: string, photoId: string): Promise<VersionsDropped | null> {
       return db.transaction(async (tx) => {
         const [row] = await tx
           .update(photos)
@@ -93,8 +111,8 @@ export function createFiltersRepository(db: Db) {
           .where(and(eq(photos.userId, userId), eq(photos.id, photoId)))
           .returning();
         if (!row) return null;
-        await tx.delete(photoVersions).where(eq(photoVersions.photoId, photoId));
-        return row;
+        const dropped = await tx.delete(photoVersions).where(eq(photoVersions.photoId, photoId)).returning(versionKeys);
+        return { row, dropped: keysOf(dropped) };
       });
     },
   };

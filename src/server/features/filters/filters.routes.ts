@@ -34,6 +34,7 @@ export async function filtersRoutes(
     repo,
     blobs: ctx.blobs,
     pool,
+    log: (msg, err) => app.log.error({ err }, msg),
     checkQuota: createStorageCheck({
       repo,
       config: ctx.config,

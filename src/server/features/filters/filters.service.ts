@@ -51,6 +51,8 @@ export function createFiltersService(deps: {
    */
   checkQuota?: StorageCheck;
   cacheBytes?: number;
+  /** A dropped version's file the store failed to remove (left to the orphan sweep). */
+  log?: (msg: string, err?: unknown) => void;
 }) {
   const { repo, blobs, pool } = deps;
   /** Users with an apply in flight in this process: one at a time each. */
@@ -174,11 +176,38 @@ export function createFiltersService(deps: {
       },
       allowance?.quotaBytes,
     );
+    // Refused (the photo deleted meanwhile, or an upload landed since the quota check above): the
+    // files just written are removed now, as a dropped version's are, unless another row uses them.
+    if (!updated || 'full' in updated) await release([originalKey, previewKey, thumbnailKey]);
     if (!updated) throw notFound('Photo not found.');
-    // An upload landed since the check above; the blobs just written are left to the orphan sweep.
     if ('full' in updated) throw allowance!.full(updated.full);
     lastApply = { threadId: out.threadId, pixelPasses: out.pixelPasses };
-    return shown(updated);
+    await release(updated.dropped);
+    return shown(updated.row);
+  }
+
+  /**
+   * Removes the files of versions an apply or revert has just dropped, once that is committed (and
+   * those of an apply refused after writing them). The
+   * quota stops counting a version when it goes, so its multi-megabyte JPEG left to the orphan
+   * sweep (every 6 hours) let one account's applies (30 per 5 minutes) store gigabytes outside it.
+   * A file another row still uses (the same edit of a shared file: the demo photo's, or another
+   * version made since) is kept: the sweep's check, under the same blob-key locks that writers
+   * take before they put back any file found missing. A store that fails leaves it to the sweep.
+   */
+  async function release(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await repo
+      .deleteIfUnreferenced([...new Set(keys)], async (key) => {
+        try {
+          await blobs.delete(key);
+          return true;
+        } catch (err) {
+          deps.log?.(`blob ${key} of a dropped version could not be removed; left to the orphan sweep`, err);
+          return false;
+        }
+      })
+      .catch((err: unknown) => deps.log?.('files of a dropped version left to the orphan sweep', err));
   }
 
   let lastApply: { threadId: number; pixelPasses: number } | null = null;
@@ -255,7 +284,8 @@ export function createFiltersService(deps: {
       const row = await resolve(userId, photoId);
       const updated = await repo.revert(userId, row.id);
       if (!updated) throw notFound('Photo not found.');
-      return shown(updated);
+      await release(updated.dropped);
+      return shown(updated.row);
     },
   };
 }

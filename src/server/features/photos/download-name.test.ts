@@ -36,5 +36,11 @@ describe('download file names', () => {
       `attachment; filename="x filename=evil.exe"; filename*=UTF-8''x%20filename%3Devil.exe`,
     );
     expect(contentDisposition('100%.jpg')).toBe(`attachment; filename="100_.jpg"; filename*=UTF-8''100%25.jpg`);
+    // A lone surrogate (half an emoji) is written as U+FFFD, not thrown by encodeURIComponent.
+    expect(contentDisposition('a\uD83D.jpg')).toBe(`attachment; filename="a_.jpg"; filename*=UTF-8''a%EF%BF%BD.jpg`);
+  });
+
+  it('cuts long names between characters, never between the two halves of one', () => {
+    expect(safeFileName(`a${'😀'.repeat(100)}.jpg`)).toBe(`a${'😀'.repeat(87)}.jpg`);
   });
 });

@@ -7,6 +7,20 @@ import { extensionFor } from '@domain/image-types';
 import { withoutControlCharacters } from '../../lib/control-characters';
 
 const MAX_NAME = 180;
+/** Half of a character past U+FFFF without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The first `max` UTF-16 units of `text`, less a character's first half left at the end: a cut
+ * through an emoji (or any character past U+FFFF) left a lone surrogate, which
+ * `encodeURIComponent` refuses (every download of the photo answered a 500) and PostgreSQL stores
+ * as U+FFFD.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
 
 /**
  * A name safe to hand to a file system: no folders (the last segment after / or \), no control
@@ -22,7 +36,7 @@ export function safeFileName(raw: string | null | undefined): string {
   if (name.length > MAX_NAME) {
     const dot = name.lastIndexOf('.');
     const ext = dot > 0 && name.length - dot <= 6 ? name.slice(dot) : '';
-    name = name.slice(0, MAX_NAME - ext.length).trim() + ext;
+    name = cutText(name, MAX_NAME - ext.length).trim() + ext;
   }
   return name;
 }
@@ -61,7 +75,8 @@ export function downloadFileName(photo: {
  * read the fallback (non-ASCII as '_'), current browsers the UTF-8 name.
  */
 export function contentDisposition(fileName: string): string {
-  const safe = safeFileName(fileName) || 'photo';
+  // Well-formed whatever the caller passed: a lone surrogate would make encodeURIComponent throw.
+  const safe = safeFileName(fileName).replace(LONE_SURROGATE, '\uFFFD') || 'photo';
   const ascii = safe.replace(/[^\x20-\x7e]/g, '_').replace(/[\\%]/g, '_');
   const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

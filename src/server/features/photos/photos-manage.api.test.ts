@@ -243,6 +243,40 @@ describe(`managing photos: delete many, favourites, info, download (${testDbKind
     );
   });
 
+  it('a long name of emoji downloads (original and edited) under a name cut between characters, never inside one', async () => {
+    // Names are cut to 180 UTF-16 units: a cut between an emoji's two halves left a lone surrogate,
+    // on which encodeURIComponent throws, and every download of the photo answered a 500.
+    const a = await signUp(t.app);
+    const names = [`a${'😀'.repeat(89)}`, `a${'😀'.repeat(88)}.j`, `ab${'😀'.repeat(95)}.jpeg`];
+    const uploaded = await upload(
+      a.cookie,
+      await Promise.all(names.map(async (name, i) => ({ name, bytes: await jpeg(70 + i) }))),
+    );
+    for (const [i, p] of uploaded.entries()) {
+      for (const edited of [false, true]) {
+        if (edited) {
+          const body = { photoId: p.id, filterName: 'vintage', intensity: 100 };
+          const applied = await t.app.inject({
+            method: 'POST',
+            url: '/api/photo-filters/apply',
+            headers: { cookie: a.cookie },
+            payload: body,
+          });
+          expect(applied.statusCode, applied.body).toBe(200);
+        }
+        const res = await get(a.cookie, `/api/photos/${p.id}/download?version=current`);
+        expect(res.statusCode, `${names[i]} edited=${edited}: ${res.body}`).toBe(200);
+        const star = /filename\*=UTF-8''(.*)$/.exec(res.headers['content-disposition'] as string)![1]!;
+        const saved = decodeURIComponent(star);
+        expect(saved).toMatch(edited ? /^a.*\.jpg$/ : /^a.*\.(jpg|jpeg)$/);
+        expect(saved.length).toBeLessThanOrEqual(180);
+        const info = (await get(a.cookie, `/api/photos/${p.id}/info`)).json();
+        expect(info.name).not.toContain('\uFFFD');
+        expect(info.fileName).not.toContain('\uFFFD');
+      }
+    }
+  });
+
   it("deleting demo photos keeps the demo library's files for the next account", async () => {
     const a = await signUp(t.app);
     const demo = (await get(a.cookie, '/api/photos')).json() as Array<{ id: string; name: string; url: string }>;

@@ -36,7 +36,7 @@ import type {
   ShownPhotoRow,
 } from './photos.repository';
 import { photoListJson, photoPageJson } from './photo-json';
-import { safeFileName } from './download-name';
+import { cutText, safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -184,7 +184,7 @@ export function photoNameFrom(fileName: string | undefined): string {
       .split(/[\\/]/)
       .pop() ?? '';
   const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim();
-  return (stem || 'Photo').slice(0, 200);
+  return cutText(stem || 'Photo', 200);
 }
 
 /** One file of an upload as it arrives; `truncated` is read once the stream has ended. */

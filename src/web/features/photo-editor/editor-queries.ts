@@ -1,8 +1,9 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useMutationState, useQueryClient } from '@tanstack/react-query';
 import type { Photo } from '@contract/photos';
 import type { EditResponse, FilterOption, PreviewResponse } from '@contract/filters';
 import type { FilterId } from '@domain/filters';
-import { apiRequest, throwIfResNotOk } from '../../lib/api';
+import { apiRequest, errorMessage, errorStatus, throwIfResNotOk } from '../../lib/api';
+import { toast } from '../../lib/toast';
 import { photosQueryOptions } from '../gallery';
 
 const PHOTO_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,14 +48,62 @@ export function filterPreviewQueryOptions(photoId: string, filterName: FilterId 
   });
 }
 
-function useEditMutation(url: string) {
+/**
+ * The outcome's toast is told here, not by the screen: an apply takes seconds on a large photo,
+ * and a screen left meanwhile (Back, another photo) no longer hears its `mutate` callbacks, so a
+ * refusal (Storage full) went unsaid and the user believed the edit was made.
+ */
+function useEditMutation(url: string, said: { success: string; failure: (err: unknown) => [string, string] }) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (body: object): Promise<EditResponse> => (await apiRequest('POST', url, body)).json(),
-    // The gallery, the dashboard and this screen all read under '/api/photos'.
-    onSuccess: () => qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey }),
+    mutationKey: [url],
+    mutationFn: async (body: { photoId: string; [field: string]: unknown }): Promise<EditResponse> =>
+      (await apiRequest('POST', url, body)).json(),
+    onSuccess: () => {
+      toast({ title: said.success, variant: 'success' });
+      // The gallery, the dashboard and this screen all read under '/api/photos'.
+      return qc.invalidateQueries({ queryKey: photosQueryOptions().queryKey });
+    },
+    onError: (err) => {
+      const [title, description] = said.failure(err);
+      toast({ title, description, variant: 'destructive' });
+    },
   });
 }
 
-export const useApplyFilter = () => useEditMutation('/api/photo-filters/apply');
-export const useRevertFilter = () => useEditMutation('/api/photo-filters/revert');
+const APPLY_FAILED = 'Failed to apply filter. Please try again.';
+
+const APPLY_URL = '/api/photo-filters/apply';
+const REVERT_URL = '/api/photo-filters/revert';
+
+export const useApplyFilter = () =>
+  useEditMutation(APPLY_URL, {
+    success: 'Filter Applied',
+    // A refusal the user can act on (storage full, an apply running in another tab, the photo
+    // gone, the limit) says why; a server fault or a lost connection gets the spec's line.
+    failure: (err) => {
+      const status = errorStatus(err);
+      return ['Filter Failed', status !== undefined && status < 500 ? errorMessage(err, APPLY_FAILED) : APPLY_FAILED];
+    },
+  });
+export const useRevertFilter = () =>
+  useEditMutation(REVERT_URL, {
+    success: 'Original restored',
+    failure: (err) => ['Revert failed', errorMessage(err, 'Please try again.')],
+  });
+
+/**
+ * The applies and reverts of this photo still on their way, also those an editor since left began:
+ * a screen's own mutation starts idle, so coming back offered Apply Filter again, and a second press
+ * was refused (409) while the first was still rendering.
+ */
+export function useEditsRunning(photoId: string | undefined): { applying: boolean; reverting: boolean } {
+  const running = useMutationState({
+    filters: {
+      status: 'pending',
+      predicate: (m) => photoId !== undefined && (m.state.variables as { photoId?: unknown })?.photoId === photoId,
+    },
+    select: (m) => m.options.mutationKey?.[0],
+  });
+  return { applying: running.includes(APPLY_URL), reverting: running.includes(REVERT_URL) };
+}

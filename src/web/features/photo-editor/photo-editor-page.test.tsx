@@ -43,7 +43,7 @@ function ToastProbe() {
   return t ? <div data-testid="toast">{`${t.title}|${t.description ?? ''}`}</div> : null;
 }
 
-type Answer = (url: string, init?: RequestInit) => Response | undefined;
+type Answer = (url: string, init?: RequestInit) => Response | Promise<Response> | undefined;
 
 /** The editor at `path` over a fake server: `answer` may override any call, the rest answer as a healthy server. */
 function setup(path: string, answer: Answer = () => undefined) {
@@ -179,6 +179,107 @@ describe('PhotoEditorPage', () => {
     expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Failed to apply filter. Please try again.');
   });
 
+  it.each([
+    [413, 'Storage full: your Free plan holds 1 GB of photos and 1 GB is used.', 'Filter Failed|Storage full'],
+    [200, '', 'Filter Applied'],
+  ])(
+    'an apply still on its way when the editor is left (answer %i) still tells its outcome',
+    async (status, message, toastText) => {
+      let answer: (r: Response) => void = () => undefined;
+      const { navigate } = setup(`/photo-editor?photoId=${ID}`, (url) =>
+        url === '/api/photo-filters/apply' ? new Promise<Response>((resolve) => (answer = resolve)) : undefined,
+      );
+      await flush();
+      await chooseFilter(/^Dramatic/);
+      fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+      await flush();
+      expect(screen.getByRole('button', { name: 'Processing...' })).toBeInTheDocument();
+      // The user goes on to another photo (or back) while the server is still rendering.
+      act(() => navigate('/photo-editor'));
+      await flush();
+      expect(screen.getByRole('heading', { name: 'Coffee Cup' })).toBeInTheDocument();
+      answer(
+        status === 200
+          ? jsonResponse({
+              message: 'Filter applied',
+              photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+            })
+          : jsonResponse({ message }, status),
+      );
+      await flush();
+      expect(screen.getByTestId('toast')).toHaveTextContent(toastText);
+    },
+  );
+
+  it("'Generating preview...' is said in a status region that was already there (one added with its words is often not read)", async () => {
+    setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === '/api/photo-filters/preview' ? new Promise<Response>(() => undefined) : undefined,
+    );
+    await flush();
+    const status = screen.getByRole('status');
+    expect(status).toHaveTextContent('');
+    fireEvent.click(screen.getByRole('button', { name: /^Vintage/ }));
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    await flush();
+    expect(screen.getByRole('status')).toBe(status);
+    expect(status).toHaveTextContent('Generating preview...');
+  });
+
+  it('back on the photo while its apply still runs, the editor says Processing... (not Apply Filter again)', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const { navigate, fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === '/api/photo-filters/apply' ? new Promise<Response>((resolve) => (answer = resolve)) : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    act(() => navigate('/photo-editor'));
+    await flush();
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeInTheDocument();
+    act(() => navigate(`/photo-editor?photoId=${ID}`));
+    await flush();
+    const busy = screen.getByRole('button', { name: 'Processing...' });
+    expect(busy).toHaveAttribute('aria-disabled', 'true');
+    answer(
+      jsonResponse({
+        message: 'Filter applied',
+        photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+      }),
+    );
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
+    expect(fetchMock.mock.calls.filter(([url]) => url === '/api/photo-filters/apply')).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).not.toHaveAttribute('aria-disabled');
+  });
+
+  it('Revert pressed while an apply is still on its way is refused (the apply landing after it kept the edit)', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const { fetchMock } = setup(`/photo-editor?photoId=${ID}`, (url) => {
+      if (url === `/api/photos/${ID}`)
+        return jsonResponse(photo({ appliedFilter: { filterName: 'vintage', intensity: 100 } }));
+      if (url === '/api/photo-filters/apply') return new Promise<Response>((resolve) => (answer = resolve));
+      return undefined;
+    });
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await flush();
+    const revert = screen.getByRole('button', { name: 'Revert to original' });
+    expect(revert).toHaveAttribute('aria-disabled', 'true');
+    fireEvent.click(revert);
+    await flush();
+    expect(fetchMock.mock.calls.some(([url]) => url === '/api/photo-filters/revert')).toBe(false);
+    answer(
+      jsonResponse({
+        message: 'Filter applied',
+        photo: photo({ appliedFilter: { filterName: 'dramatic', intensity: 100 } }),
+      }),
+    );
+    await flush();
+    expect(screen.getByRole('button', { name: 'Revert to original' })).not.toHaveAttribute('aria-disabled');
+  });
+
   it('a refresh of the photo that fails after an apply (a server restarting) keeps the editor, not Photo not found', async () => {
     let applied = false;
     setup(`/photo-editor?photoId=${ID}`, (url, init) => {
@@ -195,6 +296,10 @@ describe('PhotoEditorPage', () => {
     expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeInTheDocument();
     expect(screen.queryByText('Photo not found')).toBeNull();
+    // The photo as the apply answered it: edited, so it can be reverted (the failed refresh kept
+    // the photo from before the apply, and with it no Revert button for the edit just made).
+    expect(screen.getByRole('button', { name: 'Revert to original' })).toBeInTheDocument();
+    expect(screen.getByTestId('editor-image')).toHaveAttribute('src', '/render?f=vintage&i=100');
   });
 
   it('a photo deleted in another tab: Apply says it is gone and the screen shows Photo not found', async () => {

@@ -3,8 +3,8 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
+import type { EditResponse } from '@contract/filters';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
-import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
@@ -14,6 +14,7 @@ import {
   filterPreviewQueryOptions,
   isEditablePhotoId,
   useApplyFilter,
+  useEditsRunning,
   useRevertFilter,
 } from './editor-queries';
 
@@ -84,6 +85,9 @@ function Editor({ photoId }: { photoId: string }) {
   const filtersRef = useRef<HTMLUListElement>(null);
 
   const photo = photoQuery.data;
+  // Also an apply or revert begun before this screen was left and opened again.
+  const running = useEditsRunning(photo?.id);
+  const busy = running.applying || running.reverting;
   const previewUrl = selected ? previewQuery.data?.previewUrl : undefined;
   const shownSrc = previewUrl ?? photo?.previewUrl;
   const generating = selected !== null && (previewQuery.isFetching || (!!previewUrl && loadedSrc !== previewUrl));
@@ -106,25 +110,19 @@ function Editor({ photoId }: { photoId: string }) {
     setSelected(id);
   };
 
+  /**
+   * The photo as the apply or revert answered it. The refresh that follows may fail (a server
+   * restarting) and keep the photo from before: an edit just made then offered no Revert, and a
+   * revert left it offered.
+   */
+  const showAnswered = (res: EditResponse) => qc.setQueryData(editorPhotoQueryOptions(photoId).queryKey, res.photo);
+
   const onApply = () => {
     if (!photo || !selected) return;
+    // The toasts are the mutation's own (editor-queries.ts): they are told after the screen is left.
     apply.mutate(
       { photoId: photo.id, filterName: selected, intensity },
-      {
-        onSuccess: () => toast({ title: 'Filter Applied', variant: 'success' }),
-        // A refusal the user can act on (storage full, an apply running in another tab, the photo
-        // gone, the limit) says why; a server fault or a lost connection gets the generic line.
-        onError: (err) => {
-          const status = errorStatus(err);
-          const fallback = 'Failed to apply filter. Please try again.';
-          toast({
-            title: 'Filter Failed',
-            description: status !== undefined && status < 500 ? errorMessage(err, fallback) : fallback,
-            variant: 'destructive',
-          });
-          recheckIfGone(err);
-        },
-      },
+      { onSuccess: showAnswered, onError: recheckIfGone },
     );
   };
 
@@ -133,20 +131,13 @@ function Editor({ photoId }: { photoId: string }) {
     revert.mutate(
       { photoId: photo.id },
       {
-        onSuccess: () => {
+        onSuccess: (res) => {
+          showAnswered(res);
           setSelected(null);
           // The Revert button goes with the edit; focus goes to the filters, what comes next.
           filtersRef.current?.querySelector('button')?.focus();
-          toast({ title: 'Original restored', variant: 'success' });
         },
-        onError: (err) => {
-          toast({
-            title: 'Revert failed',
-            description: errorMessage(err, 'Please try again.'),
-            variant: 'destructive',
-          });
-          recheckIfGone(err);
-        },
+        onError: recheckIfGone,
       },
     );
   };
@@ -174,17 +165,18 @@ function Editor({ photoId }: { photoId: string }) {
             className="block max-h-[55vh] w-full object-contain"
             data-testid="editor-image"
           />
-          {generating && (
-            <div
-              role="status"
-              className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white"
-            >
-              <span className="flex items-center gap-2">
-                <Loader2 className="size-5 animate-spin" aria-hidden />
-                Generating preview...
-              </span>
-            </div>
-          )}
+          {/* Mounted before it has anything to say: a live region added with its words already in
+              it is not read by some screen readers (NVDA, JAWS), so the wait went unannounced. */}
+          <div role="status">
+            {generating && (
+              <div className="absolute inset-0 grid place-items-center bg-black/40 text-sm font-semibold text-white">
+                <span className="flex items-center gap-2">
+                  <Loader2 className="size-5 animate-spin" aria-hidden />
+                  Generating preview...
+                </span>
+              </div>
+            )}
+          </div>
         </div>
         {previewQuery.isError && selected && (
           <p role="alert" className="text-sm text-danger">
@@ -268,11 +260,13 @@ function Editor({ photoId }: { photoId: string }) {
       )}
 
       <div className="flex flex-col gap-2">
-        <Button size="lg" onClick={onApply} disabled={!photo || !selected} pending={apply.isPending}>
-          {apply.isPending ? 'Processing...' : 'Apply Filter'}
+        {/* One edit at a time: a Revert pressed while an apply renders was answered first, and the
+            apply landing after it brought the filter back, against the last press. */}
+        <Button size="lg" onClick={onApply} disabled={!photo || !selected} pending={busy}>
+          {running.applying ? 'Processing...' : 'Apply Filter'}
         </Button>
         {photo.appliedFilter && (
-          <Button variant="outline" onClick={onRevert} pending={revert.isPending}>
+          <Button variant="outline" onClick={onRevert} pending={busy}>
             <RotateCcw className="size-4" aria-hidden />
             Revert to original
           </Button>
