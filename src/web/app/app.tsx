@@ -28,7 +28,7 @@ import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { FirstPaint } from './first-paint';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
-import { useDocumentTitle } from './route-focus';
+import { useDocumentTitle, useRouteFocus } from './route-focus';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -132,6 +132,8 @@ function LoginOrNotFound() {
 
 function Router() {
   const { isLoading, isAuthenticated } = useAuth();
+  // Above the signed-in and signed-out apps: a sign-in's move home is a move like any other.
+  useRouteFocus();
   // The session check's answer mounts the whole app (bar, overlays, the screen). Its update comes
   // through useSyncExternalStore, which React renders in one blocking task; deferred, the answer
   // first renders the same first paint at once, and the app mounts in a render that yields to the
