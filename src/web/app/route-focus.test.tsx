@@ -2,7 +2,7 @@
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useEffect, useState } from 'react';
-import { Link, Route, Router, Switch } from 'wouter';
+import { Link, Route, Router, Switch, useLocation, useSearch } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { useRouteFocus } from './route-focus';
 
@@ -20,6 +20,21 @@ function useArrival() {
 function LateScreen() {
   const ready = useArrival();
   return <main>{ready ? <h1>Photo Organizer</h1> : <p role="status">Loading</p>}</main>;
+}
+
+/** The gallery's views by query: the duplicates album (with 'All photos') and a kept view switch. */
+function Gallery() {
+  const duplicates = useSearch() === 'album=duplicates';
+  const [, navigate] = useLocation();
+  return (
+    <main>
+      <h1>Photo Gallery</h1>
+      <button type="button" onClick={() => navigate('/gallery?view=favorites', { replace: true })}>
+        Favorites
+      </button>
+      {duplicates && <Link href="/gallery">All photos</Link>}
+    </main>
+  );
 }
 
 function Shell() {
@@ -42,6 +57,7 @@ function Shell() {
           </main>
         </Route>
         <Route path="/organizer" component={LateScreen} />
+        <Route path="/gallery" component={Gallery} />
       </Switch>
       <nav aria-label="Main">
         <Link href="/">Home</Link>
@@ -62,9 +78,13 @@ function renderAt(path: string) {
   return location;
 }
 
+// jsdom has no scrolling: the screen's move to its top is seen as the call.
+let scrolled: ReturnType<typeof vi.fn<(x: number, y: number) => void>>;
 beforeEach(() => {
-  vi.spyOn(window, 'scrollTo').mockImplementation(() => {});
+  scrolled = vi.fn<(x: number, y: number) => void>();
+  vi.spyOn(window, 'scrollTo').mockImplementation(scrolled as (x: number, y: number) => void);
 });
+afterEach(() => vi.restoreAllMocks());
 
 describe('moving between screens', () => {
   it('leaves focus alone on the first load', () => {
@@ -75,12 +95,11 @@ describe('moving between screens', () => {
   it("puts focus on the new screen's heading after a link in the old screen, outside the Tab order, at the top", async () => {
     const user = userEvent.setup();
     renderAt('/');
-    window.scrollTo = vi.fn();
     await user.click(screen.getByRole('link', { name: 'Upgrade' }));
     const heading = screen.getByRole('heading', { name: 'Choose Your Plan' });
     expect(heading).toHaveFocus();
     expect(heading).toHaveAttribute('tabindex', '-1');
-    expect(window.scrollTo).toHaveBeenCalledWith(0, 0);
+    expect(scrolled).toHaveBeenCalledWith(0, 0);
     // The next Tab goes on from the heading.
     await user.tab();
     expect(screen.getByRole('link', { name: 'Home' })).toHaveFocus();
@@ -135,5 +154,17 @@ describe('moving between screens', () => {
     expect(screen.getByRole('heading', { name: 'Welcome to Eyevu' })).toHaveFocus();
     await act(async () => arrive());
     expect(screen.getByRole('heading', { name: 'Hi, Ann' })).toHaveFocus();
+  });
+
+  it('on a change of the query alone, keeps focus on a control still there, and rescues it when it went', async () => {
+    const user = userEvent.setup();
+    renderAt('/gallery?album=duplicates');
+    await user.click(screen.getByRole('link', { name: 'All photos' }));
+    expect(screen.queryByRole('link', { name: 'All photos' })).toBeNull();
+    expect(screen.getByRole('heading', { name: 'Photo Gallery' })).toHaveFocus();
+    await user.click(screen.getByRole('button', { name: 'Favorites' }));
+    expect(screen.getByRole('button', { name: 'Favorites' })).toHaveFocus();
+    // The same screen: the user's place on the page is kept.
+    expect(scrolled).not.toHaveBeenCalled();
   });
 });

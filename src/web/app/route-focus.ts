@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { useLocation } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
 
 /** Sets the document's title while mounted and whenever it changes. */
 export function useDocumentTitle(title: string) {
@@ -20,15 +20,22 @@ export function useDocumentTitle(title: string) {
  * watches the document until the user presses a key or a pointer, or moves focus themselves: the
  * heading gets focus whenever focus is on the page (or still on what was pressed) and a main
  * heading is there. The page starts at its top, as a new page does.
+ *
+ * A change of the query alone (the gallery's Favorites, its duplicates album and 'All photos') is
+ * the same screen: focus stays on a control that is still there (the view switch), and goes to
+ * the heading only when the pressed control went with the old view.
  */
 export function useRouteFocus() {
   const [location] = useLocation();
-  const shown = useRef(location);
+  const search = useSearch();
+  const shown = useRef({ location, search });
   useEffect(() => {
-    if (shown.current === location) return;
-    shown.current = location;
-    window.scrollTo(0, 0);
-    const pressed = document.activeElement;
+    const before = shown.current;
+    if (before.location === location && before.search === search) return;
+    shown.current = { location, search };
+    const newScreen = before.location !== location;
+    if (newScreen) window.scrollTo(0, 0);
+    const pressed = newScreen ? document.activeElement : null;
     let focused: HTMLElement | null = null;
     const settle = () => {
       const active = document.activeElement;
@@ -57,5 +64,5 @@ export function useRouteFocus() {
     document.addEventListener('pointerdown', stop, true);
     document.addEventListener('focusin', movedByUser, true);
     return stop;
-  }, [location]);
+  }, [location, search]);
 }
