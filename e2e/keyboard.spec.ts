@@ -69,6 +69,42 @@ test('sign in, browse the gallery in the viewer and close it, by keyboard alone'
   await expect(tile).toBeFocused();
 });
 
+test("moving between screens: focus lands on each new screen's heading, and the tab's title names it", async ({
+  page,
+}) => {
+  await signInByKeyboard(page);
+  // The sign-in's move home: the login form went, and focus did not fall to the page.
+  await expect(page.getByRole('heading', { level: 1, name: /^Hi, / })).toBeFocused();
+  await expect(page).toHaveTitle('Dashboard - Eyevu');
+
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await tabTo(page, nav.getByRole('link', { name: 'Organize' }), { back: true });
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { level: 1, name: 'Photo Organizer' })).toBeFocused();
+  await expect(page).toHaveTitle('Photo Organizer - Eyevu');
+  // The next Tab goes on into the new screen, not from the tab pressed at the bottom.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => !!document.activeElement?.closest('main'))).toBe(true);
+
+  // A move made from inside a dialog (the Setup Guide's Go to Gallery) ends on the new screen's heading too.
+  await page.goto('/settings');
+  await expect(page).toHaveTitle('Settings - Eyevu');
+  await tabTo(page, page.getByRole('button', { name: 'View Tutorial' }));
+  await page.keyboard.press('Enter');
+  const guide = page.getByRole('dialog', { name: 'Setup Guide' });
+  const next = guide.getByRole('button', { name: 'Next' });
+  await tabTo(page, next);
+  await page.keyboard.press('Enter');
+  await expect(guide.getByText('Step 2 of 7', { exact: true })).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(guide.getByText('Step 3 of 7', { exact: true })).toBeVisible();
+  await tabTo(page, guide.getByRole('button', { name: 'Go to Gallery' }), { back: true });
+  await page.keyboard.press('Enter');
+  await expect(guide).toHaveCount(0);
+  await expect(page.getByRole('heading', { level: 1, name: 'Photo Gallery' })).toBeFocused();
+  await expect(page).toHaveTitle('Photo Gallery - Eyevu');
+});
+
 test('a Memory Match game is played to the end by keyboard alone', async ({ page }) => {
   // Some 140 key presses, each found by a locator check first: 90 s was outrun with two cores busy
   // (the game itself finished right; the budget ran out at its last check).

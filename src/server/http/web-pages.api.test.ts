@@ -372,6 +372,46 @@ describe('the page served for a screen', () => {
     expect(painted(gunzipSync((await gallery(other.cookie)).rawPayload).toString())).toBe(true);
   });
 
+  it("names each screen in the page's title, as the app will, painted or not", async () => {
+    const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1];
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['/pricing', {}, 'Pricing - Eyevu'],
+      ['/pricing', signedIn, 'Pricing - Eyevu'],
+      ['/', {}, 'Sign In - Eyevu'],
+      ['/login', {}, 'Sign In - Eyevu'],
+      ['/register', {}, 'Create Account - Eyevu'],
+      ['/forgot-password', {}, 'Forgot Password - Eyevu'],
+      ['/gallery', {}, 'Sign In - Eyevu'],
+      ['/billing', signedIn, 'Billing &amp; Subscription - Eyevu'],
+      ['/settings', signedIn, 'Settings - Eyevu'],
+      ['/organizer', signedIn, 'Photo Organizer - Eyevu'],
+      ['/photo-editor', signedIn, 'Photo Editor - Eyevu'],
+      ['/checkout?tier=basic&billing=monthly', signedIn, 'Checkout - Eyevu'],
+      ['/no-such-screen', signedIn, 'Page not found - Eyevu'],
+      ['/no-such-screen', {}, 'Page not found - Eyevu'],
+      ['/Gallery/', signedIn, 'Photo Gallery - Eyevu'],
+    ];
+    for (const [url, headers, title] of cases) {
+      const res = await app.inject({ method: 'GET', url, headers });
+      expect([url, titleOf(res.body)]).toEqual([url, title]);
+      expect(res.body.match(/<title>/g)).toHaveLength(1);
+    }
+    // The painted gallery and dashboard, made per request, carry their screen's title too.
+    const owner = await signUp(app);
+    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#468' } })
+      .jpeg()
+      .toBuffer();
+    expect((await postPhotos(app, owner.cookie, [{ name: 't.jpg', bytes: jpeg }])).statusCode).toBe(201);
+    for (const [url, title] of [
+      ['/gallery', 'Photo Gallery - Eyevu'],
+      ['/', 'Dashboard - Eyevu'],
+    ]) {
+      const res = await app.inject({ method: 'GET', url: url!, headers: { cookie: owner.cookie } });
+      expect(res.body).toContain('<div id="first-paint"');
+      expect(titleOf(res.body)).toBe(title);
+    }
+  });
+
   it('an unknown path gets the page with the auth check only; an unknown API path stays a JSON 404', async () => {
     const page = await app.inject({ method: 'GET', url: '/no-such-screen?x=1', headers: signedIn });
     expect(page.statusCode).toBe(200);

@@ -3,6 +3,7 @@ import { timelineDate, timelineRows } from '@domain/find';
 import { formatDay, formatElapsed, formatSizeMb, formatTimeSaved } from '@domain/format';
 import { avgPerDay, isAdSkipperPro, memberDays, RECENT_PHOTOS_LIMIT } from '@domain/insights';
 import { isPhotoCategory } from '@domain/photo-categories';
+import { pageTitle } from '@domain/page-titles';
 import { PRICING_SUBTITLE, PRICING_TITLE } from '@domain/plans';
 import { canonicalTimeZone } from '@domain/time-zone';
 import { TIME_ZONE_COOKIE } from '@contract/auth-values';
@@ -392,6 +393,7 @@ export function dashboardFirstContent(
 }
 
 const FIRST_PAINT = /<!-- first-paint -->[\s\S]*?<!-- \/first-paint -->/;
+const TITLE = /<title>[^<]*<\/title>/;
 
 /** Every source module the pages name (build manifest keys), so a test can see they still exist. */
 export const SCREEN_MODULES = [...new Set(Object.values(SCREENS).flatMap((s) => [...s.signedIn, ...s.signedOut]))];
@@ -450,15 +452,18 @@ export function loadWebPages(webDir: string): WebPages {
   const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
   const chunksOf = moduleChunks(manifest);
   const cache = new Map<string, WebPage>();
-  const build = (key: string, signedIn: boolean, first: string | undefined) => {
+  // The title is the screen's (domain/page-titles.ts), as the app sets it once it runs: without it
+  // every tab, history entry and screen reader's page read 'Eyevu' until then.
+  const build = (key: string, signedIn: boolean, first: string | undefined, title: string) => {
     const screen = SCREENS[key];
     const modules = screen ? (signedIn ? screen.signedIn : screen.signedOut) : [];
     // Without a session cookie there is no session: the signed-out mark goes with the page and the
     // app does not ask (use-auth.ts), so a visitor's first visit logs no 401.
     const data = signedIn ? [AUTH_CHECK, ...SHELL_DATA, ...(screen?.data ?? [])] : [];
+    const titled = template.replace(TITLE, () => `<title>${escapeHtml(title)}</title>`);
     const body = first
-      ? template.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
-      : template;
+      ? titled.replace(FIRST_PAINT, () => `<div id="first-paint" class="contents">${first}</div>`)
+      : titled;
     return withHints(body, chunksOf(modules), data);
   };
 
@@ -466,10 +471,13 @@ export function loadWebPages(webDir: string): WebPages {
     scriptHashes,
     page(pathname, signedIn) {
       const key = Object.hasOwn(SCREENS, pathname) ? pathname : '';
-      const cacheKey = `${key}\n${signedIn}`;
+      // Paths the table lacks share a page per title (a few: the login, Page not found, a screen
+      // asked as '/Gallery/'), so the cache stays bounded whatever paths are asked.
+      const title = pageTitle(pathname, signedIn);
+      const cacheKey = `${key}\n${signedIn}\n${title}`;
       let page = cache.get(cacheKey);
       if (!page) {
-        page = compressed(build(key, signedIn, FIRST_CONTENT[key]));
+        page = compressed(build(key, signedIn, FIRST_CONTENT[key], title));
         cache.set(cacheKey, page);
       }
       return page;
@@ -477,11 +485,16 @@ export function loadWebPages(webDir: string): WebPages {
     gallery(first, inline) {
       const content = galleryFirstContent(first, inline);
       // A few KB made for one answer: fast compression levels, not the cached pages' best ones.
-      return content ? { ...compressed(build('/gallery', true, content), FAST), personal: true } : null;
+      return content
+        ? { ...compressed(build('/gallery', true, content, pageTitle('/gallery', true)), FAST), personal: true }
+        : null;
     },
     dashboard(first, now, inline, timeZone) {
       return {
-        ...compressed(build('/', true, dashboardFirstContent(first, now, inline, timeZone)), FAST),
+        ...compressed(
+          build('/', true, dashboardFirstContent(first, now, inline, timeZone), pageTitle('/', true)),
+          FAST,
+        ),
         personal: true,
       };
     },

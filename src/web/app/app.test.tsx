@@ -4,7 +4,7 @@ import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react
 import { act, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { SignedInApp } from './app';
+import { SignedInApp, SignedOutApp } from './app';
 
 // The screen counts its renders; the overlays (login reward, guide) are not what this is about.
 const screenRenders = vi.hoisted(() => ({ count: 0 }));
@@ -15,6 +15,10 @@ vi.mock('../features/pricing', () => ({
   },
 }));
 vi.mock('../features/dashboard', () => ({ DashboardPage: () => <h1>Dashboard</h1> }));
+vi.mock('../features/auth', async (original) => ({
+  ...(await original<typeof import('../features/auth')>()),
+  LoginPage: () => <h1>Welcome to Eyevu</h1>,
+}));
 // The service worker's registration is a build-time virtual module; the shell under test does not use it.
 vi.mock('./pwa/register-sw', () => ({ ServiceWorkerUpdates: () => null }));
 vi.mock('../features/rewards', async (original) => ({
@@ -107,4 +111,40 @@ it('signing out stays on the login screen: the location moves before the app lea
     location.navigate('/login');
   });
   expect(location.history.at(-1)).toBe('/login');
+});
+
+describe('the document title', () => {
+  it("names the screen shown, signed in, and follows a move to another one (it read 'Eyevu' everywhere)", () => {
+    const location = memoryLocation({ path: '/pricing' });
+    render(
+      <QueryClientProvider client={signedIn()}>
+        <Router hook={location.hook}>
+          <SignedInApp />
+        </Router>
+      </QueryClientProvider>,
+    );
+    expect(document.title).toBe('Pricing - Eyevu');
+    act(() => location.navigate('/'));
+    expect(document.title).toBe('Dashboard - Eyevu');
+    act(() => location.navigate('/no-such-screen'));
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+    expect(document.title).toBe('Page not found - Eyevu');
+  });
+
+  it('names the signed-out screens; a signed-in screen asked for shows the login, also below it (it was blank)', () => {
+    const qc = new QueryClient();
+    const location = memoryLocation({ path: '/gallery/7' });
+    render(
+      <QueryClientProvider client={qc}>
+        <Router hook={location.hook}>
+          <SignedOutApp />
+        </Router>
+      </QueryClientProvider>,
+    );
+    expect(screen.getByRole('heading', { name: 'Welcome to Eyevu' })).toBeInTheDocument();
+    expect(document.title).toBe('Sign In - Eyevu');
+    act(() => location.navigate('/no/such/screen'));
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+    expect(document.title).toBe('Page not found - Eyevu');
+  });
 });

@@ -1,3 +1,4 @@
+import { isSignedInOnlyPath, pageTitle } from '@domain/page-titles';
 import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
@@ -27,6 +28,7 @@ import { SettingsPage } from '../features/settings';
 import { AppErrorBoundary } from './error-boundary';
 import { FirstPaint } from './first-paint';
 import { OfflineScreen, useOfflineWithoutData } from './pwa/offline';
+import { useDocumentTitle, useRouteFocus } from './route-focus';
 import { BottomNav } from './shell/bottom-nav';
 import { MobileFrame } from './shell/mobile-frame';
 import { StatusBar } from './shell/status-bar';
@@ -64,6 +66,7 @@ function HomeIfStillSignedIn() {
 export function SignedInApp() {
   const offline = useOfflineWithoutData();
   const [location] = useLocation();
+  useDocumentTitle(pageTitle(location, true));
   return (
     <>
       <SignedInStatusBar />
@@ -98,8 +101,9 @@ export function SignedInApp() {
   );
 }
 
-function SignedOutApp() {
+export function SignedOutApp() {
   const [location] = useLocation();
+  useDocumentTitle(pageTitle(location, false));
   return (
     <>
       <StatusBar />
@@ -111,8 +115,9 @@ function SignedOutApp() {
             <Route path="/register" component={RegisterPage} />
             <Route path="/forgot-password" component={ForgotPasswordPage} />
             <Route path="/pricing" component={PricingPage} />
-            {/* A signed-in route visited while signed out shows the login screen. */}
-            <Route path="/:rest*" component={LoginOrNotFound} />
+            {/* A signed-in route visited while signed out shows the login screen. Without a
+                path, so that a path of several segments ('/gallery/7') is matched too. */}
+            <Route component={LoginOrNotFound} />
           </Switch>
         </Suspense>
       </AppErrorBoundary>
@@ -120,14 +125,15 @@ function SignedOutApp() {
   );
 }
 
-const SIGNED_IN_PATHS = ['/gallery', '/billing', '/settings', '/organizer', '/photo-editor', '/checkout'];
-function LoginOrNotFound({ params }: { params: { 'rest*'?: string } }) {
-  const path = '/' + (params['rest*'] ?? '');
-  return SIGNED_IN_PATHS.some((p) => path === p || path.startsWith(p + '/')) ? <LoginPage /> : <NotFoundPage />;
+function LoginOrNotFound() {
+  const [location] = useLocation();
+  return isSignedInOnlyPath(location) ? <LoginPage /> : <NotFoundPage />;
 }
 
 function Router() {
   const { isLoading, isAuthenticated } = useAuth();
+  // Above the signed-in and signed-out apps: a sign-in's move home is a move like any other.
+  useRouteFocus();
   // The session check's answer mounts the whole app (bar, overlays, the screen). Its update comes
   // through useSyncExternalStore, which React renders in one blocking task; deferred, the answer
   // first renders the same first paint at once, and the app mounts in a render that yields to the
