@@ -113,9 +113,9 @@ async function uploadAs(actor: Actor, files: Buffer[], cookie = actor.cookie) {
 }
 
 let serial = 0;
-async function freshContent(actor: Actor): Promise<Buffer> {
-  serial += 1;
-  const bytes = actor.big ? await noisyJpeg(serial * 7919) : await jpeg(serial * 131 + 5);
+/** A content never sent before; `seed` is drawn when the burst is planned, so the run is the seed's. */
+async function freshContent(actor: Actor, seed = ++serial): Promise<Buffer> {
+  const bytes = actor.big ? await noisyJpeg(seed * 7919) : await jpeg(seed * 131 + 5);
   actor.contents.push(bytes);
   return bytes;
 }
@@ -218,9 +218,12 @@ interface Outcome {
 type Op = () => Promise<Outcome[]>;
 
 /** The ops of one burst, chosen by the seeded PRNG; some are set up before the burst (ad breaks). */
-async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ ops: Op[]; after: Op[] }> {
+async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ ops: Op[]; resets: Set<Actor> }> {
   const ops: Op[] = [];
-  const after: Op[] = [];
+  /** Sent once even when others are doubled. */
+  const once = new Set<Op>();
+  /** Whose password this burst resets (they sign in again after it). */
+  const resets = new Set<Actor>();
   const foreignPhoto = (actor: Actor) => {
     const others = [...actors.filter((x) => x !== actor).flatMap((x) => x.photos.slice(-3)), D.photoId];
     return r.pick(others);
@@ -267,7 +270,7 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
   const count = r.int(6, 11);
   for (let i = 0; i < count; i++) {
     const actor = r.pick(actors);
-    const kind = r.int(0, 13);
+    const kind = r.int(0, 14);
     const cookie = { cookie: actor.cookie };
     switch (kind) {
       case 0:
@@ -275,16 +278,14 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
         // New contents, or one sent before (its reward is paid once), in two requests at once
         // (the gallery sends a selection 20 files a request), so the limits are met by racing inserts.
         const sizes = [r.int(1, 2), r.int(1, 2)];
+        const picks = sizes.map((n) =>
+          Array.from({ length: n }, () =>
+            r.next() < 0.25 && actor.contents.length ? r.pick(actor.contents) : ++serial,
+          ),
+        );
         ops.push(async () => {
           const batches = await Promise.all(
-            sizes.map(async (n) => {
-              const files: Buffer[] = [];
-              for (let f = 0; f < n; f++)
-                files.push(
-                  r.next() < 0.25 && actor.contents.length ? r.pick(actor.contents) : await freshContent(actor),
-                );
-              return files;
-            }),
+            picks.map((files) => Promise.all(files.map((f) => (typeof f === 'number' ? freshContent(actor, f) : f)))),
           );
           const answers = await Promise.all(batches.map((files) => uploadAs(actor, files)));
           return answers.map((res, n) => ({ label: `${actor.name} upload ${sizes[n]}`, res }));
@@ -410,12 +411,13 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
           ops.push(one('C cancel', { method: 'POST', url: '/api/subscription/cancel', headers: c }));
         } else {
           // Checkout, paid, and Stripe's event delivered twice at once (a retry) while C uploads.
+          const tier = r.pick(['basic', 'premium'] as const);
           ops.push(async () => {
             const res = await send({
               method: 'POST',
               url: '/api/create-subscription',
               headers: c,
-              payload: { tier: r.pick(['basic', 'premium'] as const), billingCycle: 'monthly' },
+              payload: { tier, billingCycle: 'monthly' },
             });
             const out: Outcome[] = [{ label: 'C checkout', res }];
             if (res.statusCode !== 200) return out;
@@ -433,6 +435,8 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
       }
       case 11: {
         // A second session of the actor signs out while requests on it are in flight.
+        const favourite = ownPhoto(actor);
+        const content = ++serial;
         ops.push(async () => {
           const login = await send({
             method: 'POST',
@@ -440,16 +444,18 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
             payload: { email: actor.email, password: 'secret123' },
             remoteAddress: `10.88.0.${burst}`,
           });
+          // A reset of the same account in this burst refuses a sign-in racing it (by design).
+          if (login.statusCode !== 200) return [{ label: `${actor.name} second sign-in`, res: login }];
           const second = sessionCookieFrom(login);
           const results = await Promise.all([
             send({ method: 'POST', url: '/api/auth/logout', headers: { cookie: second } }),
             send({
               method: 'PUT',
-              url: `/api/photos/${ownPhoto(actor)}/favorite`,
+              url: `/api/photos/${favourite}/favorite`,
               headers: { cookie: second },
               payload: { favorite: true },
             }),
-            uploadAs(actor, [await freshContent(actor)], second),
+            uploadAs(actor, [await freshContent(actor, content)], second),
             send({
               method: 'POST',
               url: '/api/rewards/record',
@@ -471,6 +477,41 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
         });
         break;
       }
+      case 14: {
+        if (resets.has(B)) break;
+        resets.add(B);
+        // B's password reset (it signs out every session, the one the burst's other requests use
+        // too) while B's requests are in flight; B signs in again after the burst.
+        const reset: Op = async () => {
+          const forgot = await send({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: B.email } });
+          const token = forgot.json().resetToken as string;
+          const oldCookie = B.cookie;
+          const [reset, ...during] = await Promise.all([
+            send({ method: 'POST', url: '/api/auth/reset-password', payload: { token, password: 'secret123' } }),
+            send({ url: '/api/photos/summary', headers: { cookie: oldCookie } }),
+            send({
+              method: 'POST',
+              url: '/api/rewards/record',
+              headers: { cookie: oldCookie },
+              payload: { type: 'login', utcOffsetMinutes: 0 },
+            }),
+          ]);
+          const afterwards = await Promise.all(
+            ['/api/auth/user', '/api/photos/summary', '/api/albums'].map((url) =>
+              send({ url, headers: { cookie: oldCookie } }),
+            ),
+          );
+          return [
+            { label: 'B forgot password', res: forgot },
+            { label: 'B reset password', res: reset! },
+            ...during.map((res) => ({ label: 'B request during its reset', res })),
+            ...afterwards.map((res) => ({ label: 'B old session after the reset', res, signedOut: true })),
+          ];
+        };
+        ops.push(reset);
+        once.add(reset);
+        break;
+      }
       case 12:
         ops.push(one(`${actor.name} analyze all`, { method: 'POST', url: '/api/photos/analyze-all', headers: cookie }));
         break;
@@ -490,9 +531,10 @@ async function planBurst(r: ReturnType<typeof rng>, burst: number): Promise<{ op
         );
     }
   }
-  // Some requests twice at once, as a double tap or two tabs send them.
-  for (const op of [...ops]) if (r.next() < 0.2) ops.push(op);
-  return { ops: shuffle(r, ops), after };
+  // Some requests twice at once, as a double tap or two tabs send them (a reset once: a second one
+  // would end the session the first one's sign-in made).
+  for (const op of [...ops]) if (r.next() < 0.2 && !once.has(op)) ops.push(op);
+  return { ops: shuffle(r, ops), resets };
 }
 
 function shuffle<T>(r: ReturnType<typeof rng>, xs: T[]): T[] {
@@ -638,6 +680,17 @@ async function checkInvariants(failures: string[], dStored: Record<string, strin
     await query(sql`select j.id from jobs j join photos p on p.id = j.photo_id where p.user_id <> j.user_id`),
   );
   push(
+    'more than one ad break running for a user (started and neither recorded nor replaced)',
+    await query(sql`select user_id, count(*) n from ad_breaks where recorded_at is null and superseded_at is null
+      group by user_id having count(*) > 1`),
+  );
+  // Stripe's side: never two subscriptions of one customer that can charge (live, or a payable checkout).
+  const live = stripe.subscriptions.filter((x) => !['canceled', 'incomplete_expired'].includes(String(x.status)));
+  const byCustomer = new Map<string, number>();
+  for (const x of live) byCustomer.set(String(x.customer), (byCustomer.get(String(x.customer)) ?? 0) + 1);
+  for (const [customer, n] of byCustomer)
+    if (n > 1) failures.push(`Stripe customer ${customer} has ${n} subscriptions that can charge`);
+  push(
     'more than one subscription row',
     await query(sql`select user_id, count(*) n from subscriptions group by user_id having count(*) > 1`),
   );
@@ -726,15 +779,31 @@ describe(`concurrency fuzzer (seeded bursts from three users, ${testDbKind})`, (
     const r = rng(SEED);
     const failures: string[] = [];
     const statuses: Record<number, number> = {};
+    const refusals: Record<string, number> = {};
     const dStored = await digestOf(D.user.id);
     const startedAt = Date.now();
     for (let burst = 0; burst < BURSTS; burst++) {
       // Hours pass between bursts, so login and activation rewards meet new days.
       t.clock.advance(r.int(0, 16) * 3_600_000);
       const before = failures.length;
-      const { ops } = await planBurst(r, burst);
+      const { ops, resets } = await planBurst(r, burst);
       const outcomes = (await Promise.all(ops.map((op) => op()))).flat();
-      for (const o of outcomes) statuses[o.res.statusCode] = (statuses[o.res.statusCode] ?? 0) + 1;
+      for (const actor of resets) {
+        const login = await send({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: actor.email, password: 'secret123' },
+          remoteAddress: `10.89.0.${burst}`,
+        });
+        actor.cookie = sessionCookieFrom(login);
+      }
+      for (const o of outcomes) {
+        statuses[o.res.statusCode] = (statuses[o.res.statusCode] ?? 0) + 1;
+        if (o.res.statusCode >= 400) {
+          const key = `${o.label.replace(/\d+/g, 'N')} ${o.res.statusCode} ${o.res.body.slice(0, 90)}`;
+          refusals[key] = (refusals[key] ?? 0) + 1;
+        }
+      }
       judgeAnswers(outcomes, failures);
       await checkInvariants(failures, dStored);
       if (failures.length > before)
@@ -742,7 +811,18 @@ describe(`concurrency fuzzer (seeded bursts from three users, ${testDbKind})`, (
           `^ after burst ${burst}: ${outcomes.map((o) => `${o.label}=${o.res.statusCode}${o.res.statusCode >= 400 ? ` (${o.res.body.slice(0, 80)})` : ''}`).join(', ')}`,
         );
     }
-    if (process.env.FUZZ_DEBUG) console.log(statuses, requests, Date.now() - startedAt, 'ms');
+    if (process.env.FUZZ_DEBUG) {
+      console.log(statuses, requests, Date.now() - startedAt, 'ms', refusals);
+      console.log(
+        await query(sql`select u.email, l.counted, t.points, t.activity_count,
+          (select string_agg(achievement_id, ',') from achievements a where a.user_id = u.id) achievements,
+          (select source || ' ' || tier || ' ' || status from subscriptions s where s.user_id = u.id) plan
+          from users u left join photo_library l on l.user_id = u.id left join points_totals t on t.user_id = u.id
+          where u.id in (${A.id}, ${B.id}, ${C.id})`),
+      );
+      if (testDbKind === 'postgres')
+        console.log(await query(sql`select deadlocks from pg_stat_database where datname = current_database()`));
+    }
     expect(failures).toEqual([]);
     expect(requests).toBeLessThanOrEqual(MAX_REQUESTS);
     // The mix is real: writes landed, limits refused, foreign rows were refused.
