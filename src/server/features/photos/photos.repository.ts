@@ -416,7 +416,9 @@ export function createPhotosRepository(db: Db) {
       const tx = drizzlePg(client);
       let broken: Error | undefined;
       try {
-        const lockUser = sql`select ${users.id} from ${users} where ${users.id} = ${values.userId} for update`;
+        // NO KEY UPDATE, as lockOwner: FOR UPDATE also blocks the foreign-key checks (FOR KEY SHARE)
+        // of every other insert of this user's rows, which deadlocked awards holding a row needed here.
+        const lockUser = sql`select ${users.id} from ${users} where ${users.id} = ${values.userId} for no key update`;
         const lockKeys = blobKeyLocks([values.originalKey, values.previewKey, values.thumbnailKey]);
         const results = (await tx.execute(
           sql

@@ -501,18 +501,23 @@ export function createLedger(db: Db) {
   /**
    * The user's calendar day at `at`, in the zone stored on the account (UTC without one). Offsets the
    * client sends are never used for this: they let one person claim several days in an hour.
-   * `lock` holds the user's row until the transaction ends, so two logins decide one after the other.
+   * `lock` holds the user's row until the transaction ends, so two logins decide one after the other
+   * (see `rewardDay` for the lock's mode).
    */
   async function userDay(tx: Db, userId: string, at: Date, opts: { lock?: boolean } = {}): Promise<CalendarDay> {
     const query = tx.select({ timeZone: users.timeZone }).from(users).where(eq(users.id, userId)).limit(1);
-    const [row] = opts.lock ? await query.for('update') : await query;
+    const [row] = opts.lock ? await query.for('no key update') : await query;
     return calendarDayInZone(at, row?.timeZone ?? null);
   }
 
   /**
    * The day a daily reward counts by at `at` (rewardDayRange: the stored zone's day, reaching back
    * to the old zone's day on the day the zone changed). `lock` holds the user's row until the
-   * transaction ends, so two awards decide one after the other.
+   * transaction ends, so two awards decide one after the other. FOR NO KEY UPDATE, never FOR UPDATE:
+   * that would also block every foreign-key check on the user's row (each insert of a ledger entry,
+   * achievement or activity), so an award whose one statement held a row this transaction needs
+   * next (the totals row, an achievement) and then checked its keys deadlocked with it
+   * (`hardening/user-row-lock.pg.api.test.ts`).
    */
   async function rewardDay(
     tx: Db,
@@ -525,7 +530,7 @@ export function createLedger(db: Db) {
       .from(users)
       .where(eq(users.id, userId))
       .limit(1);
-    const [row] = opts.lock ? await query.for('update') : await query;
+    const [row] = opts.lock ? await query.for('no key update') : await query;
     return rewardDayRange(at, {
       timeZone: row?.timeZone ?? null,
       previousTimeZone: row?.previousTimeZone ?? null,
