@@ -1,18 +1,11 @@
-import { calendarDay, utcOffsetMinutesOf } from '@domain/calendar';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { serverNow } from '../../lib/server-clock';
+import { useLocalDay } from '../../lib/use-local-day';
 import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
 import { useAppActive, useAppStatusHeartbeat } from './app-status-query';
 import { postReward, rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
-
-/** How often an open page looks whether the local day has changed (no request unless it has). */
-export const LOGIN_DAY_CHECK_MS = 60_000;
-
-/** The device's local day, by the server's clock. */
-const localDay = () => calendarDay(new Date(serverNow()), utcOffsetMinutesOf(new Date()));
 
 /**
  * Everything a signed-in screen shares beyond the shell: the daily login reward, the app-status
@@ -20,16 +13,17 @@ const localDay = () => calendarDay(new Date(serverNow()), utcOffsetMinutesOf(new
  * shown page finds the local day changed since it last asked: a phone keeps an installed app's page
  * for days and a desktop tab stays open overnight, and asked only at a page load, a user who opened
  * the app every morning earned no login day and lost the streak. The server pays it at most once per
- * day of the account's zone, so an extra ask costs nothing.
+ * day of the account's zone, so an extra ask costs nothing. The day is counted by the server's clock
+ * (`useLocalDay`), as the server counts it.
  */
 export function SignedInOverlays() {
   const qc = useQueryClient();
   const askedDay = useRef<string | null>(null);
   useAppStatusHeartbeat(useAppActive());
+  const day = useLocalDay();
 
   useEffect(() => {
     const ask = () => {
-      const day = localDay();
       if (day === askedDay.current) return;
       // The first ask goes whatever the page's state; later ones wait until someone sees the page.
       if (askedDay.current !== null && document.visibilityState === 'hidden') return;
@@ -45,13 +39,10 @@ export function SignedInOverlays() {
         .catch((err) => console.error('Failed to record reward', err));
     };
     ask();
-    const id = setInterval(ask, LOGIN_DAY_CHECK_MS);
+    // A day that came while the page was hidden is asked when the page is shown.
     document.addEventListener('visibilitychange', ask);
-    return () => {
-      clearInterval(id);
-      document.removeEventListener('visibilitychange', ask);
-    };
-  }, [qc]);
+    return () => document.removeEventListener('visibilitychange', ask);
+  }, [day, qc]);
 
   return <OnboardingModal />;
 }
