@@ -96,8 +96,9 @@ async function nextFromLastLoaded() {
   const user = userEvent.setup();
   renderGallery();
   await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
-  const dialog = await screen.findByRole('dialog', { name: 'Your Photos' });
-  await waitFor(() => expect(asks).toHaveLength(1));
+  // A shared, loaded machine can take more than the default second for each of these.
+  const dialog = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
+  await waitFor(() => expect(asks).toHaveLength(1), { timeout: 10_000 });
   await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
   return { user, dialog };
 }
