@@ -34,6 +34,39 @@ async function signInByKeyboard(page: Page) {
   return account;
 }
 
+/**
+ * Signed in with a plan, an ad started from the dashboard and `gameName` started from its viewer,
+ * all by keyboard (Start pressed with `startKey`). The page's time stands still from the moment the
+ * ad is on screen: keyboard play through Tab is slow on a busy machine (walking to the game took 20 s
+ * of the ad's 30 under load, and the ad then ended before the test's last check), so each test moves
+ * it only where the game waits.
+ */
+async function startGameByKeyboard(page: Page, gameName: RegExp, startKey: 'Enter' | 'Space') {
+  await page.clock.install();
+  await signInByKeyboard(page);
+  const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  const sub = await page.request.post('/api/subscription', {
+    data: { plan: 'monthly', status: 'active', endDate, price: 499 },
+  });
+  expect(sub.ok()).toBeTruthy();
+  await page.reload();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+
+  await tabTo(page, page.getByRole('button', { name: 'YouTube (30s)' }));
+  await page.keyboard.press('Enter');
+  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
+  await expect(viewer).toBeVisible();
+  await pauseClock(page);
+  await tabTo(page, viewer.getByRole('button', { name: 'Play Game' }));
+  await page.keyboard.press('Enter');
+  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
+  await tabTo(page, game.getByRole('button', { name: gameName }));
+  await page.keyboard.press('Enter');
+  await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
+  await page.keyboard.press(startKey);
+  return { viewer, game };
+}
+
 test('sign in, browse the gallery in the viewer and close it, by keyboard alone', async ({ page }) => {
   await signInByKeyboard(page);
   const galleryLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gallery' });
@@ -109,32 +142,9 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
   // Some 140 key presses, each found by a locator check first: 90 s was outrun with two cores busy
   // (the game itself finished right; the budget ran out at its last check).
   test.setTimeout(180_000);
-  // The game's clock is the ad's (at most 30 s here); keyboard play through Tab is slow on a busy
-  // machine, so the page's time stands still from the moment the ad is on screen (walking to the
-  // game took 20 s of the ad's 30 under load, and the ad then ended before its last check) and moves
-  // only where the game waits (the 1 s flip-back, the 0.5 s completion).
-  await page.clock.install();
-  await signInByKeyboard(page);
-  const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
-  const sub = await page.request.post('/api/subscription', {
-    data: { plan: 'monthly', status: 'active', endDate, price: 499 },
-  });
-  expect(sub.ok()).toBeTruthy();
-  await page.reload();
-  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
-
-  await tabTo(page, page.getByRole('button', { name: 'YouTube (30s)' }));
-  await page.keyboard.press('Enter');
-  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
-  await expect(viewer).toBeVisible();
-  await pauseClock(page);
-  await tabTo(page, viewer.getByRole('button', { name: 'Play Game' }));
-  await page.keyboard.press('Enter');
-  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
-  await tabTo(page, game.getByRole('button', { name: /Memory Match/ }));
-  await page.keyboard.press('Enter');
-  await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
-  await page.keyboard.press('Space');
+  // The game's clock is the ad's (at most 30 s here): time moves only where the game waits (the 1 s
+  // flip-back, the 0.5 s completion).
+  const { viewer, game } = await startGameByKeyboard(page, /Memory Match/, 'Space');
 
   const cards = game.getByRole('list', { name: 'Memory cards' }).getByRole('button');
   await expect(cards.first()).toBeVisible();
@@ -185,29 +195,8 @@ test('a Memory Match game is played to the end by keyboard alone', async ({ page
 
 test('a Reaction Speed round is played by keyboard alone: focus is on each target as it appears', async ({ page }) => {
   test.setTimeout(120_000);
-  // The page's time stands still while the keyboard walks to the game, then moves in the steps below.
-  await page.clock.install();
-  await signInByKeyboard(page);
-  const endDate = new Date(Date.now() + 30 * 86_400_000).toISOString();
-  const sub = await page.request.post('/api/subscription', {
-    data: { plan: 'monthly', status: 'active', endDate, price: 499 },
-  });
-  expect(sub.ok()).toBeTruthy();
-  await page.reload();
-  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
-
-  await tabTo(page, page.getByRole('button', { name: 'YouTube (30s)' }));
-  await page.keyboard.press('Enter');
-  const viewer = page.getByRole('dialog', { name: 'Your Photos' });
-  await expect(viewer).toBeVisible();
-  await pauseClock(page);
-  await tabTo(page, viewer.getByRole('button', { name: 'Play Game' }));
-  await page.keyboard.press('Enter');
-  const game = page.getByRole('dialog', { name: 'Ad Break Mini-Game' });
-  await tabTo(page, game.getByRole('button', { name: /Reaction Speed/ }));
-  await page.keyboard.press('Enter');
-  await tabTo(page, game.getByRole('button', { name: 'Start Game' }));
-  await page.keyboard.press('Enter');
+  // Time moves in the steps below.
+  const { game } = await startGameByKeyboard(page, /Reaction Speed/, 'Enter');
 
   // No Tab from here on: each target takes focus, Enter hits it, focus waits for the next.
   const focusedTarget = game.getByRole('button', { name: 'Target' }).and(page.locator(':focus'));

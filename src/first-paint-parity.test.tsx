@@ -4,6 +4,7 @@ import { render } from '@testing-library/react';
 import { dashboardFirstContent, statusBarShape, type FirstDashboard } from './server/http/web-pages';
 import { Dashboard } from './web/features/dashboard/dashboard-page';
 import { StatusBar } from './web/app/shell/status-bar';
+import { spokenText } from './web/test/spoken-text';
 
 /**
  * The server paints the first screen from HTML before the script runs (web-pages.ts); the app then
@@ -30,17 +31,6 @@ function layoutOf(el: Element): Layout {
     class: el.getAttribute('class'),
     children: tag === 'select' ? [] : [...el.children].filter((c) => !c.classList.contains('sr-only')).map(layoutOf),
   };
-}
-
-/** The text a screen reader reads: text outside aria-hidden parts, with what only screen readers get. */
-function spokenText(el: Element): string {
-  if (el.getAttribute('aria-hidden') === 'true') return '';
-  let text = '';
-  for (const node of el.childNodes) {
-    if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
-    else if (node instanceof Element) text += spokenText(node);
-  }
-  return text;
 }
 
 const painted = (html: string) => {

@@ -10,6 +10,9 @@ export const startAdBreakBody = z.object({
 });
 export type StartAdBreakBody = z.infer<typeof startAdBreakBody>;
 
+/** The 409's `code` for a recording sent before the server's end of the ad: it may be sent again. */
+export const AD_STILL_PLAYING_CODE = 'ad_still_playing';
+
 export const adBreak = z.object({
   id: z.string(),
   app: z.string(),

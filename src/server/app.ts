@@ -14,12 +14,14 @@ import { registerJsonBodyParser } from './http/json-body';
 import { registerRateLimits } from './http/rate-limits';
 import { registerSecurityHeaders, type SecurityHeaders } from './http/security-headers';
 import {
+  APP_STATUS,
   DASHBOARD_FIRST_SCREEN,
   GALLERY_FIRST_PAGE,
   loadWebPages,
   pageHandler,
   type FirstDashboard,
   type FirstGalleryPage,
+  type PaintedAppStatus,
 } from './http/web-pages';
 import { registerAuthGate, registerOriginCheck, registerSessionLookup } from './http/session';
 import { collectRoutes, registerDocs } from './http/route-table';
@@ -199,10 +201,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerNotFound(app, {
     page: pages
       ? pageHandler(pages, {
-          firstGallery: (cookie) => firstGalleryPage(app, cookie),
-          firstDashboard: (cookie) => firstDashboard(app, cookie),
+          firstGallery: (cookie) => firstGalleryPage(ownRoutes(app, cookie)),
+          firstDashboard: (cookie) => firstDashboard(ownRoutes(app, cookie)),
           pictures: (cookie) => async (url) => {
-            const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+            const res = await ownRoutes(app, cookie).get(url);
             return res.statusCode === 200 ? { type: String(res.headers['content-type']), bytes: res.rawPayload } : null;
           },
           now: ctx.now,
@@ -222,38 +224,57 @@ function trustProxyOption(trust: Config['trustProxy']) {
 }
 
 /**
- * The gallery's first page for the page the server paints, from the timeline route itself (the
- * same session check, ownership and per-user first-page cache as the app's own request), so the
- * painted photos are the ones the screen then shows.
+ * The app's own routes as one page request sees them: each asked with that request's cookie, so a
+ * painted screen gets the same session check, ownership and caches as the app's own requests.
  */
-async function firstGalleryPage(app: FastifyInstance, cookie: string): Promise<FirstGalleryPage | null> {
-  const res = await app.inject({ method: 'GET', url: GALLERY_FIRST_PAGE, headers: { cookie } });
-  if (res.statusCode !== 200) return null;
-  // After the timeline (which checked the session): the status bar's Active badge, painted where
-  // the app shows it, or the product name beside it moves when the app takes over.
-  const status = await app.inject({ method: 'GET', url: DASHBOARD_FIRST_SCREEN.appStatus, headers: { cookie } });
-  return {
-    ...(res.json() as FirstGalleryPage),
-    active: status.statusCode === 200 && (status.json() as { isActive?: unknown }).isActive === true,
+function ownRoutes(app: FastifyInstance, cookie: string) {
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } });
+  const json = async <T>(url: string): Promise<T | null> => {
+    const res = await get(url);
+    return res.statusCode === 200 ? (res.json() as T) : null;
   };
+  return {
+    get,
+    json,
+    /**
+     * The app status every painted screen's status bar shows (its Active badge, painted where the
+     * app shows it, or the product name beside it moves when the app takes over); null if refused.
+     */
+    appStatus: () => json<PaintedAppStatus>(APP_STATUS),
+  };
+}
+type OwnRoutes = ReturnType<typeof ownRoutes>;
+
+/**
+ * The gallery's first page for the page the server paints, from the timeline route itself (the
+ * same per-user first-page cache as the app's own request), so the painted photos are the ones the
+ * screen then shows. An app status that cannot be read paints the bar without its badge.
+ */
+async function firstGalleryPage(routes: OwnRoutes): Promise<FirstGalleryPage | null> {
+  const page = await routes.json<FirstGalleryPage>(GALLERY_FIRST_PAGE);
+  // After the timeline, which checked the session: a made-up cookie costs one lookup.
+  return page && { ...page, appStatus: await routes.appStatus() };
 }
 
 /**
- * The dashboard's first screen, from the routes the screen itself asks (each with the request's
- * cookie: the same session check and ownership), or null unless every one answers 200 (a stale
- * cookie answers 401): the page is then the plain one. The user's answer comes first and alone: it
- * checks the session against the database (the other routes find it in the session cache then),
- * so a made-up cookie costs one lookup, not six.
+ * The dashboard's first screen, from the routes the screen itself asks, or null unless every one
+ * answers 200 (a stale cookie answers 401): the page is then the plain one. The user's answer
+ * comes first and alone: it checks the session against the database (the other routes find it in
+ * the session cache then), so a made-up cookie costs one lookup, not six.
  */
-async function firstDashboard(app: FastifyInstance, cookie: string): Promise<FirstDashboard | null> {
-  const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } });
-  const { user: userUrl, ...rest } = DASHBOARD_FIRST_SCREEN;
-  const auth = await get(userUrl);
-  if (auth.statusCode !== 200) return null;
-  const answers = await Promise.all(Object.values(rest).map(get));
-  if (answers.some((res) => res.statusCode !== 200)) return null;
-  const [stats, photos, summary, subscription, appStatus] = answers.map((res) => res.json());
-  return { user: auth.json().user, stats, photos, summary, subscription, appStatus };
+async function firstDashboard(routes: OwnRoutes): Promise<FirstDashboard | null> {
+  const screen = DASHBOARD_FIRST_SCREEN;
+  const auth = await routes.json<{ user: FirstDashboard['user'] }>(screen.user);
+  if (!auth) return null;
+  const [stats, photos, summary, subscription, appStatus] = await Promise.all([
+    routes.json<FirstDashboard['stats']>(screen.stats),
+    routes.json<FirstDashboard['photos']>(screen.photos),
+    routes.json<FirstDashboard['summary']>(screen.summary),
+    routes.json<FirstDashboard['subscription']>(screen.subscription),
+    routes.appStatus(),
+  ]);
+  if (!stats || !photos || !summary || !subscription || !appStatus) return null;
+  return { user: auth.user, stats, photos, summary, subscription, appStatus };
 }
 
 async function serveWeb(app: FastifyInstance, webDir: string) {

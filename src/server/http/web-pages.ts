@@ -44,7 +44,8 @@ const F = 'src/web/features';
 const LOGIN = [`${F}/auth/login-page.tsx`];
 /** The signed-in shell's own answers: the auth check goes for everyone, app status with a session. */
 const AUTH_CHECK = '/api/auth/user';
-const SHELL_DATA = ['/api/app-status'];
+export const APP_STATUS = '/api/app-status';
+const SHELL_DATA = [APP_STATUS];
 /** The gallery's first answer, as its screen asks for it (photos-query.ts). */
 export const GALLERY_FIRST_PAGE = '/api/photos/timeline?limit=120';
 
@@ -184,8 +185,8 @@ export interface PaintedPhoto {
 export interface FirstGalleryPage {
   items: PaintedPhoto[];
   total: number | null;
-  /** Whether the app status is active (`/api/app-status`): the status bar's badge. */
-  active?: boolean;
+  /** The app status, for the status bar's badge; none when it could not be read (no badge). */
+  appStatus?: PaintedAppStatus | null;
 }
 /** The gallery's timeline rows on a phone's first screen (photo-grid.tsx: two columns, two rows). */
 const GALLERY_COLUMNS = 2;
@@ -239,7 +240,7 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
   const total = page.total ?? items.length;
   const chip = 'inline-flex min-h-11 items-center gap-2 rounded-full border px-4 text-sm font-semibold';
   return (
-    statusBarShape(page.active) +
+    statusBarShape(page.appStatus?.isActive === true) +
     '<main class="flex flex-col gap-4 p-4 pb-24"><div class="flex flex-wrap items-start justify-between gap-3"><div class="min-w-min flex-1">' +
     `<h1 class="text-2xl font-bold">Photo Gallery</h1><p class="text-sm text-muted">${total} photos available</p></div>` +
     '<div class="flex shrink-0 gap-3">' +
@@ -264,8 +265,9 @@ export function galleryFirstContent(page: FirstGalleryPage, inline: InlinePictur
 }
 
 /**
- * The answers the dashboard's first screen is painted from, in `FirstDashboard`'s order. Stats
- * without the browser's offset: only its totals are painted, and those do not depend on it.
+ * The answers the dashboard's first screen is painted from, besides the app status every painted
+ * screen reads (`APP_STATUS`). Stats without the browser's offset: only its totals are painted, and
+ * those do not depend on it.
  */
 export const DASHBOARD_FIRST_SCREEN = {
   user: AUTH_CHECK,
@@ -273,8 +275,14 @@ export const DASHBOARD_FIRST_SCREEN = {
   photos: '/api/photos',
   summary: '/api/photos/summary',
   subscription: '/api/subscription',
-  appStatus: '/api/app-status',
 } as const;
+/** `/api/app-status` as it answers: the status bar's Active badge on every painted screen. */
+export interface PaintedAppStatus {
+  isActive: boolean;
+  isMonitoring: boolean;
+  activeSince: string | null;
+  lastActivity: string | null;
+}
 /** What the dashboard's first screen shows, as its screen's own requests answer (dashboard-page.tsx). */
 export interface FirstDashboard {
   user: { firstName: string; createdAt: string };
@@ -282,7 +290,7 @@ export interface FirstDashboard {
   photos: { name: string; thumbnailUrl?: string | null; url: string; analyzed: boolean; category?: string | null }[];
   summary: { total: number; analyzed: number };
   subscription: { status: string; tier: string; endDate: string | null };
-  appStatus: { isActive: boolean; isMonitoring: boolean; activeSince: string | null; lastActivity: string | null };
+  appStatus: PaintedAppStatus;
 }
 
 /** Lucide's icons as the dashboard renders them (lucide-react's markup), so the script's paint matches. */

@@ -52,6 +52,18 @@ export const errorStatus = (err: unknown): number | undefined => {
   return m ? Number(m[1]) : undefined;
 };
 
+/** The `code` of the server's JSON error body, if it has one. */
+export const errorCode = (err: unknown): string | undefined => {
+  const m = err instanceof Error ? /^\d{3}: ([\s\S]*)$/.exec(err.message) : null;
+  if (!m) return undefined;
+  try {
+    const { code } = JSON.parse(m[1]!) as { code?: unknown };
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 type UnauthorizedBehavior = 'returnNull' | 'throw';
 export const getQueryFn =
   <T>({ on401 }: { on401: UnauthorizedBehavior }): QueryFunction<T> =>

@@ -10,6 +10,7 @@ import {
   type TestApp,
 } from '../../test/harness';
 import { AD_BREAK_CLOCK_LEEWAY_MS, AD_BREAK_RECORD_WINDOW_MS } from './ad-breaks.service';
+import { AD_STILL_PLAYING_CODE } from '@contract/ad-breaks';
 
 describe(`ad break activities (${testDbKind})`, () => {
   let t: TestApp;
@@ -197,6 +198,8 @@ describe(`ad break activities (${testDbKind})`, () => {
     const tooEarly = await recordAdBreak(t.app, cookie, early.id, body);
     expect(tooEarly.statusCode).toBe(409);
     expect(tooEarly.json().message).toBe('The ad is still playing: 3 s left.');
+    // Told apart from the final 409s: the overlay may send it again.
+    expect(tooEarly.json().code).toBe(AD_STILL_PLAYING_CODE);
     t.clock.advance(1);
     expect((await recordAdBreak(t.app, cookie, early.id, body)).statusCode).toBe(201);
 

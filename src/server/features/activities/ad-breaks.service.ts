@@ -1,6 +1,6 @@
 import { SIMULATED_ADS } from '@domain/games/scoring';
-import type { AdBreak } from '@contract/ad-breaks';
-import { badRequest, conflict, notFound } from '../../http/errors';
+import { AD_STILL_PLAYING_CODE, type AdBreak } from '@contract/ad-breaks';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors';
 import type { AdBreakRow, AdBreaksRepository } from './ad-breaks.repository';
 
 /**
@@ -77,7 +77,8 @@ export function createAdBreaksService({ repo, now }: AdBreaksServiceDeps) {
       const at = now().getTime();
       const endsAt = adBreakEndsAt(row).getTime();
       if (at < endsAt - AD_BREAK_CLOCK_LEEWAY_MS) {
-        throw conflict(`The ad is still playing: ${Math.ceil((endsAt - at) / 1000)} s left.`);
+        const left = Math.ceil((endsAt - at) / 1000);
+        throw new AppError(409, `The ad is still playing: ${left} s left.`, AD_STILL_PLAYING_CODE);
       }
       if (at > endsAt + AD_BREAK_RECORD_WINDOW_MS) throw conflict(EXPIRED_AD_BREAK_MESSAGE);
       return row;

@@ -2,6 +2,7 @@
 import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { AD_STILL_PLAYING_CODE } from '@contract/ad-breaks';
 import { createQueryClient, getQueryFn } from '../../lib/api';
 import { useState } from 'react';
 import { SETTLE_MS } from '../../lib/settling-presses';
@@ -15,11 +16,16 @@ function jsonResponse(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
 
-function setup(duration = 15, photosAnswer: () => Response = () => jsonResponse([])) {
+const recorded = () => jsonResponse({ recorded: true, message: 'Ad skipped! +2 pts' }, 201);
+
+function setup(
+  duration = 15,
+  photosAnswer: () => Response = () => jsonResponse([]),
+  recordAnswer: () => Response = recorded,
+) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/photos') return photosAnswer();
-    if (url === '/api/activities' && init?.method === 'POST')
-      return jsonResponse({ recorded: true, message: 'Ad skipped! +2 pts' }, 201);
+    if (url === '/api/activities' && init?.method === 'POST') return recordAnswer();
     return jsonResponse({});
   });
   vi.stubGlobal('fetch', fetchMock);
@@ -332,7 +338,7 @@ describe('AdOverlay without a connection', () => {
 });
 
 describe('AdOverlay whose recording gets no answer', () => {
-  it('gives up after RECORD_WAIT_MS and closes, instead of holding the user in the overlay at 0:00', async () => {
+  it('gives up after RECORD_WAIT_MS and offers Try again, instead of holding the user in the overlay at 0:00', async () => {
     const { fetchMock, onClose, posts } = setup(15);
     // A connection gone dead unnoticed: no answer, until the request is abandoned.
     fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
@@ -347,8 +353,77 @@ describe('AdOverlay whose recording gets no answer', () => {
     await advance(RECORD_WAIT_MS - 100);
     expect(onClose).not.toHaveBeenCalled();
     await advance(100);
+    expect(screen.getByRole('alert')).toHaveTextContent('Could not record this ad break.');
+    expect(screen.getByRole('button', { name: 'Try again' })).toHaveFocus();
+    expect(onClose).not.toHaveBeenCalled();
+    // Not sent again unasked: a late recording is the server's to count, once (by the ad-break id).
+    expect(posts()).toHaveLength(1);
+  });
+});
+
+describe('AdOverlay when the recording is refused', () => {
+  it('keeps a break refused for a passing reason, says why, and records it on Try again', async () => {
+    const answers: (() => Response)[] = [
+      () => {
+        // A connection lost while the browser believes it is online.
+        throw new TypeError('Failed to fetch');
+      },
+      () => jsonResponse({ message: 'The service is temporarily unavailable. Please try again shortly.' }, 503),
+      () => jsonResponse({ message: 'The ad is still playing: 2 s left.', code: AD_STILL_PLAYING_CODE }, 409),
+      recorded,
+    ];
+    const { posts, onClose, onReward } = setup(15, undefined, () => answers.shift()!());
+    await advance(15_000);
+    expect(posts()).toHaveLength(1);
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Could not record this ad break. Network error. Please try again.',
+    );
+    expect(screen.getByRole('button', { name: 'Try again' })).toHaveFocus();
+    expect(onClose).not.toHaveBeenCalled();
+    expect(onReward).not.toHaveBeenCalled();
+
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Could not record this ad break. The service is temporarily unavailable. Please try again shortly.',
+    );
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    expect(screen.getByRole('alert')).toHaveTextContent('The ad is still playing: 2 s left.');
+    expect(onClose).not.toHaveBeenCalled();
+
+    await advance(2_000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    expect(onReward).toHaveBeenCalledExactlyOnceWith({ recorded: true, message: 'Ad skipped! +2 pts' });
     expect(onClose).toHaveBeenCalledTimes(1);
-    // Not sent again: a late recording is the server's to count, once.
+    // The same ad break every time: the server counts it once, whatever reached it.
+    expect(posts()).toHaveLength(4);
+    for (const [, init] of posts()) expect(new Headers(init?.headers).get('Idempotency-Key')).toBe('evt-1');
+  });
+
+  it('can be closed unpaid from the failure', async () => {
+    const { onClose, onReward } = setup(15, undefined, () =>
+      jsonResponse({ message: 'Something went wrong on our side.' }, 500),
+    );
+    await advance(15_000);
+    expect(screen.getByRole('alert')).toHaveTextContent('Something went wrong on our side.');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(onReward).not.toHaveBeenCalled();
+  });
+
+  it("closes on a final refusal, with the server's reason", async () => {
+    const { onClose, onReward, posts } = setup(15, undefined, () =>
+      jsonResponse(
+        { message: 'This ad break was replaced by a newer one and cannot be recorded.', code: 'conflict' },
+        409,
+      ),
+    );
+    await advance(15_000);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(onReward).not.toHaveBeenCalled();
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument();
     expect(posts()).toHaveLength(1);
   });
 });

@@ -7,14 +7,30 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { ProgressBar } from '../../components/ui/progress-bar';
-import { errorMessage } from '../../lib/api';
+import { errorCode, errorMessage, errorStatus } from '../../lib/api';
 import { countdownAnnouncement } from '../../lib/countdown-announcement';
 import { useModalLayer } from '../../lib/use-modal-layer';
 import { useSettlingPresses } from '../../lib/settling-presses';
 import { PhotoViewer, photosQueryOptions } from '../gallery';
 import { activitiesQueryOptions, announceActivity, rewardsQueryOptions, statsQueryOptions } from '../rewards';
+import { AD_STILL_PLAYING_CODE } from '@contract/ad-breaks';
 import { MiniGameDialog, type MiniGameOutcome } from './mini-game-dialog';
 import { adBreakActivity, betterOutcome, recordAdBreak } from './record-ad-break';
+
+/**
+ * A recording refused for a passing reason: the network (lost while the browser believes it is
+ * online), the server (a 5xx while it restarts), the per-user limit, or an ad the server still
+ * sees playing (the device clock moved forward during the ad). The break stays recordable for 10
+ * minutes after its ad, once per ad-break id, so asking again is safe; the server decides the
+ * points. Other refusals (superseded, expired, the plan, an impossible score) are final.
+ */
+function mayRecordLater(err: unknown): boolean {
+  const status = errorStatus(err);
+  return status === undefined || status >= 500 || status === 429 || errorCode(err) === AD_STILL_PLAYING_CODE;
+}
+
+/** The recording's request failed for a passing reason (only the request's own errors count). */
+class PassingFailure extends Error {}
 
 export interface AdOverlayProps {
   app: string;
@@ -53,6 +69,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const layer = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const finished = useRef(false);
+  // Why the last recording failed, while asking again may still pay the break.
+  const [failure, setFailure] = useState<string | null>(null);
+  const tryAgainButton = useRef<HTMLButtonElement>(null);
   useModalLayer(layer);
 
   // Once per second from the ad duration to 0: the next tick is due when the shown second changes
@@ -75,7 +94,10 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
     // Held offline until the connection is back (the panel says so): the ad has run and its points
     // are owed, and the ad-break id keeps a late recording counted once.
     networkMode: 'online',
-    mutationFn: () => recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId),
+    mutationFn: () =>
+      recordAdBreak(adBreakActivity(app, duration, outcome.current), adBreakId).catch((err: unknown) => {
+        throw mayRecordLater(err) ? new PassingFailure(errorMessage(err, 'Failed to record activity')) : err;
+      }),
     onSuccess: async (response) => {
       onReward(response);
       await Promise.all([
@@ -85,13 +107,19 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
       ]);
     },
     onError: (err) => {
-      toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' });
+      // Closed on every refusal, a break the user had earned was lost to a dropped connection or a
+      // restarting server, with a toast saying 'Please try again' and nothing left to try.
+      if (err instanceof PassingFailure) setFailure(err.message);
+      else
+        toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' });
       // An answer given up on may still have been recorded: its points show once it has.
       void qc.invalidateQueries({ queryKey: statsQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: activitiesQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
     },
-    onSettled: () => onClose(),
+    onSettled: (_response, err) => {
+      if (!(err instanceof PassingFailure)) onClose();
+    },
   });
   const { mutate } = record;
 
@@ -102,6 +130,10 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
     setGalleryOpen(false);
     mutate();
   }, [remaining, gameInPlay, mutate]);
+
+  useEffect(() => {
+    if (failure) tryAgainButton.current?.focus();
+  }, [failure]);
 
   const onFinish = useCallback((result: MiniGameOutcome) => {
     outcome.current = betterOutcome(outcome.current, result);
@@ -137,7 +169,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. Offline
             at 0 the recording waits for the connection (the server counts a break up to 10 minutes
             after its ad, once per ad-break id), so the panel says why it stays. */}
-        {!galleryOpen && !gameOpen && (
+        {!galleryOpen && !gameOpen && !failure && (
           <p role="status" aria-live="polite" className={record.isPaused ? 'text-sm' : 'sr-only'}>
             {record.isPaused
               ? 'Ad finished. Waiting for the connection to record this ad break.'
@@ -153,6 +185,26 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
               <span className="sr-only">Ad ends in </span>
               {formatCountdown(remaining)}
             </p>
+            {failure && (
+              <div className="flex flex-col items-center gap-3">
+                <p role="alert" className="text-sm">
+                  Could not record this ad break. {failure}
+                </p>
+                <div className="flex gap-3">
+                  <Button
+                    ref={tryAgainButton}
+                    pending={record.isPending}
+                    onClick={() => mutate()}
+                    className="text-primary-fg"
+                  >
+                    Try again
+                  </Button>
+                  <Button variant="outline" onClick={onClose} className="text-fg">
+                    Close
+                  </Button>
+                </div>
+              </div>
+            )}
             {remaining > 0 && !galleryOpen && (
               <Button ref={backToPhotos} variant="outline" onClick={() => setGalleryOpen(true)} className="text-fg">
                 <Images className="size-4" aria-hidden />
@@ -180,9 +232,11 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
           countdownFrom={duration}
           // Closed mid-ad, the viewer leaves the ad panel on screen: focus goes to its Back to Photos,
           // not to the control that started the ad, which the overlay covers (and makes inert). Closed
-          // by the ad's end, to the panel while the break is recorded; the control gets it back after.
+          // by the ad's end, to the panel while the break is recorded (to Try again if that failed
+          // already); the control gets it back after.
           onCloseAutoFocus={(event) => {
-            const target = backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
+            const target =
+              tryAgainButton.current ?? backToPhotos.current ?? (layer.current?.isConnected ? layer.current : null);
             if (!target) return;
             event.preventDefault();
             target.focus();

@@ -59,7 +59,10 @@ function setup({
       );
     }
     if (url === '/api/activities' && init?.method === 'POST')
-      return jsonResponse({ recorded: true, skipReward: 2, pointsAdded: 3, message: 'Ad skipped! +2 pts' }, 201);
+      return jsonResponse(
+        { recorded: true, skipReward: 2, pointsAdded: 3, message: 'Ad skipped! +2 pts', newAchievements: [] },
+        201,
+      );
     return jsonResponse({});
   });
   vi.stubGlobal('fetch', fetchMock);

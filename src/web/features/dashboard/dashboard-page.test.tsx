@@ -2,10 +2,11 @@
 import type { Activity } from '@contract/activities';
 import type { AppStatus } from '@contract/app-status';
 import type { Stats } from '@contract/rewards';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClient, QueryClientProvider, type QueryFunction, type QueryKey } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { getQueryFn } from '../../lib/api';
 import { forgetServerClock } from '../../lib/server-clock';
+import { spokenText } from '../../test/spoken-text';
 import { Dashboard } from './dashboard-page';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -32,40 +33,84 @@ const activity = (i: number, minutesAgo: number): Activity => ({
   createdAt: new Date(NOW.getTime() - minutesAgo * 60_000).toISOString(),
 });
 
-function renderDashboard(data: {
-  createdDaysAgo: number;
-  stats: Stats;
-  activities?: Activity[];
-  photos?: object[];
-  summary?: object;
-  subscription?: object;
-  appStatus?: AppStatus;
-}) {
+const TOO_MANY = JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' });
+const FREE_PLAN = { status: 'inactive', tier: 'free', billingCycle: 'monthly', price: 0, endDate: null };
+const INACTIVE: AppStatus = { isActive: false, isMonitoring: false, lastActivity: null, activeSince: null };
+
+/**
+ * The dashboard over answers already held: a new free user's (no summary) unless given. A query
+ * named in `asked` holds no answer and is asked as the screen would: of `fetch` through the app's
+ * query function, or through the one given (a query with a function of its own, the stats, keeps
+ * it). Any other query asked never answers.
+ */
+function renderDashboard(
+  data: {
+    createdDaysAgo?: number;
+    createdAt?: string;
+    stats?: Stats;
+    activities?: Activity[];
+    photos?: object[];
+    summary?: object;
+    subscription?: object;
+    appStatus?: AppStatus;
+    asked?: (readonly [QueryKey, QueryFunction?])[];
+  } = {},
+) {
   const qc = new QueryClient({
     defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
   });
-  const createdAt = new Date(NOW.getTime() - data.createdDaysAgo * 86_400_000).toISOString();
-  qc.setQueryData(['/api/auth/user'], {
-    user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt },
-  });
-  qc.setQueryData(['/api/stats'], data.stats);
-  qc.setQueryData(['/api/activities'], data.activities ?? []);
-  qc.setQueryData(['/api/photos'], data.photos ?? []);
-  if (data.summary) qc.setQueryData(['/api/photos', 'summary'], data.summary);
-  qc.setQueryData(
-    ['/api/subscription'],
-    data.subscription ?? { status: 'inactive', tier: 'free', billingCycle: 'monthly', price: 0, endDate: null },
-  );
-  qc.setQueryData(
-    ['/api/app-status'],
-    data.appStatus ?? { isActive: false, isMonitoring: false, lastActivity: null, activeSince: null },
-  );
-  return render(
+  const createdAt = data.createdAt ?? new Date(NOW.getTime() - (data.createdDaysAgo ?? 0) * 86_400_000).toISOString();
+  const asked = (data.asked ?? []).map(([key]) => JSON.stringify(key));
+  for (const [key, queryFn = getQueryFn({ on401: 'throw' })] of data.asked ?? []) qc.setQueryDefaults(key, { queryFn });
+  const held: [QueryKey, unknown][] = [
+    [['/api/auth/user'], { user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt } }],
+    [['/api/stats'], data.stats ?? stats()],
+    [['/api/activities'], data.activities ?? []],
+    [['/api/photos'], data.photos ?? []],
+    [['/api/photos', 'summary'], data.summary],
+    [['/api/subscription'], data.subscription ?? FREE_PLAN],
+    [['/api/app-status'], data.appStatus ?? INACTIVE],
+  ];
+  for (const [key, answer] of held)
+    if (answer !== undefined && !asked.includes(JSON.stringify(key))) qc.setQueryData(key, answer);
+  const view = render(
     <QueryClientProvider client={qc}>
       <Dashboard />
     </QueryClientProvider>,
   );
+  return { ...view, qc };
 }
+
+/**
+ * `fetch` answering `/api/subscription` with `plan(serverTime)` (`null`: a 503) and the server's
+ * Date header; any other request never answers. Returns the count of plan requests.
+ */
+function servePlan(plan: (serverTime: number) => object | null, serverTime = () => Date.now()) {
+  const asked = vi.fn();
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (url !== '/api/subscription') return new Promise<Response>(() => {});
+      asked();
+      const now = serverTime();
+      const headers = { 'content-type': 'application/json', date: new Date(now).toUTCString() };
+      const body = plan(now);
+      return body
+        ? new Response(JSON.stringify(body), { status: 200, headers })
+        : new Response('Service Unavailable', { status: 503, headers });
+    }),
+  );
+  return asked;
+}
+
+/** A monthly premium plan ending at `end`, as the server answers it while on, or once ended. */
+const premiumUntil = (end: number, active: boolean) => ({
+  status: active ? 'active' : 'expired',
+  tier: active ? 'premium' : 'free',
+  billingCycle: 'monthly',
+  price: active ? 999 : 0,
+  endDate: new Date(end).toISOString(),
+});
 
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
@@ -75,17 +120,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
   forgetServerClock();
 });
-
-/** The text a screen reader reads from an element: its text outside aria-hidden parts (labels aside). */
-function spokenText(el: Element): string {
-  if (el.getAttribute('aria-hidden') === 'true') return '';
-  let text = '';
-  for (const node of el.childNodes) {
-    if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
-    else if (node instanceof Element) text += spokenText(node);
-  }
-  return text;
-}
 
 describe('Dashboard', () => {
   it('reads the points badge as words, in its text (ARIA ignores an aria-label on a plain element)', () => {
@@ -254,27 +288,7 @@ describe('Dashboard', () => {
             }),
         ),
       );
-      const qc = new QueryClient({
-        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
-      });
-      for (const key of Object.keys(answers)) qc.setQueryDefaults([key], { queryFn: getQueryFn({ on401: 'throw' }) });
-      qc.setQueryData(['/api/auth/user'], {
-        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
-      });
-      qc.setQueryData(['/api/stats'], stats());
-      qc.setQueryData(['/api/photos'], []);
-      qc.setQueryData(['/api/subscription'], {
-        status: 'inactive',
-        tier: 'free',
-        billingCycle: 'monthly',
-        price: 0,
-        endDate: null,
-      });
-      const view = render(
-        <QueryClientProvider client={qc}>
-          <Dashboard />
-        </QueryClientProvider>,
-      );
+      const view = renderDashboard({ asked: Object.keys(answers).map((key) => [[key]] as const) });
       const card = screen.getByTestId('status-card');
       await waitFor(() => expect(within(card).getByText('Active for 2 minutes')).toBeInTheDocument());
       expect(within(card).getByText('Last activity: less than a minute ago')).toBeInTheDocument();
@@ -290,44 +304,8 @@ describe('Dashboard', () => {
       // A 7-day trial with 90 s left on the server, whose clock is skewMinutes behind the device's.
       const serverTime = () => Date.now() - skewMinutes * 60_000;
       const end = serverTime() + 90_000;
-      const asked = vi.fn();
-      const answer = vi.fn(async (url: string) => {
-        if (url !== '/api/subscription') return new Promise<Response>(() => {});
-        asked();
-        const active = serverTime() < end;
-        return new Response(
-          JSON.stringify({
-            status: active ? 'active' : 'expired',
-            tier: active ? 'premium' : 'free',
-            billingCycle: 'monthly',
-            price: active ? 999 : 0,
-            endDate: new Date(end).toISOString(),
-          }),
-          { status: 200, headers: { 'content-type': 'application/json', date: new Date(serverTime()).toUTCString() } },
-        );
-      });
-      vi.stubGlobal('fetch', answer);
-      const qc = new QueryClient({
-        defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
-      });
-      qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
-      qc.setQueryData(['/api/auth/user'], {
-        user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
-      });
-      qc.setQueryData(['/api/stats'], stats());
-      qc.setQueryData(['/api/activities'], []);
-      qc.setQueryData(['/api/photos'], []);
-      qc.setQueryData(['/api/app-status'], {
-        isActive: false,
-        isMonitoring: false,
-        lastActivity: null,
-        activeSince: null,
-      });
-      const view = render(
-        <QueryClientProvider client={qc}>
-          <Dashboard />
-        </QueryClientProvider>,
-      );
+      const asked = servePlan((now) => premiumUntil(end, now < end), serverTime);
+      const view = renderDashboard({ asked: [[['/api/subscription']]] });
       const plan = screen.getByTestId('plan-card');
       await act(() => vi.advanceTimersByTimeAsync(0));
       expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
@@ -352,55 +330,21 @@ describe('Dashboard', () => {
     const end = NOW.getTime() + 60_000;
     // Stripe renews at the period's end; its event reaches the server 5 s later.
     const renewedAt = end + 5_000;
-    const asked = vi.fn();
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        if (url !== '/api/subscription') return new Promise<Response>(() => {});
-        asked();
-        const now = Date.now();
-        const renewed = now >= renewedAt;
-        const active = now < end || renewed;
-        return new Response(
-          JSON.stringify({
-            status: active ? 'active' : 'expired',
-            tier: active ? 'premium' : 'free',
-            billingCycle: 'monthly',
-            price: active ? 999 : 0,
-            endDate: new Date(renewed ? end + 30 * 86_400_000 : end).toISOString(),
-            source: 'stripe',
-            cancelAtPeriodEnd: false,
-            trialAvailable: false,
-            trial: false,
-            trialEndsAt: null,
-            // Past its end, not cancelled, its renewal not confirmed yet: Stripe still charges it.
-            paymentDue: !active,
-          }),
-          { status: 200, headers: { 'content-type': 'application/json', date: new Date(now).toUTCString() } },
-        );
-      }),
-    );
-    const qc = new QueryClient({
-      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    const asked = servePlan((now) => {
+      const renewed = now >= renewedAt;
+      const active = now < end || renewed;
+      return {
+        ...premiumUntil(renewed ? end + 30 * 86_400_000 : end, active),
+        source: 'stripe',
+        cancelAtPeriodEnd: false,
+        trialAvailable: false,
+        trial: false,
+        trialEndsAt: null,
+        // Past its end, not cancelled, its renewal not confirmed yet: Stripe still charges it.
+        paymentDue: !active,
+      };
     });
-    qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
-    qc.setQueryData(['/api/auth/user'], {
-      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
-    });
-    qc.setQueryData(['/api/stats'], stats());
-    qc.setQueryData(['/api/activities'], []);
-    qc.setQueryData(['/api/photos'], []);
-    qc.setQueryData(['/api/app-status'], {
-      isActive: false,
-      isMonitoring: false,
-      lastActivity: null,
-      activeSince: null,
-    });
-    render(
-      <QueryClientProvider client={qc}>
-        <Dashboard />
-      </QueryClientProvider>,
-    );
+    renderDashboard({ asked: [[['/api/subscription']]] });
     const plan = screen.getByTestId('plan-card');
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
@@ -420,49 +364,8 @@ describe('Dashboard', () => {
     const end = NOW.getTime() + 60_000;
     // The server restarts over the plan's end: its answers are 503 for the 3 s after it.
     const upAgainAt = end + 3_000;
-    const asked = vi.fn();
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        if (url !== '/api/subscription') return new Promise<Response>(() => {});
-        asked();
-        const now = Date.now();
-        const headers = { 'content-type': 'application/json', date: new Date(now).toUTCString() };
-        if (now >= end && now < upAgainAt) return new Response('Service Unavailable', { status: 503, headers });
-        const active = now < end;
-        return new Response(
-          JSON.stringify({
-            status: active ? 'active' : 'expired',
-            tier: active ? 'premium' : 'free',
-            billingCycle: 'monthly',
-            price: active ? 999 : 0,
-            endDate: new Date(end).toISOString(),
-          }),
-          { status: 200, headers },
-        );
-      }),
-    );
-    const qc = new QueryClient({
-      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
-    });
-    qc.setQueryDefaults(['/api/subscription'], { queryFn: getQueryFn({ on401: 'throw' }) });
-    qc.setQueryData(['/api/auth/user'], {
-      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
-    });
-    qc.setQueryData(['/api/stats'], stats());
-    qc.setQueryData(['/api/activities'], []);
-    qc.setQueryData(['/api/photos'], []);
-    qc.setQueryData(['/api/app-status'], {
-      isActive: false,
-      isMonitoring: false,
-      lastActivity: null,
-      activeSince: null,
-    });
-    render(
-      <QueryClientProvider client={qc}>
-        <Dashboard />
-      </QueryClientProvider>,
-    );
+    const asked = servePlan((now) => (now >= end && now < upAgainAt ? null : premiumUntil(end, now < end)));
+    renderDashboard({ asked: [[['/api/subscription']]] });
     const plan = screen.getByTestId('plan-card');
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(within(plan).getByText('Premium Plan')).toBeInTheDocument();
@@ -480,40 +383,16 @@ describe('Dashboard', () => {
   });
 
   it('a refused summary (429) leaves the counts of the photos it has, not a crash or a screen still waiting', async () => {
-    const qc = new QueryClient({
-      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
+    const { qc } = renderDashboard({
+      photos: [1, 2].map((i) => ({
+        id: `p${i}`,
+        name: `n${i}`,
+        url: `/${i}`,
+        thumbnailUrl: `/${i}-t`,
+        analyzed: i === 1,
+      })),
+      asked: [[['/api/photos', 'summary'], () => Promise.reject(new Error(`429: ${TOO_MANY}`))]],
     });
-    qc.setQueryDefaults(['/api/photos', 'summary'], {
-      queryFn: () =>
-        Promise.reject(new Error('429: {"message":"Too many attempts. Please wait 5 minute(s) and try again."}')),
-    });
-    qc.setQueryData(['/api/auth/user'], {
-      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: NOW.toISOString() },
-    });
-    qc.setQueryData(['/api/stats'], stats());
-    qc.setQueryData(['/api/activities'], []);
-    qc.setQueryData(
-      ['/api/photos'],
-      [1, 2].map((i) => ({ id: `p${i}`, name: `n${i}`, url: `/${i}`, thumbnailUrl: `/${i}-t`, analyzed: i === 1 })),
-    );
-    qc.setQueryData(['/api/subscription'], {
-      status: 'inactive',
-      tier: 'free',
-      billingCycle: 'monthly',
-      price: 0,
-      endDate: null,
-    });
-    qc.setQueryData(['/api/app-status'], {
-      isActive: false,
-      isMonitoring: false,
-      lastActivity: null,
-      activeSince: null,
-    });
-    render(
-      <QueryClientProvider client={qc}>
-        <Dashboard />
-      </QueryClientProvider>,
-    );
     await act(async () => {
       await qc
         .getQueryCache()
@@ -540,38 +419,16 @@ describe('Dashboard', () => {
   });
 
   it('says the points, activities and plan could not be read instead of showing zeros, no history and the Free plan', async () => {
-    const refused = () =>
-      Promise.reject(new Error('429: {"message":"Too many attempts. Please wait 5 minute(s) and try again."}'));
-    const qc = new QueryClient({
-      defaultOptions: { queries: { staleTime: Infinity, retry: false, queryFn: () => new Promise(() => {}) } },
-    });
-    for (const key of [['/api/activities'], ['/api/subscription']]) qc.setQueryDefaults(key, { queryFn: refused });
-    // Stats ask with their own query function (the browser's offset in the URL).
+    // Every request refused; the stats ask with their own query function (the browser's offset in the URL).
     vi.stubGlobal(
       'fetch',
-      vi.fn(
-        async () =>
-          new Response(JSON.stringify({ message: 'Too many attempts. Please wait 5 minute(s) and try again.' }), {
-            status: 429,
-          }),
-      ),
+      vi.fn(async () => new Response(TOO_MANY, { status: 429 })),
     );
-    qc.setQueryData(['/api/auth/user'], {
-      user: { id: 'u1', email: 'a@b.c', firstName: 'Ada', lastName: 'L', createdAt: '2026-02-01T00:00:00Z' },
+    renderDashboard({
+      createdAt: '2026-02-01T00:00:00Z',
+      summary: { total: 3, analyzed: 0, organized: 0, categories: [] },
+      asked: [[['/api/stats']], [['/api/activities']], [['/api/subscription']]],
     });
-    qc.setQueryData(['/api/photos'], []);
-    qc.setQueryData(['/api/photos', 'summary'], { total: 3, analyzed: 0, organized: 0, categories: [] });
-    qc.setQueryData(['/api/app-status'], {
-      isActive: false,
-      isMonitoring: false,
-      lastActivity: null,
-      activeSince: null,
-    });
-    render(
-      <QueryClientProvider client={qc}>
-        <Dashboard />
-      </QueryClientProvider>,
-    );
     await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(3));
     const alerts = screen.getAllByRole('alert');
     for (const a of alerts) expect(a).toHaveTextContent('Too many attempts. Please wait 5 minute(s) and try again.');

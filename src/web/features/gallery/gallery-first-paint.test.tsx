@@ -1,49 +1,23 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { QueryClient } from '@tanstack/react-query';
+import { screen, waitFor } from '@testing-library/react';
 import { keepFirstPaint } from '../../app/first-paint';
-import GalleryPage from './gallery-page';
+import { renderGallery as renderGalleryScreen, stubResizeObserver } from './test-gallery';
+import { testPhoto } from './test-photos';
 
 /**
  * The gallery's first photos painted by the server (web-pages.ts) stay on screen until the first
  * timeline answer renders: no skeletons in between (a flash, and a later largest paint). Once the
  * screen has shown its own content, the painted copy is never shown again.
  */
-const photo = {
-  id: 'p1',
-  name: 'Real one',
-  url: '/api/photos/p1/file',
-  thumbnailUrl: '/api/photos/p1/thumbnail?v=1',
-  previewUrl: '/api/photos/p1/preview',
-  uploadedAt: '2026-03-01T10:00:00.000Z',
-  takenAt: null,
-  size: 1000,
-  width: 10,
-  height: 10,
-  thumbhash: null,
-  analyzed: true,
-  category: null,
-  tags: [],
-  description: null,
-  albumId: null,
-  isDemo: false,
-  favorite: false,
-};
+const photo = { ...testPhoto('p1', 'Real one'), url: '/api/photos/p1/file', analyzed: true };
 
 /** The first tile's picture as the server put it inside the page (web-pages.ts `inlinePictures`). */
 const INLINED = 'data:image/webp;base64,UklGRg==';
 
 let answer: (body: unknown) => void = () => {};
 beforeAll(() => {
-  vi.stubGlobal(
-    'ResizeObserver',
-    class {
-      observe() {}
-      disconnect() {}
-    },
-  );
+  stubResizeObserver();
   vi.stubGlobal(
     'fetch',
     vi.fn(
@@ -63,14 +37,9 @@ beforeAll(() => {
 });
 afterAll(() => vi.unstubAllGlobals());
 
+// Only the gallery's own queries ask (its one `fetch` answer at a time is the timeline's).
 const renderGallery = () =>
-  render(
-    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <Router hook={memoryLocation({ path: '/gallery' }).hook}>
-        <GalleryPage />
-      </Router>
-    </QueryClientProvider>,
-  );
+  renderGalleryScreen({ qc: new QueryClient({ defaultOptions: { queries: { retry: false } } }) });
 
 describe('the gallery after a server-painted first screen', () => {
   it('keeps the painted photos until its first answer renders, then shows only its own', async () => {

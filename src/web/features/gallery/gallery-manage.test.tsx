@@ -3,13 +3,10 @@ import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider, onlineManager } from '@tanstack/react-query';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
 import { Toaster } from '../../components/ui/toaster';
-import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
-import GalleryPage from './gallery-page';
 import { ViewerActions } from './viewer-actions';
+import { renderGallery, stubResizeObserver } from './test-gallery';
 import { testPhoto as photo } from './test-photos';
 
 /** Selecting and deleting in the gallery: where focus goes, and a delete that cannot be sent. */
@@ -25,13 +22,7 @@ beforeEach(() => {
     library = library.filter((p) => !ids.includes(p.id));
     return new Response(JSON.stringify({ deleted: ids.length }));
   };
-  vi.stubGlobal(
-    'ResizeObserver',
-    class {
-      observe() {}
-      disconnect() {}
-    },
-  );
+  stubResizeObserver();
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
@@ -57,24 +48,6 @@ afterEach(() => {
   onlineManager.setOnline(true);
   vi.unstubAllGlobals();
 });
-
-function renderGallery(path = '/gallery') {
-  const qc = new QueryClient({
-    defaultOptions: {
-      queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity },
-      mutations: { retry: false },
-    },
-  });
-  const location = memoryLocation({ path });
-  render(
-    <QueryClientProvider client={qc}>
-      <Router hook={location.hook} searchHook={location.searchHook}>
-        <GalleryPage />
-      </Router>
-      <Toaster />
-    </QueryClientProvider>,
-  );
-}
 
 /** The first answer on a loaded machine (the test runner shares it) may take more than a second. */
 const findSelect = () => screen.findByRole('button', { name: 'Select' }, { timeout: 10_000 });
@@ -196,7 +169,7 @@ describe('the Favorites album in the viewer', () => {
   it('closes the viewer when its last favourite is un-hearted, rather than an empty viewer', async () => {
     library = [{ ...photo('p1', 'Beach'), favorite: true }, photo('p2', 'Forest')];
     const user = userEvent.setup();
-    renderGallery('/gallery?view=favorites');
+    renderGallery({ path: '/gallery?view=favorites' });
     await user.click(await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 }));
     const viewer = await screen.findByRole('dialog', { name: 'Your Photos' });
     await user.click(within(viewer).getByRole('button', { name: 'Favorite' }));
@@ -268,7 +241,7 @@ describe('Back while the Possible duplicates viewer is open', () => {
 
   it('closes the viewer and stays in the album', async () => {
     const user = userEvent.setup();
-    renderGallery('/gallery?album=duplicates');
+    renderGallery({ path: '/gallery?album=duplicates' });
     await user.click(await screen.findByRole('button', { name: 'Open Forest' }, { timeout: 10_000 }));
     expect(await screen.findByRole('dialog', { name: 'Your Photos' })).toBeInTheDocument();
     expect(window.history.state).toMatchObject({ eyevuViewerPhoto: 'p2' });
@@ -279,7 +252,7 @@ describe('Back while the Possible duplicates viewer is open', () => {
 
   it('closed by its own button, leaves no entry behind; Back from the editor opens it again', async () => {
     const user = userEvent.setup();
-    renderGallery('/gallery?album=duplicates');
+    renderGallery({ path: '/gallery?album=duplicates' });
     const state = window.history.state as unknown;
     await user.click(await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 }));
     await user.click(await screen.findByRole('button', { name: 'Close' }));
@@ -290,7 +263,7 @@ describe('Back while the Possible duplicates viewer is open', () => {
     await screen.findByRole('dialog', { name: 'Your Photos' });
     await user.keyboard('{ArrowRight}');
     cleanup();
-    renderGallery('/gallery?album=duplicates');
+    renderGallery({ path: '/gallery?album=duplicates' });
     const again = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
     expect(within(again).getByTestId('viewer-caption')).toHaveTextContent('Forest');
     // The album's own viewer: two photos, not the library's three.

@@ -1,11 +1,7 @@
 // @vitest-environment jsdom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
-import { getQueryFn } from '../../lib/api';
-import GalleryPage from './gallery-page';
+import { renderGallery, stubResizeObserver } from './test-gallery';
 import { testPhoto as photo } from './test-photos';
 
 /** The gallery's next page refused (the page budget's 429): the photos stay, and the user asks again. */
@@ -21,13 +17,7 @@ let asks: { url: string; answer: (res: Response) => void; fail: (err: Error) => 
 beforeEach(() => {
   window.history.replaceState(null, '');
   asks = [];
-  vi.stubGlobal(
-    'ResizeObserver',
-    class {
-      observe() {}
-      disconnect() {}
-    },
-  );
+  stubResizeObserver();
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string) => {
@@ -41,21 +31,6 @@ beforeEach(() => {
   );
 });
 afterEach(() => vi.unstubAllGlobals());
-
-function renderGallery() {
-  const qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-  });
-  const location = memoryLocation({ path: '/gallery' });
-  render(
-    <QueryClientProvider client={qc}>
-      <Router hook={location.hook} searchHook={location.searchHook}>
-        <GalleryPage />
-      </Router>
-    </QueryClientProvider>,
-  );
-  return qc;
-}
 
 /** Lets every answer and render waiting run (a loop of asks would show here). */
 const settle = async () => {
@@ -116,14 +91,21 @@ describe('a next page refused in the grid', () => {
   });
 });
 
+/** The viewer opened on the last photo loaded, the next page asked, and Next pressed. */
+async function nextFromLastLoaded() {
+  const user = userEvent.setup();
+  renderGallery();
+  await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
+  // A shared, loaded machine can take more than the default second for each of these.
+  const dialog = await screen.findByRole('dialog', { name: 'Your Photos' }, { timeout: 10_000 });
+  await waitFor(() => expect(asks).toHaveLength(1), { timeout: 10_000 });
+  await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+  return { user, dialog };
+}
+
 describe('a next page refused while the viewer waits for it', () => {
   it('says the page could not be loaded and why, and Next asks again', async () => {
-    const user = userEvent.setup();
-    renderGallery();
-    await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
-    const dialog = await screen.findByRole('dialog', { name: 'Your Photos' });
-    await waitFor(() => expect(asks).toHaveLength(1));
-    await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+    const { user, dialog } = await nextFromLastLoaded();
     expect(within(dialog).getByText('Loading more photos...')).toBeInTheDocument();
 
     await act(async () => asks[0]!.answer(refused()));
@@ -144,12 +126,7 @@ describe('a next page refused while the viewer waits for it', () => {
 
 describe('Next on the last photo loaded', () => {
   it('moves to the first photo of the last page once it arrives', async () => {
-    const user = userEvent.setup();
-    renderGallery();
-    await user.click(await screen.findByRole('button', { name: 'Open Harbour' }, { timeout: 10_000 }));
-    const dialog = await screen.findByRole('dialog', { name: 'Your Photos' });
-    await waitFor(() => expect(asks).toHaveLength(1));
-    await user.click(within(dialog).getByRole('button', { name: 'Next photo' }));
+    const { dialog } = await nextFromLastLoaded();
     // The last page: 'no more' came a render before its photos were drawn, and Next was dropped.
     await act(async () => asks[0]!.answer(secondPage()));
     expect(await within(dialog).findByText('Photo 4 of 4: Lighthouse')).toBeInTheDocument();
@@ -170,7 +147,7 @@ describe('a refresh refused', () => {
         return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
       }),
     );
-    const qc = renderGallery();
+    const { qc } = renderGallery();
     await screen.findByRole('button', { name: 'Open Beach' }, { timeout: 10_000 });
     // An upload ended elsewhere refreshes the gallery; the page budget is spent.
     await act(() => qc.invalidateQueries({ queryKey: ['/api/photos'] }));
@@ -195,7 +172,7 @@ describe('a refresh refused', () => {
         return new Response(JSON.stringify({ items, nextCursor: null, total: items.length }));
       }),
     );
-    const qc = renderGallery();
+    const { qc } = renderGallery();
     expect(await screen.findByText('No photos yet', undefined, { timeout: 10_000 })).toBeInTheDocument();
     // An upload ended in another tab refreshes the gallery; the page budget is spent.
     await act(() => qc.invalidateQueries({ queryKey: ['/api/photos'] }));

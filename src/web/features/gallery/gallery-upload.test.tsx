@@ -1,14 +1,10 @@
 // @vitest-environment jsdom
 import type { Photo, UploadResponse, UploadResult } from '@contract/photos';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, createEvent, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { QueryClient } from '@tanstack/react-query';
+import { act, createEvent, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
-import { Toaster } from '../../components/ui/toaster';
-import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
-import GalleryPage from './gallery-page';
+import { galleryQueryClient, renderGallery as renderGalleryScreen, stubResizeObserver } from './test-gallery';
 
 /**
  * The gallery's upload as the user meets it: the labelled file input, a progress bar per
@@ -69,13 +65,7 @@ const jpegs = (n: number, prefix = 'IMG_') =>
 beforeEach(() => {
   FakeXhr.sent = [];
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
-  vi.stubGlobal(
-    'ResizeObserver',
-    class {
-      observe() {}
-      disconnect() {}
-    },
-  );
+  stubResizeObserver();
   vi.stubGlobal(
     'fetch',
     vi.fn(async () => new Response(JSON.stringify({ items: [], nextCursor: null, total: 0 }))),
@@ -86,21 +76,8 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function renderGallery(
-  qc = new QueryClient({
-    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-  }),
-) {
-  return render(
-    <QueryClientProvider client={qc}>
-      <Router hook={memoryLocation({ path: '/gallery' }).hook}>
-        <GalleryPage />
-      </Router>
-      <nav aria-label="Main" />
-      <Toaster />
-    </QueryClientProvider>,
-  );
-}
+/** The gallery beside the shell's main navigation (where focus may go). */
+const renderGallery = (qc?: QueryClient) => renderGalleryScreen({ qc, beside: <nav aria-label="Main" /> });
 
 const choose = async (files: File[]) => {
   const user = userEvent.setup();
@@ -248,9 +225,7 @@ describe('uploading from the gallery', () => {
   );
 
   it('stops when the account signed in changes in this tab mid-selection, sending nothing to the next one and telling it nothing', async () => {
-    const qc = new QueryClient({
-      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-    });
+    const qc = galleryQueryClient();
     const account = (id: string) => ({ user: { id, email: `${id}@example.com`, firstName: id, lastName: 'User' } });
     qc.setQueryData(['/api/auth/user'], account('ann'));
     renderGallery(qc);
@@ -270,9 +245,7 @@ describe('uploading from the gallery', () => {
   });
 
   it("has the Organizer ask its analysis count and albums again after an upload (it kept 'All photos analyzed!' over the new photos)", async () => {
-    const qc = new QueryClient({
-      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-    });
+    const qc = galleryQueryClient();
     // What the Organizer read before the upload: never stale by time (staleTime: Infinity).
     qc.setQueryData(['/api/photos/analysis-status'], { total: 10, analyzed: 10, pending: 0 });
     qc.setQueryData(['/api/albums'], []);

@@ -3,7 +3,7 @@ import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { useState } from 'react';
+import { useState, type ReactElement } from 'react';
 import { Toaster } from '../../components/ui/toaster';
 import { getQueryFn } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
@@ -36,16 +36,25 @@ function Viewer(props: { photos: Photo[] }) {
   return <PhotoViewer photos={props.photos} open={open} onOpenChange={setOpen} showManage />;
 }
 
-function renderViewer(photos: Photo[]) {
+/** `ui` under one query client (the app's query function, no retries) and the toasts. */
+function renderInClient(ui: ReactElement) {
   const qc = new QueryClient({
     defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false }, mutations: { retry: false } },
   });
-  render(
+  const inClient = (node: ReactElement) => (
     <QueryClientProvider client={qc}>
-      <Viewer photos={photos} />
+      {node}
       <Toaster />
-    </QueryClientProvider>,
+    </QueryClientProvider>
   );
+  const view = render(inClient(ui));
+  return { rerender: (node: ReactElement) => view.rerender(inClient(node)) };
+}
+
+/** The viewer open on `photos`; `showList` gives it another list, as the gallery's refresh does. */
+function renderViewer(photos: Photo[]) {
+  const { rerender } = renderInClient(<Viewer photos={photos} />);
+  return { showList: (next: Photo[]) => rerender(<Viewer photos={next} />) };
 }
 
 const caption = () => screen.getByTestId('viewer-caption');
@@ -86,17 +95,11 @@ describe('the photo viewer', () => {
 
   it('stays on its photo when the list changes under it, and deletes the photo the confirmation was opened for', async () => {
     const user = userEvent.setup();
-    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
-    const view = (photos: Photo[]) => (
-      <QueryClientProvider client={qc}>
-        <Viewer photos={photos} />
-      </QueryClientProvider>
-    );
-    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    const { showList } = renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
     await user.click(screen.getByRole('button', { name: 'Delete' }));
     const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
     // An upload still going on in the background ends: its photo arrives at the top of the list.
-    rerender(view([photo('p9', 'New upload'), photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    showList([photo('p9', 'New upload'), photo('p1', 'Beach'), photo('p2', 'Forest')]);
     expect(within(caption()).getByText('Beach')).toBeInTheDocument();
     await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(deleted).toEqual([['p1']]));
@@ -104,17 +107,11 @@ describe('the photo viewer', () => {
 
   it('deletes nothing else when the photo the confirmation was opened for went meanwhile', async () => {
     const user = userEvent.setup();
-    const qc = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
-    const view = (photos: Photo[]) => (
-      <QueryClientProvider client={qc}>
-        <Viewer photos={photos} />
-      </QueryClientProvider>
-    );
-    const { rerender } = render(view([photo('p1', 'Beach'), photo('p2', 'Forest')]));
+    const { showList } = renderViewer([photo('p1', 'Beach'), photo('p2', 'Forest')]);
     await user.click(screen.getByRole('button', { name: 'Delete' }));
     const confirm = await screen.findByRole('alertdialog', { name: 'Delete 1 photo?' });
     // Deleted in another tab, and the list refreshed: the viewer shows the next photo.
-    rerender(view([photo('p2', 'Forest')]));
+    showList([photo('p2', 'Forest')]);
     expect(within(caption()).getByText('Forest')).toBeInTheDocument();
     await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(deleted).toEqual([['p1']]));
@@ -160,14 +157,11 @@ describe('the photo viewer over a library larger than its loaded pages', () => {
   it('goes on to the next page at the last photo loaded, instead of wrapping to the first', async () => {
     const user = userEvent.setup();
     const onLoadMore = vi.fn();
-    const qc = new QueryClient();
-    render(
-      <QueryClientProvider client={qc}>
-        <Paged
-          pages={[[photo('p1', 'Beach'), photo('p2', 'Forest')], [photo('p3', 'Harbour')]]}
-          onLoadMore={onLoadMore}
-        />
-      </QueryClientProvider>,
+    renderInClient(
+      <Paged
+        pages={[[photo('p1', 'Beach'), photo('p2', 'Forest')], [photo('p3', 'Harbour')]]}
+        onLoadMore={onLoadMore}
+      />,
     );
     // Near the end of what is loaded, the next page is asked for before it is reached.
     expect(onLoadMore).toHaveBeenCalled();
@@ -185,13 +179,8 @@ describe('the photo viewer over a library larger than its loaded pages', () => {
 
   it('does not wrap back from the first photo to the last one loaded while more pages follow', async () => {
     const user = userEvent.setup();
-    const qc = new QueryClient();
     const loaded = [photo('p1', 'Beach'), photo('p2', 'Forest')];
-    render(
-      <QueryClientProvider client={qc}>
-        <Paged pages={[loaded, [photo('p3', 'Harbour')]]} onLoadMore={() => {}} initialIndex={0} />
-      </QueryClientProvider>,
-    );
+    renderInClient(<Paged pages={[loaded, [photo('p3', 'Harbour')]]} onLoadMore={() => {}} initialIndex={0} />);
     const previous = screen.getByRole('button', { name: 'Previous photo' });
     expect(previous).toHaveAttribute('aria-disabled', 'true');
     await user.keyboard('{ArrowLeft}');

@@ -1,8 +1,7 @@
-import { calendarDay, utcOffsetMinutesOf } from '@domain/calendar';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { errorStatus } from '../../lib/api';
-import { serverNow } from '../../lib/server-clock';
+import { useLocalDay } from '../../lib/use-local-day';
 import { recheckSessionOn401 } from '../auth';
 import { OnboardingModal } from '../onboarding';
 import { announceReward } from './announce';
@@ -10,7 +9,7 @@ import { useAppActive, useAppStatusHeartbeat } from './app-status-query';
 import { postReward, rewardsQueryOptions } from './rewards-query';
 import { statsQueryOptions } from './stats-query';
 
-/** How often an open page looks whether the local day has changed (no request unless it has). */
+/** How often an open page asks again after an ask that may pass later failed. */
 export const LOGIN_DAY_CHECK_MS = 60_000;
 
 /** A failure that asking again later may not meet: no answer, a server fault, a limit. */
@@ -19,26 +18,24 @@ const mayPassLater = (err: unknown) => {
   return status === undefined || status === 408 || status === 429 || status >= 500;
 };
 
-/** The device's local day, by the server's clock. */
-const localDay = () => calendarDay(new Date(serverNow()), utcOffsetMinutesOf(new Date()));
-
 /**
  * Everything a signed-in screen shares beyond the shell: the daily login reward, the app-status
  * heartbeat and the onboarding modal. The login is asked at the app's start and again whenever a
  * shown page finds the local day changed since it last asked: a phone keeps an installed app's page
  * for days and a desktop tab stays open overnight, and asked only at a page load, a user who opened
  * the app every morning earned no login day and lost the streak. The server pays it at most once per
- * day of the account's zone, so an extra ask costs nothing.
+ * day of the account's zone, so an extra ask costs nothing. The day is counted by the server's clock
+ * (`useLocalDay`), as the server counts it.
  */
 export function SignedInOverlays() {
   const qc = useQueryClient();
   const askedDay = useRef<string | null>(null);
   const askedOnce = useRef(false);
   useAppStatusHeartbeat(useAppActive());
+  const day = useLocalDay();
 
   useEffect(() => {
     const ask = () => {
-      const day = localDay();
       if (day === askedDay.current) return;
       // The first ask goes whatever the page's state; later ones wait until someone sees the page.
       if (askedOnce.current && document.visibilityState === 'hidden') return;
@@ -64,6 +61,8 @@ export function SignedInOverlays() {
         });
     };
     ask();
+    // A new day re-runs this effect (`useLocalDay`); the check asks again after a failure that may
+    // pass later, and a day that came while the page was hidden is asked when the page is shown.
     const id = setInterval(ask, LOGIN_DAY_CHECK_MS);
     document.addEventListener('visibilitychange', ask);
     window.addEventListener('online', ask);
@@ -72,7 +71,7 @@ export function SignedInOverlays() {
       document.removeEventListener('visibilitychange', ask);
       window.removeEventListener('online', ask);
     };
-  }, [qc]);
+  }, [day, qc]);
 
   return <OnboardingModal />;
 }
