@@ -71,6 +71,30 @@ export async function syncSmartAlbumsIn(tx: Tx, userId: string, photoIds?: reado
       and not exists (select 1 from ${albumPhotos} ap where ap.album_id = a.id)`);
 }
 
+/** A creation's `Idempotency-Key` and the hash of what it asked for. */
+export interface OnceKey {
+  key: string;
+  requestHash: string;
+}
+
+/** The user's album made under `key` (zero or one row: unique per user), with its photos counted now. */
+function madeUnder(q: Db | Tx, userId: string, key: string) {
+  return q
+    .select({
+      id: albums.id,
+      name: albums.name,
+      description: albums.description,
+      isSmartAlbum: albums.isSmartAlbum,
+      createdAt: albums.createdAt,
+      photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
+      requestHash: albums.requestHash,
+    })
+    .from(albums)
+    .where(and(eq(albums.userId, userId), eq(albums.idempotencyKey, key)));
+}
+
+type MadeUnder = Awaited<ReturnType<typeof madeUnder>>[number];
+
 export function createAlbumsRepository(db: Db) {
   return {
     /**
@@ -132,9 +156,14 @@ export function createAlbumsRepository(db: Db) {
      * (nothing written) when the user has MANUAL_ALBUMS_MAX albums already, counted under the
      * user's album lock so racing creations cannot both pass the last place.
      */
-    async createManual(userId: string, name: string, description: string, photoIds: string[]) {
+    async createManual(userId: string, name: string, description: string, photoIds: string[], once?: OnceKey) {
       return db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'albums:' + userId}, 0))`);
+        // Under the lock: a retry racing its first request waits for it and finds its album.
+        if (once) {
+          const first: MadeUnder | undefined = (await madeUnder(tx, userId, once.key))[0];
+          if (first) return first.requestHash === once.requestHash ? { replay: first } : ('key reused' as const);
+        }
         const [made] = await tx
           .select({ n: count() })
           .from(albums)
@@ -146,7 +175,17 @@ export function createAlbumsRepository(db: Db) {
           .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)))
           .for('key share');
         if (owned.length !== photoIds.length) return null;
-        const [a] = await tx.insert(albums).values({ userId, name, description, isSmartAlbum: false }).returning();
+        const [a] = await tx
+          .insert(albums)
+          .values({
+            userId,
+            name,
+            description,
+            isSmartAlbum: false,
+            idempotencyKey: once?.key,
+            requestHash: once?.requestHash,
+          })
+          .returning();
         await tx.insert(albumPhotos).values(photoIds.map((photoId) => ({ albumId: a.id, photoId })));
         await tx
           .update(photos)
@@ -154,6 +193,12 @@ export function createAlbumsRepository(db: Db) {
           .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)));
         return { ...a, photoCount: photoIds.length };
       });
+    },
+
+    /** The album the user made under this `Idempotency-Key`, as listed, with what it was asked for. */
+    async madeUnder(userId: string, key: string) {
+      const [first] = await madeUnder(db, userId, key);
+      return first;
     },
   };
 }
