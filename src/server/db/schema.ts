@@ -245,9 +245,17 @@ export const albums = pgTable(
     isSmartAlbum: boolean('is_smart_album').notNull().default(false),
     /** Category (or 'people') a smart album mirrors; null for albums users make. */
     smartKey: text('smart_key'),
+    /** The `Idempotency-Key` the album was made under (null: sent without one); one album per key and user. */
+    idempotencyKey: text('idempotency_key'),
+    /** What that creation asked for (name, description, photos), so a reuse of its key for another album is told apart. */
+    requestHash: text('request_hash'),
     createdAt: createdAt(),
   },
-  (t) => [index('albums_user_idx').on(t.userId), uniqueIndex('albums_user_smart_uq').on(t.userId, t.smartKey)],
+  (t) => [
+    index('albums_user_idx').on(t.userId),
+    uniqueIndex('albums_user_smart_uq').on(t.userId, t.smartKey),
+    uniqueIndex('albums_user_idempotency_uq').on(t.userId, t.idempotencyKey),
+  ],
 );
 
 export const photos = pgTable(

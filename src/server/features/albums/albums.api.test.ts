@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
 import { albumPhotos, albums } from '../../db/schema';
 import { createAlbumsRepository, MANUAL_ALBUMS_MAX } from './albums.repository';
-import { ALBUM_LIMIT_MESSAGE, ALBUMS_LIST_MAX, createAlbumsService } from './albums.service';
+import {
+  ALBUM_LIMIT_MESSAGE,
+  ALBUMS_LIST_MAX,
+  createAlbumsService,
+  IDEMPOTENCY_KEY_MESSAGE,
+  KEY_REUSED_MESSAGE,
+} from './albums.service';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,8 +29,13 @@ const albumsOf = async (cookie: string) =>
     isSmartAlbum: boolean;
     photoCount: number;
   }>;
-const create = (cookie: string, payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'POST', url: '/api/albums', headers: { cookie }, payload });
+const create = (cookie: string, payload: Record<string, unknown>, key?: string | string[]) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/albums',
+    headers: key === undefined ? { cookie } : { cookie, 'idempotency-key': key },
+    payload,
+  });
 
 describe('albums API', () => {
   it('creates an album from own photos and lists it', async () => {
@@ -126,6 +137,76 @@ describe('albums API', () => {
     const other = await signUp(t.app);
     const [o1] = await photoIds(other.cookie);
     expect((await create(other.cookie, { name: 'Mine', photoIds: [o1] })).statusCode).toBe(201);
+  });
+
+  // A Create Album whose answer was lost to the connection and pressed again made the album twice,
+  // and the copy took a place under the cap.
+  it('makes an album once per Idempotency-Key: a retry is answered with the first album', async () => {
+    const { cookie, user } = await signUp(t.app);
+    const [p1, p2] = await photoIds(cookie);
+    const key = 'c0ffee00-1234-4abc-8def-0123456789ab';
+    const body = { name: 'Trip', description: 'Album with 2 photos', photoIds: [p1, p2] };
+    const first = await create(cookie, body, key);
+    expect(first.statusCode).toBe(201);
+    // Again, and twice at once (the first still in flight when the retry comes).
+    const again = await Promise.all([
+      create(cookie, body, key),
+      create(cookie, { ...body, name: ' Trip ', photoIds: [p2, p1, p2] }, key),
+    ]);
+    for (const r of again) {
+      expect(r.statusCode).toBe(201);
+      expect(r.json()).toEqual(first.json());
+    }
+    expect((await albumsOf(cookie)).filter((a) => !a.isSmartAlbum)).toHaveLength(1);
+
+    // The same key for another album is refused and makes nothing.
+    const other = await create(cookie, { ...body, name: 'Other' }, key);
+    expect(other.statusCode).toBe(422);
+    expect(other.json().message).toBe(KEY_REUSED_MESSAGE);
+    const fewer = await create(cookie, { ...body, photoIds: [p1] }, key);
+    expect(fewer.statusCode).toBe(422);
+    expect((await albumsOf(cookie)).map((a) => a.name)).toEqual(['Trip']);
+
+    // A new key (the next album the form makes), or none, makes a new album.
+    expect((await create(cookie, body, 'c0ffee00-1234-4abc-8def-0123456789ac')).statusCode).toBe(201);
+    expect((await create(cookie, body)).statusCode).toBe(201);
+    expect(await albumsOf(cookie)).toHaveLength(3);
+
+    // Another user's key is theirs: the same key makes their own album, never answers this one.
+    const b = await signUp(t.app);
+    const [theirs] = await photoIds(b.cookie);
+    const made = await create(b.cookie, { name: 'Trip', photoIds: [theirs] }, key);
+    expect(made.statusCode).toBe(201);
+    expect(made.json().id).not.toBe(first.json().id);
+    expect((await create(b.cookie, body, key)).statusCode).toBe(422);
+
+    // At the cap, the retry of an album made before it is still answered with that album.
+    await t.database.db
+      .insert(albums)
+      .values(Array.from({ length: MANUAL_ALBUMS_MAX - 3 }, (_, i) => ({ userId: user.id, name: `Old ${i}` })));
+    expect((await create(cookie, { ...body, name: 'New' })).statusCode).toBe(409);
+    const retried = await create(cookie, body, key);
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json().id).toBe(first.json().id);
+  });
+
+  it('refuses a malformed Idempotency-Key with a 400 and makes nothing', async () => {
+    const { cookie } = await signUp(t.app);
+    const [p1] = await photoIds(cookie);
+    for (const key of [
+      '',
+      'short',
+      'x'.repeat(129),
+      'has space in it',
+      'key\u00e9accented',
+      '../../etc/passwd',
+      ['c0ffee00-1234-4abc-8def-0123456789ab', 'c0ffee00-1234-4abc-8def-0123456789ac'],
+    ]) {
+      const res = await create(cookie, { name: 'Keyed', photoIds: [p1] }, key);
+      expect(res.statusCode, JSON.stringify(key)).toBe(400);
+      expect(res.json().message).toBe(IDEMPOTENCY_KEY_MESSAGE);
+    }
+    expect(await albumsOf(cookie)).toEqual([]);
   });
 
   it("counts an album's photos as they are now: photos deleted elsewhere leave its description", async () => {

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import type { Tx } from '../../db/locks';
 import { albumPhotos, albums, photos } from '../../db/schema';
 import { PHOTO_CATEGORIES, type PhotoCategory } from '@domain/photo-categories';
 
@@ -22,6 +23,78 @@ const photoWord = (n: number) => (n === 1 ? '1 photo' : `${n} photos`);
 /** A smart album's description, from its count when listed (never stored: it changed with every photo). */
 export const smartAlbumDescription = (n: number) => `Smart album with ${photoWord(n)}`;
 
+/**
+ * `syncSmartAlbums` inside the caller's transaction: an analysis result is written with its
+ * memberships, so no reader sees the photo analysed while its smart album is not there yet.
+ */
+export async function syncSmartAlbumsIn(tx: Tx, userId: string, photoIds?: readonly string[]): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'smart-albums:' + userId}, 0))`);
+  const ids = photoIds ? sql.param([...photoIds]) : null;
+  const onlyPhotos = ids ? sql`and p.id = any(${ids}::uuid[])` : sql``;
+  const onlyHeld = ids ? sql`and ap.photo_id = any(${ids}::uuid[])` : sql``;
+  const belongs = sql`(p.category = a.smart_key or (a.smart_key = 'people' and coalesce(p.face_count, 0) > 0))`;
+  const keys = sql.join(
+    PHOTO_CATEGORIES.map((key) => sql`(${key}, ${SMART_ALBUM_NAMES[key]})`),
+    sql`, `,
+  );
+  // The albums these photos call for (the unique (user, smart key) index keeps one each).
+  await tx.execute(sql`
+      insert into ${albums} (user_id, name, description, is_smart_album, smart_key)
+      select ${userId}::uuid, k.name, '', true, k.key from (values ${keys}) as k(key, name)
+      where exists (select 1 from ${photos} p where p.user_id = ${userId} and p.analyzed ${onlyPhotos}
+        and (p.category = k.key or (k.key = 'people' and coalesce(p.face_count, 0) > 0)))
+      on conflict (user_id, smart_key) do nothing`);
+  // Set differences (EXCEPT hashes or sorts both sides): an anti-join left to the planner
+  // went nested-loop on fresh statistics, 24 s for a 30,000-photo album. Both statements of
+  // the one query see the same snapshot, and write disjoint rows.
+  await tx.execute(sql`
+      with want as materialized (
+        select a.id as album_id, p.id as photo_id
+        from ${photos} p join ${albums} a on a.user_id = p.user_id and a.is_smart_album and ${belongs}
+        where p.user_id = ${userId} and p.analyzed ${onlyPhotos}
+      ), held as materialized (
+        select ap.album_id, ap.photo_id
+        from ${albumPhotos} ap join ${albums} a on a.id = ap.album_id
+        where a.user_id = ${userId} and a.is_smart_album ${onlyHeld}
+      ), gone as (
+        delete from ${albumPhotos} ap using (select * from held except select * from want) g
+        where ap.album_id = g.album_id and ap.photo_id = g.photo_id
+      )
+      insert into ${albumPhotos} (album_id, photo_id)
+      select album_id, photo_id from want except select album_id, photo_id from held`);
+  // Albums left empty go (one index probe each: at most the cap and seven). A user's own
+  // album too, once its photos were all deleted: it could be neither opened nor deleted,
+  // and kept its place under the cap for ever. One being made is not seen here: its
+  // photos are written in the transaction that makes it.
+  await tx.execute(sql`
+      delete from ${albums} a where a.user_id = ${userId}
+      and not exists (select 1 from ${albumPhotos} ap where ap.album_id = a.id)`);
+}
+
+/** A creation's `Idempotency-Key` and the hash of what it asked for. */
+export interface OnceKey {
+  key: string;
+  requestHash: string;
+}
+
+/** The user's album made under `key` (zero or one row: unique per user), with its photos counted now. */
+function madeUnder(q: Db | Tx, userId: string, key: string) {
+  return q
+    .select({
+      id: albums.id,
+      name: albums.name,
+      description: albums.description,
+      isSmartAlbum: albums.isSmartAlbum,
+      createdAt: albums.createdAt,
+      photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
+      requestHash: albums.requestHash,
+    })
+    .from(albums)
+    .where(and(eq(albums.userId, userId), eq(albums.idempotencyKey, key)));
+}
+
+type MadeUnder = Awaited<ReturnType<typeof madeUnder>>[number];
+
 export function createAlbumsRepository(db: Db) {
   return {
     /**
@@ -38,49 +111,7 @@ export function createAlbumsRepository(db: Db) {
      * photos on PGlite, once per analysis batch. The album's description is counted when listed.
      */
     async syncSmartAlbums(userId: string, photoIds?: readonly string[]): Promise<void> {
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'smart-albums:' + userId}, 0))`);
-        const ids = photoIds ? sql.param([...photoIds]) : null;
-        const onlyPhotos = ids ? sql`and p.id = any(${ids}::uuid[])` : sql``;
-        const onlyHeld = ids ? sql`and ap.photo_id = any(${ids}::uuid[])` : sql``;
-        const belongs = sql`(p.category = a.smart_key or (a.smart_key = 'people' and coalesce(p.face_count, 0) > 0))`;
-        const keys = sql.join(
-          PHOTO_CATEGORIES.map((key) => sql`(${key}, ${SMART_ALBUM_NAMES[key]})`),
-          sql`, `,
-        );
-        // The albums these photos call for (the unique (user, smart key) index keeps one each).
-        await tx.execute(sql`
-          insert into ${albums} (user_id, name, description, is_smart_album, smart_key)
-          select ${userId}::uuid, k.name, '', true, k.key from (values ${keys}) as k(key, name)
-          where exists (select 1 from ${photos} p where p.user_id = ${userId} and p.analyzed ${onlyPhotos}
-            and (p.category = k.key or (k.key = 'people' and coalesce(p.face_count, 0) > 0)))
-          on conflict (user_id, smart_key) do nothing`);
-        // Set differences (EXCEPT hashes or sorts both sides): an anti-join left to the planner
-        // went nested-loop on fresh statistics, 24 s for a 30,000-photo album. Both statements of
-        // the one query see the same snapshot, and write disjoint rows.
-        await tx.execute(sql`
-          with want as materialized (
-            select a.id as album_id, p.id as photo_id
-            from ${photos} p join ${albums} a on a.user_id = p.user_id and a.is_smart_album and ${belongs}
-            where p.user_id = ${userId} and p.analyzed ${onlyPhotos}
-          ), held as materialized (
-            select ap.album_id, ap.photo_id
-            from ${albumPhotos} ap join ${albums} a on a.id = ap.album_id
-            where a.user_id = ${userId} and a.is_smart_album ${onlyHeld}
-          ), gone as (
-            delete from ${albumPhotos} ap using (select * from held except select * from want) g
-            where ap.album_id = g.album_id and ap.photo_id = g.photo_id
-          )
-          insert into ${albumPhotos} (album_id, photo_id)
-          select album_id, photo_id from want except select album_id, photo_id from held`);
-        // Albums left empty go (one index probe each: at most the cap and seven). A user's own
-        // album too, once its photos were all deleted: it could be neither opened nor deleted,
-        // and kept its place under the cap for ever. One being made is not seen here: its
-        // photos are written in the transaction that makes it.
-        await tx.execute(sql`
-          delete from ${albums} a where a.user_id = ${userId}
-          and not exists (select 1 from ${albumPhotos} ap where ap.album_id = a.id)`);
-      });
+      await db.transaction((tx) => syncSmartAlbumsIn(tx, userId, photoIds));
     },
 
     async list(userId: string, limit: number) {
@@ -125,9 +156,14 @@ export function createAlbumsRepository(db: Db) {
      * (nothing written) when the user has MANUAL_ALBUMS_MAX albums already, counted under the
      * user's album lock so racing creations cannot both pass the last place.
      */
-    async createManual(userId: string, name: string, description: string, photoIds: string[]) {
+    async createManual(userId: string, name: string, description: string, photoIds: string[], once?: OnceKey) {
       return db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'albums:' + userId}, 0))`);
+        // Under the lock: a retry racing its first request waits for it and finds its album.
+        if (once) {
+          const first: MadeUnder | undefined = (await madeUnder(tx, userId, once.key))[0];
+          if (first) return first.requestHash === once.requestHash ? { replay: first } : ('key reused' as const);
+        }
         const [made] = await tx
           .select({ n: count() })
           .from(albums)
@@ -139,7 +175,17 @@ export function createAlbumsRepository(db: Db) {
           .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)))
           .for('key share');
         if (owned.length !== photoIds.length) return null;
-        const [a] = await tx.insert(albums).values({ userId, name, description, isSmartAlbum: false }).returning();
+        const [a] = await tx
+          .insert(albums)
+          .values({
+            userId,
+            name,
+            description,
+            isSmartAlbum: false,
+            idempotencyKey: once?.key,
+            requestHash: once?.requestHash,
+          })
+          .returning();
         await tx.insert(albumPhotos).values(photoIds.map((photoId) => ({ albumId: a.id, photoId })));
         await tx
           .update(photos)
@@ -147,6 +193,12 @@ export function createAlbumsRepository(db: Db) {
           .where(and(eq(photos.userId, userId), inArray(photos.id, photoIds)));
         return { ...a, photoCount: photoIds.length };
       });
+    },
+
+    /** The album the user made under this `Idempotency-Key`, as listed, with what it was asked for. */
+    async madeUnder(userId: string, key: string) {
+      const [first] = await madeUnder(db, userId, key);
+      return first;
     },
   };
 }

@@ -4,7 +4,7 @@ import { album, albumList, createAlbumBody } from '@contract/albums';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
 import { createAlbumsRepository } from './albums.repository';
-import { createAlbumsService } from './albums.service';
+import { createAlbumsService, idempotencyKeyOf } from './albums.service';
 
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const repo = createAlbumsRepository(ctx.db);
@@ -21,7 +21,7 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   r.post('/api/albums', { schema: { body: createAlbumBody, response: { 201: album } } }, async (request, reply) => {
     const user = userOf(request);
-    const created = await service.create(user.id, request.body);
+    const created = await service.create(user.id, request.body, idempotencyKeyOf(request.headers['idempotency-key']));
     return reply.code(201).send(created);
   });
 }

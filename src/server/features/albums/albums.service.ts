@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { FAVORITES_ALBUM_ID, FAVORITES_ALBUM_NAME, type Album, type CreateAlbumBody } from '@contract/albums';
 import { isBlankAlbumName } from '@contract/albums-values';
-import { badRequest, conflict, notFound } from '../../http/errors';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors';
 import { MANUAL_ALBUMS_MAX, smartAlbumDescription, type AlbumsRepository } from './albums.repository';
 
 /** `GET /api/albums` answers at most this many (smart albums first, then by name). */
@@ -12,6 +13,22 @@ export const ALBUMS_LIST_MAX = 200;
 export const ALBUM_LIMIT_MESSAGE = `You already have ${MANUAL_ALBUMS_MAX} albums, the most one account can keep.`;
 export const INVALID_ALBUM_MESSAGE = 'Please enter album name and select photos.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An `Idempotency-Key` as the organizer makes one (a random hex or UUID string per album it means
+ * to make), with room for other clients' keys: printable, no spaces or commas (two headers arrive
+ * joined by ', '), bounded so a key costs a small index entry.
+ */
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{8,128}$/;
+export const IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 8 to 128 letters, digits, hyphens or underscores.';
+export const KEY_REUSED_MESSAGE = 'This Idempotency-Key was already used to create a different album.';
+
+/** The header as sent: absent, or one valid key; anything else is refused before any work. */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw badRequest(IDEMPOTENCY_KEY_MESSAGE);
+  return header;
+}
 
 /** The description an album gets when the user wrote none (the organizer sends this form too). */
 const countedDescription = (n: number) => `Album with ${n} photos`;
@@ -40,6 +57,21 @@ const toAlbum = (r: Row): Album => ({
  * before 'apple', 'Éclair' after 'zoo'), another on PostgreSQL.
  */
 const byName = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** What a creation asked for, as it is stored: the name and description as kept, the photos as a set. */
+function requestHash(name: string, description: string, ids: readonly string[]): string {
+  const photos = ids.map((id) => id.toLowerCase()).sort();
+  return createHash('sha256')
+    .update(JSON.stringify([name, description, photos]))
+    .digest('base64url');
+}
+
+const keyReused = () => new AppError(422, KEY_REUSED_MESSAGE, 'idempotency_key_reused');
+
+function replayed(first: Row & { requestHash: string | null }, hash: string): Album {
+  if (first.requestHash !== hash) throw keyReused();
+  return toAlbum(first);
+}
 
 export function createAlbumsService(repo: AlbumsRepository) {
   return {
@@ -71,19 +103,31 @@ export function createAlbumsService(repo: AlbumsRepository) {
       return [favoritesAlbum, ...stored].slice(0, ALBUMS_LIST_MAX);
     },
 
-    async create(userId: string, body: CreateAlbumBody): Promise<Album> {
+    /**
+     * With an `Idempotency-Key`, the album is made once: a retry of the same request (its answer
+     * lost to the connection) is answered with the album the first one made, wherever it stands
+     * now (the cap reached since, its photos deleted since); the same key for a different album is
+     * refused (422) and makes nothing.
+     */
+    async create(userId: string, body: CreateAlbumBody, idempotencyKey?: string): Promise<Album> {
       const name = body.name.trim();
       const ids = [...new Set(body.photoIds)];
       if (isBlankAlbumName(name) || ids.length === 0) throw badRequest(INVALID_ALBUM_MESSAGE);
       // Unknown and other users' photos look the same: not found, and nothing is created.
-      if (!ids.every((id) => UUID.test(id)) || (await repo.countOwned(userId, ids)) !== ids.length) {
-        throw notFound('Photo not found.');
-      }
+      if (!ids.every((id) => UUID.test(id))) throw notFound('Photo not found.');
       const description = body.description?.trim() || countedDescription(ids.length);
+      const once = idempotencyKey && { key: idempotencyKey, requestHash: requestHash(name, description, ids) };
+      if (once) {
+        const first = await repo.madeUnder(userId, once.key);
+        if (first) return replayed(first, once.requestHash);
+      }
+      if ((await repo.countOwned(userId, ids)) !== ids.length) throw notFound('Photo not found.');
       // Checked again inside the write: a photo deleted meanwhile is not found either.
-      const created = await repo.createManual(userId, name, description, ids);
+      const created = await repo.createManual(userId, name, description, ids, once || undefined);
       if (created === 'limit') throw conflict(ALBUM_LIMIT_MESSAGE);
+      if (created === 'key reused') throw keyReused();
       if (!created) throw notFound('Photo not found.');
+      if (created.replay) return toAlbum(created.replay);
       return toAlbum(created);
     },
   };

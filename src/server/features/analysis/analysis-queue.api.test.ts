@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { albumPhotos, albums, jobs, photos } from '../../db/schema';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
-import { createAlbumsRepository } from '../albums/albums.repository';
+import { syncSmartAlbumsIn } from '../albums/albums.repository';
 import { createAnalysisRepository } from './analysis.repository';
 import { createAnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 
@@ -64,12 +64,11 @@ async function insertPhoto(userId: string, name: string, bytes: Buffer): Promise
 }
 
 function worker(analyze: PhotoAnalyzer, extra: Partial<Parameters<typeof createAnalysisWorker>[0]> = {}) {
-  const albumsRepo = createAlbumsRepository(t.app.ctx.db);
   return createAnalysisWorker({
     repo: createAnalysisRepository(t.app.ctx.db),
     blobs: t.app.ctx.blobs,
     analyze,
-    onSettled: (userId) => albumsRepo.syncSmartAlbums(userId),
+    onSettled: (tx, userId, photoId) => syncSmartAlbumsIn(tx, userId, [photoId]),
     retryDelayMs: 0,
     ...extra,
   });

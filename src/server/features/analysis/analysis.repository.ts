@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import type { Tx } from '../../db/locks';
 import { jobs, photos } from '../../db/schema';
 import { lockOwner } from '../photos/index';
 
@@ -31,6 +32,12 @@ export interface ClaimedJob {
   photoId: string;
   attempts: number;
 }
+
+/**
+ * Work that must commit with a photo's final result (its smart-album memberships): run inside the
+ * transaction that marks the photo analysed and closes its job.
+ */
+export type SettleInTransaction = (tx: Tx, userId: string, photoId: string) => Promise<void>;
 
 export interface AnalysisOutcome {
   category: string;
@@ -251,7 +258,18 @@ export function createAnalysisRepository(db: Db) {
       return p?.key;
     },
 
-    async complete(job: ClaimedJob, outcome: AnalysisOutcome, durationMs: number): Promise<void> {
+    /**
+     * The photo's result, its job closed and `settle` (its smart albums) in one transaction. In two,
+     * a status read between them said every photo analysed and nothing pending, so the organizer
+     * refreshed its albums before the last photo's smart album existed and stopped polling; and a
+     * process stopped between them left the photo analysed and out of its album for good.
+     */
+    async complete(
+      job: ClaimedJob,
+      outcome: AnalysisOutcome,
+      durationMs: number,
+      settle?: SettleInTransaction,
+    ): Promise<void> {
       await db.transaction(async (tx) => {
         await tx
           .update(photos)
@@ -268,15 +286,20 @@ export function createAnalysisRepository(db: Db) {
           .update(jobs)
           .set({ status: 'done', lockedUntil: null, durationMs, lastError: null, updatedAt: sql`now()` })
           .where(eq(jobs.id, job.id));
+        await settle?.(tx, job.userId, job.photoId);
       });
     },
 
-    /** Retries later, or after the last attempt marks the photo analysed as uncategorized with the error. */
+    /**
+     * Retries later, or after the last attempt marks the photo analysed as uncategorized with the
+     * error, with `settle` in the same transaction (as in `complete`).
+     */
     async fail(
       job: ClaimedJob,
       error: string,
       maxAttempts: number,
       retryDelayMs: number,
+      settle?: SettleInTransaction,
     ): Promise<'retry' | 'gave-up'> {
       if (job.attempts < maxAttempts) {
         await db
@@ -307,6 +330,7 @@ export function createAnalysisRepository(db: Db) {
           .update(jobs)
           .set({ status: 'failed', lockedUntil: null, lastError: error, updatedAt: sql`now()` })
           .where(eq(jobs.id, job.id));
+        await settle?.(tx, job.userId, job.photoId);
       });
       return 'gave-up';
     },

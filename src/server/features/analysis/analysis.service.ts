@@ -1,5 +1,5 @@
 import type { AfterAnswer, AppContext } from '../../context';
-import { createAlbumsRepository } from '../albums/index';
+import { syncSmartAlbumsIn } from '../albums/index';
 import { ANALYZE_AFTER_JOBS, createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
 import { createVisionAnalyzer, VISION_BATCH } from './vision-analyzer';
@@ -52,7 +52,6 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     background.add(done);
     return done;
   }
-  const albums = createAlbumsRepository(ctx.db);
   let analyze = opts.analyze;
   let vision: ReturnType<typeof createVisionAnalyzer> | undefined;
   if (!analyze) {
@@ -70,8 +69,9 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     // after an upload's answer (the uploader's gallery refresh); turning quiet wakes it.
     yieldWhile: () => !ctx.activity.quiet(),
     maxYieldMs: opts.maxYieldMs ?? ANALYSIS_MAX_YIELD_MS,
-    // The analysed photo's memberships alone: a few rows whatever the library's size.
-    onSettled: (userId, photoId) => albums.syncSmartAlbums(userId, [photoId]),
+    // The analysed photo's memberships alone (a few rows whatever the library's size), committed
+    // with its result: the status never says done before the albums show it.
+    onSettled: (tx, userId, photoId) => syncSmartAlbumsIn(tx, userId, [photoId]),
     log,
   });
   ctx.activity.onQuiet(() => worker.notify());

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../../storage/blob-store';
-import type { AnalysisOutcome, AnalysisRepository, ClaimedJob } from './analysis.repository';
+import type { AnalysisOutcome, AnalysisRepository, ClaimedJob, SettleInTransaction } from './analysis.repository';
 
 /** Turns a photo's preview bytes into its analysis. The real one is the vision engine; tests pass a double. */
 export type PhotoAnalyzer = (image: Buffer) => Promise<AnalysisOutcome>;
@@ -8,8 +8,11 @@ export interface AnalysisWorkerOptions {
   repo: AnalysisRepository;
   blobs: BlobStore;
   analyze: PhotoAnalyzer;
-  /** Called after a user's photo got its final result (analysed or given up), e.g. to sync smart albums. */
-  onSettled?: (userId: string, photoId: string) => Promise<void>;
+  /**
+   * Run inside the transaction that records a photo's final result (analysed or given up), e.g. to
+   * sync its smart albums: whoever reads the photo as analysed reads its albums too.
+   */
+  onSettled?: SettleInTransaction;
   log?: (msg: string, err?: unknown) => void;
   /** Jobs in flight at once. The vision engine runs one inference at a time; 2 overlaps decoding and I/O. */
   concurrency?: number;
@@ -72,13 +75,11 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
         return;
       }
       const outcome = await o.analyze(await o.blobs.read(key));
-      await o.repo.complete(job, outcome, performance.now() - t0);
-      await o.onSettled?.(job.userId, job.photoId);
+      await o.repo.complete(job, outcome, performance.now() - t0, o.onSettled);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       try {
-        const r = await o.repo.fail(job, message.slice(0, 500), maxAttempts, retryDelayMs);
-        if (r === 'gave-up') await o.onSettled?.(job.userId, job.photoId);
+        const r = await o.repo.fail(job, message.slice(0, 500), maxAttempts, retryDelayMs, o.onSettled);
         log(`photo analysis failed (${r})`, err);
       } catch (err2) {
         log('could not record analysis failure', err2);

@@ -277,6 +277,47 @@ describe('OrganizerPage', () => {
     },
   );
 
+  // A Create Album whose answer was lost and pressed again made the album twice: the retry now
+  // carries the first press's Idempotency-Key, so the server answers the album it made.
+  it('a Create Album pressed again after a lost answer sends the same Idempotency-Key; the next album a new one', async () => {
+    const { fetchMock } = setup({ photos: [photo(1), photo(2)], status: { total: 2, analyzed: 2, pending: 0 } });
+    const answer = fetchMock.getMockImplementation()!;
+    let lose = true;
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      const reply = await answer(url, init);
+      // The server made the album; its answer never arrived.
+      if (url === '/api/albums' && init?.method === 'POST' && lose) throw new TypeError('Failed to fetch');
+      return reply;
+    });
+    const keys = () =>
+      fetchMock.mock.calls
+        .filter(([u, i]) => u === '/api/albums' && i?.method === 'POST')
+        .map(([, i]) => (i?.headers as Record<string, string>)['Idempotency-Key']);
+    await flush();
+    const createTrip = async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Select Photo 1' }));
+      fireEvent.change(screen.getByLabelText('Album name'), { target: { value: 'Trip' } });
+      fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+      await flush();
+    };
+    await createTrip();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Error|Failed to create album. Please try again.');
+    act(() => dismissToast());
+    lose = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Create Album' }));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created|"Trip" was created.');
+    const [first, retry] = keys();
+    expect(first).toMatch(/^[0-9a-f]{32}$/);
+    expect(retry).toBe(first);
+
+    // Another album of the same name and photos, made on purpose: a new key.
+    act(() => dismissToast());
+    await createTrip();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Album Created');
+    expect(keys()[2]).not.toBe(first);
+  });
+
   it('groups categories with spaces, counts them and offers View All beyond 4', async () => {
     const foodPhotos = [1, 2, 3, 4, 5].map((i) => photo(i));
     setup({

@@ -14,7 +14,7 @@ import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import type { Photo, PhotoSummary } from '@contract/photos';
 import type { CategoryResult } from '@domain/photo-categories';
 import { PhotoImage, photoSummaryQueryOptions, photosQueryOptions } from '../gallery';
-import { albumsQueryOptions, useAlbums, useCreateAlbum } from './albums-query';
+import { albumsQueryOptions, newIdempotencyKey, useAlbums, useCreateAlbum } from './albums-query';
 import { DuplicatesAlbumItem, useDuplicatesAlbum } from './duplicates-album';
 import { useAnalysisStatus, useAnalyzeAll } from './analysis-status-query';
 import { categoryPagesQueryOptions, isCategoryPagesKey } from './category-query';
@@ -151,6 +151,10 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
   const [name, setName] = useState('');
   const createAlbum = useCreateAlbum();
   const grid = useRef<HTMLUListElement>(null);
+  // The album the form last sent and its Idempotency-Key. Pressed again for the same album (its
+  // answer lost to the connection, the error shown), the key goes again and the server answers
+  // the album it made instead of making a copy; another name or selection is another album.
+  const sent = useRef<{ album: string; key: string } | null>(null);
 
   // A photo gone from the list (deleted elsewhere, then refreshed) is no longer selected: it can
   // neither be seen nor unselected, and every album with it would be refused.
@@ -173,10 +177,14 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
       });
       return;
     }
+    const body = { name: name.trim(), description: `Album with ${selected.length} photos`, photoIds: selected };
+    const asked = JSON.stringify(body);
+    if (sent.current?.album !== asked) sent.current = { album: asked, key: newIdempotencyKey() };
     createAlbum.mutate(
-      { name: name.trim(), description: `Album with ${selected.length} photos`, photoIds: selected },
+      { body, key: sent.current.key },
       {
         onSuccess: (album) => {
+          sent.current = null;
           toast({ title: 'Album Created', description: `"${album.name}" was created.`, variant: 'success' });
           setName('');
           setSelected([]);
