@@ -167,4 +167,32 @@ describe('moving between screens', () => {
     // The same screen: the user's place on the page is kept.
     expect(scrolled).not.toHaveBeenCalled();
   });
+
+  it('keeps the place on the page after Back and Forward, where the browser stands, yet reads the heading', async () => {
+    const user = userEvent.setup();
+    window.history.replaceState(null, '', '/');
+    // The browser's own history this time: Back and Forward are popstate events.
+    render(
+      <Router>
+        <Shell />
+      </Router>,
+    );
+    const wentBack = () => new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));
+
+    await user.click(screen.getByRole('link', { name: 'Upgrade' }));
+    expect(scrolled).toHaveBeenCalledTimes(1);
+    const back = wentBack();
+    window.history.back();
+    await act(() => back);
+    expect(screen.getByRole('heading', { name: 'Hi, Ann' })).toHaveFocus();
+    const forward = wentBack();
+    window.history.forward();
+    await act(() => forward);
+    expect(screen.getByRole('heading', { name: 'Choose Your Plan' })).toHaveFocus();
+    expect(scrolled).toHaveBeenCalledTimes(1);
+
+    // A move by a link after them starts at the top again.
+    await user.click(screen.getByRole('link', { name: 'Gallery' }));
+    expect(scrolled).toHaveBeenCalledTimes(2);
+  });
 });

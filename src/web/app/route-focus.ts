@@ -19,7 +19,8 @@ export function useDocumentTitle(title: string) {
  * spinner first, the login replaced by the dashboard once the session's answer arrives), so this
  * watches the document until the user presses a key or a pointer, or moves focus themselves: the
  * heading gets focus whenever focus is on the page (or still on what was pressed) and a main
- * heading is there. The page starts at its top, as a new page does.
+ * heading is there. The page starts at its top, as a new page does, unless Back or Forward brought
+ * it (the heading is then focused without scrolling, so the position the user left stays).
  *
  * A change of the query alone (the gallery's Favorites, its duplicates album and 'All photos') is
  * the same screen: focus stays on a control that is still there (the view switch), and goes to
@@ -29,12 +30,24 @@ export function useRouteFocus() {
   const [location] = useLocation();
   const search = useSearch();
   const shown = useRef({ location, search });
+  // The address a Back or Forward landed on: there the browser's own scroll position stands (a
+  // gallery scrolled down, opened the Organizer, Back) instead of the top a new page starts at.
+  const poppedTo = useRef<string | null>(null);
+  useEffect(() => {
+    const popped = () => {
+      poppedTo.current = window.location.href;
+    };
+    window.addEventListener('popstate', popped);
+    return () => window.removeEventListener('popstate', popped);
+  }, []);
   useEffect(() => {
     const before = shown.current;
     if (before.location === location && before.search === search) return;
     shown.current = { location, search };
     const newScreen = before.location !== location;
-    if (newScreen) window.scrollTo(0, 0);
+    const byHistory = poppedTo.current === window.location.href;
+    poppedTo.current = null;
+    if (newScreen && !byHistory) window.scrollTo(0, 0);
     const pressed = newScreen ? document.activeElement : null;
     let focused: HTMLElement | null = null;
     const settle = () => {
