@@ -123,6 +123,19 @@ describe('trust: a NUL in request text', () => {
     expect(info.statusCode).toBe(200);
     expect(info.json().camera).toBe('Ca');
   });
+
+  it('a photo whose long EXIF text ends in an emoji is stored, the text cut between characters', async () => {
+    // Cut at 200 UTF-16 units between the two halves of the emoji, the lone half reached jsonb as
+    // the escape of a high surrogate alone, which PostgreSQL refuses: the upload answered 500.
+    const base = await jpeg(7004);
+    const make = Buffer.from(`${'a'.repeat(199)}😀 camera`, 'utf8').toString('latin1');
+    const jpg = Buffer.concat([base.subarray(0, 2), exifMake(make), base.subarray(2)]);
+    const res = await upload(multipart([{ name: 'emoji-camera.jpg', bytes: jpg }]));
+    expect(res.statusCode, res.body).toBe(201);
+    const info = await t.app.inject({ url: `/api/photos/${res.json().results[0].photo.id}/info`, headers: { cookie } });
+    expect(info.statusCode).toBe(200);
+    expect(info.json().camera).toMatch(/^a{199}$/);
+  });
 });
 
 describe('trust: an upload past its parser limits', () => {

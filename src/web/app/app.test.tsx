@@ -4,7 +4,7 @@ import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react
 import { act, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { SignedInApp, SignedOutApp } from './app';
+import { Router as SessionRouter, SignedInApp, SignedOutApp } from './app';
 
 // The screen counts its renders; the overlays (login reward, guide) are not what this is about.
 const screenRenders = vi.hoisted(() => ({ count: 0 }));
@@ -14,10 +14,20 @@ vi.mock('../features/pricing', () => ({
     return <h1>Choose Your Plan</h1>;
   },
 }));
-vi.mock('../features/dashboard', () => ({ DashboardPage: () => <h1>Dashboard</h1> }));
+vi.mock('../features/dashboard', () => ({
+  DashboardPage: () => (
+    <main>
+      <h1>Dashboard</h1>
+    </main>
+  ),
+}));
 vi.mock('../features/auth', async (original) => ({
   ...(await original<typeof import('../features/auth')>()),
-  LoginPage: () => <h1>Welcome to Eyevu</h1>,
+  LoginPage: () => (
+    <main>
+      <h1>Welcome to Eyevu</h1>
+    </main>
+  ),
 }));
 // The service worker's registration is a build-time virtual module; the shell under test does not use it.
 vi.mock('./pwa/register-sw', () => ({ ServiceWorkerUpdates: () => null }));
@@ -147,4 +157,26 @@ describe('the document title', () => {
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
     expect(document.title).toBe('Page not found - Eyevu');
   });
+});
+
+it("a sign-in on '/' (the login there, the dashboard after, the same address) puts focus on the dashboard's heading", async () => {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { staleTime: Infinity, queryFn: () => new Promise(() => {}), retry: false } },
+  });
+  qc.setQueryData(USER_KEY, null);
+  // jsdom does not scroll.
+  const scroll = vi.spyOn(window, 'scrollTo').mockImplementation(() => {});
+  onTestFinished(() => scroll.mockRestore());
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={memoryLocation({ path: '/' }).hook}>
+        <SessionRouter />
+      </Router>
+    </QueryClientProvider>,
+  );
+  expect(await screen.findByRole('heading', { name: 'Welcome to Eyevu' })).toBeInTheDocument();
+  expect(document.body).toHaveFocus();
+  // The login form's answer: the session is there, and the address stays '/'.
+  act(() => qc.setQueryData(USER_KEY, { user: { id: 'u1', email: 'ann@example.com', firstName: 'Ann' } }));
+  expect(await screen.findByRole('heading', { name: 'Dashboard' })).toHaveFocus();
 });

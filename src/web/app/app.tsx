@@ -130,10 +130,11 @@ function LoginOrNotFound() {
   return isSignedInOnlyPath(location) ? <LoginPage /> : <NotFoundPage />;
 }
 
-function Router() {
+export function Router() {
   const { isLoading, isAuthenticated } = useAuth();
-  // Above the signed-in and signed-out apps: a sign-in's move home is a move like any other.
-  useRouteFocus();
+  // Above the signed-in and signed-out apps: a sign-in's move home is a move like any other, also
+  // on '/', where the login gives way to the dashboard without a change of address.
+  useRouteFocus(isLoading ? null : isAuthenticated);
   // The session check's answer mounts the whole app (bar, overlays, the screen). Its update comes
   // through useSyncExternalStore, which React renders in one blocking task; deferred, the answer
   // first renders the same first paint at once, and the app mounts in a render that yields to the

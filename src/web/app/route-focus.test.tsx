@@ -196,3 +196,52 @@ describe('moving between screens', () => {
     expect(scrolled).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('signing in or out where the address stays', () => {
+  /** '/' is the login signed out and the dashboard signed in, as in the app. */
+  function Root({ signedIn, onSignIn }: { signedIn: boolean | null; onSignIn: () => void }) {
+    useRouteFocus(signedIn);
+    if (signedIn === null) return <p role="status">Checking your session</p>;
+    return signedIn ? (
+      <main>
+        <h1>Hi, Ann</h1>
+      </main>
+    ) : (
+      <main>
+        <h1>Welcome to Eyevu</h1>
+        <button type="button" onClick={onSignIn}>
+          Sign In
+        </button>
+      </main>
+    );
+  }
+  function App({ initially }: { initially: boolean | null }) {
+    const [signedIn, setSignedIn] = useState(initially);
+    arrive = () => setSignedIn(false);
+    return <Root signedIn={signedIn} onSignIn={() => setSignedIn(true)} />;
+  }
+
+  it("puts focus on the dashboard's heading after a sign-in on '/' (the login form went, and focus fell to the page)", async () => {
+    const user = userEvent.setup();
+    render(
+      <Router hook={memoryLocation({ path: '/' }).hook}>
+        <App initially={false} />
+      </Router>,
+    );
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    expect(screen.getByRole('heading', { name: 'Hi, Ann' })).toHaveFocus();
+    expect(scrolled).toHaveBeenCalledWith(0, 0);
+  });
+
+  it("leaves focus alone when the first load's session check answers", async () => {
+    render(
+      <Router hook={memoryLocation({ path: '/' }).hook}>
+        <App initially={null} />
+      </Router>,
+    );
+    await act(async () => arrive());
+    expect(screen.getByRole('heading', { name: 'Welcome to Eyevu' })).toBeInTheDocument();
+    expect(document.body).toHaveFocus();
+    expect(scrolled).not.toHaveBeenCalled();
+  });
+});

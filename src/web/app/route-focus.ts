@@ -25,11 +25,15 @@ export function useDocumentTitle(title: string) {
  * A change of the query alone (the gallery's Favorites, its duplicates album and 'All photos') is
  * the same screen: focus stays on a control that is still there (the view switch), and goes to
  * the heading only when the pressed control went with the old view.
+ *
+ * `signedIn` (null while the session is first checked): a sign-in or sign-out is a move to another
+ * screen even where the address stays, as a sign-in on '/' (the login there, the dashboard after),
+ * where focus fell to the page with the form. The session check's first answer is the first load.
  */
-export function useRouteFocus() {
+export function useRouteFocus(signedIn: boolean | null = null) {
   const [location] = useLocation();
   const search = useSearch();
-  const shown = useRef({ location, search });
+  const shown = useRef({ location, search, signedIn });
   // The address a Back or Forward landed on: there the browser's own scroll position stands (a
   // gallery scrolled down, opened the Organizer, Back) instead of the top a new page starts at.
   const poppedTo = useRef<string | null>(null);
@@ -42,9 +46,10 @@ export function useRouteFocus() {
   }, []);
   useEffect(() => {
     const before = shown.current;
-    if (before.location === location && before.search === search) return;
-    shown.current = { location, search };
-    const newScreen = before.location !== location;
+    shown.current = { location, search, signedIn };
+    const account = before.signedIn !== null && before.signedIn !== signedIn;
+    if (before.location === location && before.search === search && !account) return;
+    const newScreen = before.location !== location || account;
     const byHistory = poppedTo.current === window.location.href;
     poppedTo.current = null;
     if (newScreen && !byHistory) window.scrollTo(0, 0);
@@ -77,5 +82,5 @@ export function useRouteFocus() {
     document.addEventListener('pointerdown', stop, true);
     document.addEventListener('focusin', movedByUser, true);
     return stop;
-  }, [location, search]);
+  }, [location, search, signedIn]);
 }

@@ -5,22 +5,11 @@
 
 import { extensionFor } from '@domain/image-types';
 import { withoutControlCharacters } from '../../lib/control-characters';
+import { cutText } from '../../lib/cut-text';
 
 const MAX_NAME = 180;
 /** Half of a character past U+FFFF without its other half. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * The first `max` UTF-16 units of `text`, less a character's first half left at the end: a cut
- * through an emoji (or any character past U+FFFF) left a lone surrogate, which
- * `encodeURIComponent` refuses (every download of the photo answered a 500) and PostgreSQL stores
- * as U+FFFD.
- */
-export function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
 
 /**
  * A name safe to hand to a file system: no folders (the last segment after / or \), no control

@@ -1,5 +1,6 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { guardedExifr } from '../../lib/exifr-guards';
+import { cutText } from '../../lib/cut-text';
 import { decodeHeic, HeicDecodeError, HeicThreadError, isMissingCodecError, sharpFromHeic } from '../../lib/heic';
 import { rgbaToThumbHash } from './thumbhash';
 
@@ -140,8 +141,9 @@ async function readExif(
     for (const [k, v] of Object.entries(data)) {
       if (v instanceof Date) exif[k] = Number.isNaN(v.getTime()) ? null : v.toISOString();
       // An EXIF text ends at its first NUL (what follows is padding or junk), and jsonb refuses
-      // one: a photo whose camera wrote 'Ca\0non' failed its insert with a 500.
-      else if (typeof v === 'string') exif[k] = v.split('\0', 1)[0]!.slice(0, 200);
+      // one: a photo whose camera wrote 'Ca\0non' failed its insert with a 500. Cut between
+      // characters: half an emoji is refused by jsonb too.
+      else if (typeof v === 'string') exif[k] = cutText(v.split('\0', 1)[0]!, 200);
       else if (typeof v === 'number') exif[k] = v;
     }
     return { takenAt, exif: Object.keys(exif).length ? exif : null };

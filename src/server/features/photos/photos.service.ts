@@ -36,7 +36,8 @@ import type {
   ShownPhotoRow,
 } from './photos.repository';
 import { photoListJson, photoPageJson } from './photo-json';
-import { cutText, safeFileName } from './download-name';
+import { cutText } from '../../lib/cut-text';
+import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { Button } from '../../components/ui/button';
+import { RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
 import { errorMessage } from '../../lib/api';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './lazy-dialogs';
@@ -38,14 +38,9 @@ export function DuplicatesView() {
   }, []);
   const viewerOpen = viewerIndex !== null;
   useCloseViewerOnBack(viewerOpen, dropViewer);
-  // Try again goes once answered: focus moves to the album's title, not to the page's start.
+  // Try again, once answered, puts focus on the album's title.
   const title = useRef<HTMLHeadingElement>(null);
-  const retried = useRef(false);
-  useEffect(() => {
-    if (!retried.current || query.isFetching) return;
-    retried.current = false;
-    if (!query.isError) title.current?.focus();
-  }, [query.isFetching, query.isError]);
+  const retry = useRetryRefresh(query, title);
   const reopen = useRef(viewerEntryPhoto());
   useEffect(() => {
     const id = reopen.current;
@@ -92,24 +87,7 @@ export function DuplicatesView() {
       )}
       {/* A refresh refused (a photo deleted, the per-user limit) keeps the groups shown, and says
           why they may be behind: the alert in their place hid the photos under their count. */}
-      {query.isError && query.data && (
-        <div className="flex flex-col items-center gap-3 py-4 text-center">
-          {/* Keyed by the refusal: the same words refused again are read out again. */}
-          <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
-            {`Could not refresh this album. ${errorMessage(query.error, '')}`.trim()}
-          </p>
-          <Button
-            variant="outline"
-            pending={query.isFetching}
-            onClick={() => {
-              retried.current = true;
-              void query.refetch();
-            }}
-          >
-            Try again
-          </Button>
-        </div>
-      )}
+      {query.isError && query.data && <RefreshFailed query={query} what="this album" onRetry={retry} />}
       <PhotoViewer
         photos={photos}
         open={viewerIndex !== null}

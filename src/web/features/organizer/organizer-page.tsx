@@ -6,6 +6,7 @@ import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
+import { RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { toast } from '../../lib/toast';
@@ -324,14 +325,9 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
 function AlbumsTab() {
   const albums = useAlbums();
   const duplicates = useDuplicatesAlbum();
-  // Try again goes once answered: focus moves to what it brought, not to the page's start.
+  // Try again, once answered, puts focus on the list it brought.
   const shown = useRef<HTMLElement | null>(null);
-  const retried = useRef(false);
-  useEffect(() => {
-    if (!retried.current || albums.isFetching) return;
-    retried.current = false;
-    if (!albums.isError) shown.current?.focus();
-  }, [albums.isFetching, albums.isError]);
+  const retry = useRetryRefresh(albums, shown);
   if (albums.isLoading) return <Spinner />;
   // Without any answer yet, "No albums yet" would be untrue; a later failure keeps the last list.
   if (albums.isError && !albums.data)
@@ -343,25 +339,7 @@ function AlbumsTab() {
   const list = albums.data ?? [];
   // A refresh refused (the per-user limit on the list, the network) keeps the last list, which
   // may lack an album just made ('Album Created', then not there): it says so, and offers again.
-  const refreshFailed = albums.isError ? (
-    <div className="flex flex-col items-center gap-2 py-2 text-center">
-      {/* Keyed by the refusal: the same words refused again are read out again. */}
-      <p key={albums.errorUpdateCount} role="alert" className="text-sm text-danger">
-        {`Could not refresh your albums. ${errorMessage(albums.error, '')}`.trim()}
-      </p>
-      <Button
-        variant="outline"
-        size="sm"
-        pending={albums.isFetching}
-        onClick={() => {
-          retried.current = true;
-          void albums.refetch();
-        }}
-      >
-        Try again
-      </Button>
-    </div>
-  ) : null;
+  const refreshFailed = albums.isError ? <RefreshFailed query={albums} what="your albums" onRetry={retry} /> : null;
   if (list.length === 0 && !duplicates)
     return (
       <>
