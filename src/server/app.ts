@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
+import { registerClosingConnections } from './http/closing';
 import { registerCompression } from './http/compression';
 import { answerRouterError, registerErrorHandler, registerNotFound } from './http/errors';
 import { registerJsonBodyParser } from './http/json-body';
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     ctx.activity.trackRequest(reply.raw);
     done();
   });
+  registerClosingConnections(app);
   await app.register(cookie);
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   const pages = spa ? loadWebPages(config.webDir!) : null;

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config';
+import { closeWithin } from './http/closing';
 import { openDatabase } from './db/client';
 import { tuneHeapGrowth } from './lib/heap-growth';
 import { superviseWorkers } from './lib/supervisor';
@@ -37,8 +38,9 @@ async function runServer(config: Config) {
     if (closing) return;
     closing = true;
     app.log.info(`${signal} received, finishing in-flight requests`);
-    // app.close() stops accepting, waits for in-flight requests, then runs onClose (database).
-    app.close().then(
+    // Stops accepting, waits for in-flight requests (cut after SHUTDOWN_GRACE_MS), then runs
+    // onClose (the analysis worker, the database).
+    closeWithin(app).then(
       () => process.exit(0),
       (err) => {
         app.log.error({ err }, 'shutdown failed');

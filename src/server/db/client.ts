@@ -57,10 +57,30 @@ export async function openDatabase(opts: {
   pgliteTemplate?: string;
 }): Promise<Database> {
   if (opts.databaseUrl) {
-    return openPool({ connectionString: opts.databaseUrl, max: 10 }, 'postgres');
+    return openPool(
+      {
+        connectionString: opts.databaseUrl,
+        max: 10,
+        connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: DB_KEEPALIVE_DELAY_MS,
+      },
+      'postgres',
+    );
   }
   return openPgliteThread(opts.pgliteDir, opts.pgliteTemplate);
 }
+
+/**
+ * How long a new PostgreSQL connection, or a request's wait for one of the pool's, may take.
+ * node-postgres has no bound: a server that stopped answering without refusing (a failover to a
+ * host not up yet, a partition, packets dropped) held every request behind the pool for ever, and
+ * the listening connection stuck connecting never listened again, even once the server was back.
+ * Now they fail as the database being down (503), and the listener tries again.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 10_000;
+/** TCP keep-alive after this much silence, so a connection to a vanished server is found dead. */
+const DB_KEEPALIVE_DELAY_MS = 30_000;
 
 /** The one database code path: the `pg` driver's pool, a real server's or the embedded thread's. */
 async function openPool(

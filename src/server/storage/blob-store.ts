@@ -73,6 +73,38 @@ export interface BlobStore {
   list(): AsyncIterable<BlobInfo>;
 }
 
+/**
+ * File-system errors that say the folder itself is failing (full, over quota, read-only, refused,
+ * broken, out of descriptors), not that a blob is missing (ENOENT): for the callers the store is
+ * unavailable, as an object store that fails is. Left raw they were a 500 'Something went wrong',
+ * and an upload answered that over the photos it had already stored.
+ */
+const DISK_FAILURE_CODES: ReadonlySet<unknown> = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'EMFILE',
+  'ENFILE',
+]);
+
+/** `err` as the callers should see it: `BlobStoreUnavailable` when the disk failed, else itself. */
+export function diskFailure(err: unknown): unknown {
+  if (!DISK_FAILURE_CODES.has((err as NodeJS.ErrnoException | undefined)?.code)) return err;
+  return new BlobStoreUnavailable(`blob folder: ${(err as Error).message}`, { cause: err });
+}
+
+/** `work`, its disk failures thrown as `BlobStoreUnavailable`. */
+async function onDisk<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw diskFailure(err);
+  }
+}
+
 export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /**
@@ -110,7 +142,7 @@ export async function hashIntoTempFile(
   source: AsyncIterable<Uint8Array>,
   dir: string,
 ): Promise<{ tmp: string; key: string; size: number; written: Promise<void> }> {
-  await madeDir(dir);
+  await onDisk(() => madeDir(dir));
   const tmp = path.join(dir, `${randomBytes(8).toString('hex')}.tmp`);
   const hash = createHash('sha256');
   let size = 0;
@@ -134,7 +166,8 @@ export async function hashIntoTempFile(
     // then creates it after a removal made now. Removed once the destroyed stream has closed.
     if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
     await rm(tmp, { force: true });
-    throw err;
+    // The source's own errors (a client gone, a malformed body) stay as they are.
+    throw diskFailure(err);
   });
   written.catch(() => undefined); // the caller's commit or discard reports it
   // A failing source rejects `written` before the last byte is hashed, so this throws.
@@ -169,8 +202,8 @@ export class LocalBlobStore implements BlobStore {
       });
       await rename(tmp, file);
     } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw diskFailure(err);
     }
     return key;
   }
@@ -178,14 +211,14 @@ export class LocalBlobStore implements BlobStore {
   async stage(bytes: Buffer): Promise<StagedBlob> {
     const key = sha256Hex(bytes);
     const file = this.pathOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     let done = false;
     try {
+      await mkdir(path.dirname(file), { recursive: true });
       await writeFile(tmp, bytes);
     } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw diskFailure(err);
     }
     return {
       key,
@@ -197,7 +230,13 @@ export class LocalBlobStore implements BlobStore {
           await utimes(file, now, now);
           await rm(tmp, { force: true });
         } catch {
-          await rename(tmp, file);
+          try {
+            await rename(tmp, file);
+          } catch (err) {
+            // Marked done: no discard follows, so the copy goes now.
+            await rm(tmp, { force: true }).catch(() => undefined);
+            throw diskFailure(err);
+          }
         }
         return key;
       },
@@ -233,8 +272,8 @@ export class LocalBlobStore implements BlobStore {
             await rename(tmp, file);
           });
         } catch (err) {
-          await rm(tmp, { force: true });
-          throw err;
+          await rm(tmp, { force: true }).catch(() => undefined);
+          throw diskFailure(err);
         }
         return key;
       },
@@ -261,7 +300,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async read(key: string) {
-    return readFile(this.pathOf(key));
+    return onDisk(() => readFile(this.pathOf(key)));
   }
 
   stream(key: string): Readable {
@@ -269,7 +308,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async open(key: string): Promise<OpenedBlob> {
-    const handle = await open(this.pathOf(key), 'r');
+    const handle = await onDisk(() => open(this.pathOf(key), 'r'));
     try {
       const { size } = await handle.stat();
       // The stream closes the handle when it ends or is destroyed.

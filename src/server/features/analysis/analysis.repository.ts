@@ -291,6 +291,28 @@ export function createAnalysisRepository(db: Db) {
     },
 
     /**
+     * Gives claimed jobs back to the queue, claimable at once and their attempt not counted (their
+     * worker is stopping, not failing). A job whose lock ran out and was claimed again since
+     * (its attempts moved on) is the new holder's and is left alone.
+     */
+    async release(claimed: ClaimedJob[]): Promise<void> {
+      await Promise.all(
+        claimed.map((job) =>
+          db
+            .update(jobs)
+            .set({
+              status: 'queued',
+              attempts: sql`${jobs.attempts} - 1`,
+              lockedUntil: null,
+              runAfter: sql`now()`,
+              updatedAt: sql`now()`,
+            })
+            .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running'), eq(jobs.attempts, job.attempts))),
+        ),
+      );
+    },
+
+    /**
      * Retries later, or after the last attempt marks the photo analysed as uncategorized with the
      * error, with `settle` in the same transaction (as in `complete`).
      */

@@ -13,6 +13,8 @@ export interface AnalysisServiceOptions {
   analyze?: PhotoAnalyzer;
   /** How long a claimed job is held before another worker may take it (crash tests shorten it). */
   lockMs?: number;
+  /** How long closing waits for the jobs in flight before giving them back (VISION_CLOSE_WAIT_MS). */
+  closeWaitMs?: number;
   /** The longest the worker holds back for a busy server (ANALYSIS_MAX_YIELD_MS; tests lengthen it). */
   maxYieldMs?: number;
   log?: (msg: string, err: unknown) => void;
@@ -77,13 +79,11 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
   ctx.activity.onQuiet(() => worker.notify());
   // A statistics renewal still running first (the database closes after this). Then the worker,
   // so the photos in analysis finish and are recorded (not counted as failed attempts because
-  // their threads went away), then the threads.
+  // their threads went away), those still running after the wait given back to the queue for
+  // another process, then the threads.
   ctx.onClose.push(async () => {
     await Promise.all([...background]);
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, VISION_CLOSE_WAIT_MS)));
-    await Promise.race([worker.stop(), bound]);
-    clearTimeout(timer);
+    await worker.stop({ waitMs: opts.closeWaitMs ?? VISION_CLOSE_WAIT_MS });
     await vision?.close();
   });
   // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.

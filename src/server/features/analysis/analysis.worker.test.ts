@@ -56,3 +56,42 @@ describe('analysis worker drain', () => {
     expect(claims).toHaveLength(0);
   });
 });
+
+describe('analysis worker stop', () => {
+  it('gives back the jobs still in flight after its wait, and writes nothing they finish or fail later', async () => {
+    const writes: string[] = [];
+    const released: number[] = [];
+    let claimed = false;
+    const repo = {
+      claim: async () => {
+        if (claimed) return [];
+        claimed = true;
+        return [job(1, 1), job(2, 1)];
+      },
+      closeIfAnalyzed: async () => false,
+      previewKey: async () => 'key',
+      complete: async (j: ClaimedJob) => void writes.push(`complete ${j.id}`),
+      fail: async (j: ClaimedJob) => {
+        writes.push(`fail ${j.id}`);
+        return 'retry' as const;
+      },
+      release: async (jobs: ClaimedJob[]) => void released.push(...jobs.map((j) => j.id)),
+    } as unknown as AnalysisRepository;
+    const pending: Array<{ resolve: (o: AnalysisOutcome) => void; reject: (e: Error) => void }> = [];
+    const worker = createAnalysisWorker({
+      repo,
+      blobs: { read: async () => Buffer.from('x') } as unknown as BlobStore,
+      analyze: () => new Promise((resolve, reject) => pending.push({ resolve, reject })),
+      concurrency: 2,
+    });
+    const draining = worker.drain();
+    while (pending.length < 2) await tick();
+    await worker.stop({ waitMs: 0 });
+    expect(released.sort()).toEqual([1, 2]);
+    // The threads closing under one, the other finishing after all: neither is written.
+    pending[0]!.reject(new Error('vision pool is closed'));
+    pending[1]!.resolve(outcome);
+    await draining;
+    expect(writes).toEqual([]);
+  });
+});

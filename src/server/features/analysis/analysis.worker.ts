@@ -34,8 +34,12 @@ export interface AnalysisWorkerOptions {
 
 export interface AnalysisWorker {
   start(): void;
-  /** Stops claiming; waits for jobs in flight unless `abandon` (used to simulate a crash). */
-  stop(opts?: { abandon?: boolean }): Promise<void>;
+  /**
+   * Stops claiming; waits for jobs in flight unless `abandon` (used to simulate a crash). With
+   * `waitMs`, jobs still in flight after it are given back to the queue (`AnalysisRepository.release`),
+   * their attempt not counted, and whatever they finish later is not written.
+   */
+  stop(opts?: { abandon?: boolean; waitMs?: number }): Promise<void>;
   /** Wakes the loop now (after enqueueing) instead of at the next poll. */
   notify(): void;
   /** Processes until no job is claimable. For tests and scripts. */
@@ -57,6 +61,10 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
   /** When the worker first held back for `yieldWhile` without claiming since; undefined when not holding back. */
   let yieldingSince: number | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** The jobs of `inFlight`, by id: what a bounded stop gives back. */
+  const claimed = new Map<ClaimedJob['id'], ClaimedJob>();
+  /** Jobs given back while in flight: another worker may hold them now, so nothing of theirs is written. */
+  const released = new Set<ClaimedJob['id']>();
   /** Jobs finished so far: a claim that ran while one finished may have read it still running. */
   let settled = 0;
   let running = false;
@@ -75,8 +83,11 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
         return;
       }
       const outcome = await o.analyze(await o.blobs.read(key));
+      if (released.has(job.id)) return;
       await o.repo.complete(job, outcome, performance.now() - t0, o.onSettled);
     } catch (err) {
+      // Given back at a stop: its threads closing under it is no failed attempt.
+      if (released.has(job.id)) return;
       const message = err instanceof Error ? err.message : String(err);
       try {
         const r = await o.repo.fail(job, message.slice(0, 500), maxAttempts, retryDelayMs, o.onSettled);
@@ -109,9 +120,11 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
     if (opts.yielding !== false && holdBack()) return 0;
     const jobs = await o.repo.claim(concurrency - inFlight.size, lockMs);
     for (const job of jobs) {
+      claimed.set(job.id, job);
       const p = process(job).finally(() => {
         settled++;
         inFlight.delete(p);
+        claimed.delete(job.id);
         if (running) schedule(0);
       });
       inFlight.add(p);
@@ -149,7 +162,23 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
       if (timer) clearTimeout(timer);
       timer = undefined;
       await ticking;
-      if (!opts.abandon) await Promise.all([...inFlight]);
+      if (opts.abandon) return;
+      if (opts.waitMs === undefined) {
+        await Promise.all([...inFlight]);
+        return;
+      }
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...inFlight]),
+        new Promise((resolve) => (bound = setTimeout(resolve, opts.waitMs))),
+      ]);
+      clearTimeout(bound);
+      // A job left claimed was locked for `lockMs` (5 minutes) with an attempt spent: no other
+      // process took it meanwhile, and three shutdowns in its analysis gave the photo up as failed.
+      const left = [...claimed.values()];
+      if (left.length === 0) return;
+      for (const job of left) released.add(job.id);
+      await o.repo.release(left).catch((err: unknown) => log('could not give back the analysis jobs in flight', err));
     },
     notify() {
       schedule(0);
