@@ -77,18 +77,20 @@ export interface OnceKey {
   requestHash: string;
 }
 
+/** An album as listed, its photos counted now (a description that counts them is written from it). */
+const listedColumns = {
+  id: albums.id,
+  name: albums.name,
+  description: albums.description,
+  isSmartAlbum: albums.isSmartAlbum,
+  createdAt: albums.createdAt,
+  photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
+};
+
 /** The user's album made under `key` (zero or one row: unique per user), with its photos counted now. */
 function madeUnder(q: Db | Tx, userId: string, key: string) {
   return q
-    .select({
-      id: albums.id,
-      name: albums.name,
-      description: albums.description,
-      isSmartAlbum: albums.isSmartAlbum,
-      createdAt: albums.createdAt,
-      photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
-      requestHash: albums.requestHash,
-    })
+    .select({ ...listedColumns, requestHash: albums.requestHash })
     .from(albums)
     .where(and(eq(albums.userId, userId), eq(albums.idempotencyKey, key)));
 }
@@ -116,14 +118,7 @@ export function createAlbumsRepository(db: Db) {
 
     async list(userId: string, limit: number) {
       return db
-        .select({
-          id: albums.id,
-          name: albums.name,
-          description: albums.description,
-          isSmartAlbum: albums.isSmartAlbum,
-          createdAt: albums.createdAt,
-          photoCount: sql<number>`(select count(*)::int from ${albumPhotos} where ${albumPhotos.albumId} = ${albums.id})`,
-        })
+        .select(listedColumns)
         .from(albums)
         .where(eq(albums.userId, userId))
         .orderBy(desc(albums.isSmartAlbum), albums.name, albums.createdAt)
