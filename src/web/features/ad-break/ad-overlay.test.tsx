@@ -55,6 +55,8 @@ beforeEach(() => vi.useFakeTimers({ now: T0 }));
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  // A test that failed offline leaves the next ones online.
+  onlineManager.setOnline(true);
 });
 
 describe('AdOverlay', () => {
@@ -400,6 +402,46 @@ describe('AdOverlay when the recording is refused', () => {
     // The same ad break every time: the server counts it once, whatever reached it.
     expect(posts()).toHaveLength(4);
     for (const [, init] of posts()) expect(new Headers(init?.headers).get('Idempotency-Key')).toBe('evt-1');
+  });
+
+  it('reads the same refusal out again when Try again meets it again', async () => {
+    const { posts } = setup(15, undefined, () => jsonResponse({ message: 'Something went wrong on our side.' }, 500));
+    await advance(15_000);
+    const first = screen.getByRole('alert');
+    expect(first).toHaveTextContent('Could not record this ad break. Something went wrong on our side.');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    expect(posts()).toHaveLength(2);
+    // A new alert, not the old one with the same words (which a screen reader does not read again).
+    const second = screen.getByRole('alert');
+    expect(second).toHaveTextContent('Could not record this ad break. Something went wrong on our side.');
+    expect(second).not.toBe(first);
+  });
+
+  it('says it waits for the connection when Try again is pressed offline, then records once it is back', async () => {
+    const answers: (() => Response)[] = [
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+      recorded,
+    ];
+    const { posts, onClose, onReward } = setup(15, undefined, () => answers.shift()!());
+    await advance(15_000);
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    act(() => onlineManager.setOnline(false));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    expect(posts()).toHaveLength(1);
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'Ad finished. Waiting for the connection to record this ad break.',
+    );
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+
+    await act(async () => onlineManager.setOnline(true));
+    await advance(0);
+    expect(posts()).toHaveLength(2);
+    expect(onReward).toHaveBeenCalledTimes(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
   });
 
   it('can be closed unpaid from the failure', async () => {

@@ -69,8 +69,9 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   const layer = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const finished = useRef(false);
-  // Why the last recording failed, while asking again may still pay the break.
-  const [failure, setFailure] = useState<string | null>(null);
+  // Why the last recording failed, while asking again may still pay the break; `n` counts the
+  // failures, so the same words refused again are read out again.
+  const [failure, setFailure] = useState<{ message: string; n: number } | null>(null);
   const tryAgainButton = useRef<HTMLButtonElement>(null);
   useModalLayer(layer);
 
@@ -109,7 +110,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
     onError: (err) => {
       // Closed on every refusal, a break the user had earned was lost to a dropped connection or a
       // restarting server, with a toast saying 'Please try again' and nothing left to try.
-      if (err instanceof PassingFailure) setFailure(err.message);
+      if (err instanceof PassingFailure) setFailure((f) => ({ message: err.message, n: (f?.n ?? 0) + 1 }));
       else
         toast({ title: 'Error', description: errorMessage(err, 'Failed to record activity'), variant: 'destructive' });
       // An answer given up on may still have been recorded: its points show once it has.
@@ -169,7 +170,8 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. Offline
             at 0 the recording waits for the connection (the server counts a break up to 10 minutes
             after its ad, once per ad-break id), so the panel says why it stays. */}
-        {!galleryOpen && !gameOpen && !failure && (
+        {/* A Try again pressed offline waits too: the refusal it answers is no longer the news. */}
+        {!galleryOpen && !gameOpen && (!failure || record.isPaused) && (
           <p role="status" aria-live="polite" className={record.isPaused ? 'text-sm' : 'sr-only'}>
             {record.isPaused
               ? 'Ad finished. Waiting for the connection to record this ad break.'
@@ -187,9 +189,11 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
             </p>
             {failure && (
               <div className="flex flex-col items-center gap-3">
-                <p role="alert" className="text-sm">
-                  Could not record this ad break. {failure}
-                </p>
+                {!record.isPaused && (
+                  <p key={failure.n} role="alert" className="text-sm">
+                    Could not record this ad break. {failure.message}
+                  </p>
+                )}
                 <div className="flex gap-3">
                   <Button
                     ref={tryAgainButton}
