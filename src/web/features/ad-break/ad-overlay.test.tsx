@@ -455,6 +455,25 @@ describe('AdOverlay when the recording is refused', () => {
     expect(onReward).not.toHaveBeenCalled();
   });
 
+  it('closes once: a Try again answered after Close does not close the next ad break', async () => {
+    let answerLate: ((res: Response) => void) | undefined;
+    const answers: (() => Response | Promise<Response>)[] = [
+      () => jsonResponse({ message: 'Something went wrong on our side.' }, 500),
+      () => new Promise<Response>((resolve) => (answerLate = resolve)),
+    ];
+    const { onClose, onReward } = setup(15, undefined, () => answers.shift()!() as Response);
+    await advance(15_000);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Try again' })));
+    await advance(0);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Close' })));
+    expect(onClose).toHaveBeenCalledTimes(1);
+    // The user has started another ad break by the time this one's answer comes: its overlay stays.
+    await act(async () => answerLate!(recorded()));
+    await advance(0);
+    expect(onReward).toHaveBeenCalledTimes(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
   it("closes on a final refusal, with the server's reason", async () => {
     const { onClose, onReward, posts } = setup(15, undefined, () =>
       jsonResponse(

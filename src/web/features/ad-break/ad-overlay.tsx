@@ -73,6 +73,15 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
   // failures, so the same words refused again are read out again.
   const [failure, setFailure] = useState<{ message: string; n: number } | null>(null);
   const tryAgainButton = useRef<HTMLButtonElement>(null);
+  // Once per overlay. Closed while a Try again was on its way, the answer (up to RECORD_WAIT_MS
+  // later, or once an offline device is back) closed again: by then the user had started the next
+  // ad break, whose overlay vanished mid-ad and whose recording was never sent.
+  const closed = useRef(false);
+  const close = () => {
+    if (closed.current) return;
+    closed.current = true;
+    onClose();
+  };
   useModalLayer(layer);
 
   // Once per second from the ad duration to 0: the next tick is due when the shown second changes
@@ -119,7 +128,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
       void qc.invalidateQueries({ queryKey: rewardsQueryOptions().queryKey });
     },
     onSettled: (_response, err) => {
-      if (!(err instanceof PassingFailure)) onClose();
+      if (!(err instanceof PassingFailure)) close();
     },
   });
   const { mutate } = record;
@@ -203,7 +212,7 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
                   >
                     Try again
                   </Button>
-                  <Button variant="outline" onClick={onClose} className="text-fg">
+                  <Button variant="outline" onClick={close} className="text-fg">
                     Close
                   </Button>
                 </div>
