@@ -178,13 +178,16 @@ export function AdOverlay({ app, duration, onClose, onReward = announceActivity,
         <p className="text-xs opacity-80">Ad continues playing behind gallery</p>
         {/* The viewer announces while it is open (a modal hides the rest); this one otherwise. Offline
             at 0 the recording waits for the connection (the server counts a break up to 10 minutes
-            after its ad, once per ad-break id), so the panel says why it stays. */}
-        {/* A Try again pressed offline waits too: the refusal it answers is no longer the news. */}
-        {!galleryOpen && !gameOpen && (!failure || record.isPaused) && (
+            after its ad, once per ad-break id), so the panel says why it stays; so does a Try again
+            pressed offline (the refusal it answers is then no longer the news). Kept in the page
+            beside a refusal, so that its next words are read. */}
+        {!galleryOpen && !gameOpen && (
           <p role="status" aria-live="polite" className={record.isPaused ? 'text-sm' : 'sr-only'}>
             {record.isPaused
               ? 'Ad finished. Waiting for the connection to record this ad break.'
-              : countdownAnnouncement(remaining, duration)}
+              : failure
+                ? ''
+                : countdownAnnouncement(remaining, duration)}
           </p>
         )}
         <div className="grid flex-1 place-items-center rounded-2xl bg-gradient-to-br from-primary to-warning/60 p-6 text-center">
