@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
+import { registerBodyDeadline, type After } from './http/body-deadline';
 import { registerClosingConnections } from './http/closing';
 import { registerCompression } from './http/compression';
 import { answerRouterError, registerErrorHandler, registerNotFound } from './http/errors';
@@ -58,6 +59,8 @@ export interface BuildOptions {
   activity?: ServerActivity;
   /** Tests shorten IDLE_CONNECTION_MS to see a silent connection dropped. */
   idleConnectionMs?: number;
+  /** Tests fire the request body deadline (BODY_DEADLINE_MS) themselves instead of waiting it out. */
+  bodyDeadline?: After;
 }
 
 /**
@@ -69,7 +72,8 @@ export interface BuildOptions {
 export const IDLE_CONNECTION_MS = 60_000;
 /**
  * The longest one request may take to arrive, however it trickles: 20 photos at the upload size
- * limit over a slow mobile link. Fastify's default, none, bounded nothing.
+ * limit over a slow mobile link. Fastify's default, none, bounded nothing. Node's bound is
+ * server-wide; every other body has BODY_DEADLINE_MS (http/body-deadline.ts).
  */
 export const REQUEST_TIMEOUT_MS = 30 * 60_000;
 /**
@@ -110,6 +114,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Process-wide; every thread that loads sharp sets it again (lib/image-threads.ts).
   sharp.concurrency(config.imageThreads);
   registerJsonBodyParser(app);
+  // First of the hooks: its clock runs from the request's start, whichever hook answers first.
+  registerBodyDeadline(app, { after: opts.bodyDeadline });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Before any route: the authorisation matrix, the fuzzer and /api/docs are generated from it.
