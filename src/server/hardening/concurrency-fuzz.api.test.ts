@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACHIEVEMENTS, skipReward } from '@domain/rewards';
 import { FILTER_IDS } from '@domain/filters';
@@ -10,6 +9,7 @@ import { SIMULATED_ADS } from '@domain/games/scoring';
 import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { createTestApp, sessionCookieFrom, signUp, startAdBreak, testDbKind, type TestApp } from '../test/harness';
+import { webhookDelivery } from '../test/stripe-webhook';
 import {
   blobConsistency,
   jpeg,
@@ -125,24 +125,9 @@ const query = async <T>(q: ReturnType<typeof sql>) => rowsOf<T>(await t.database
 
 let eventSerial = 0;
 function deliver(type: string, object: unknown, id = `evt_conc_${++eventSerial}`) {
-  const payload = JSON.stringify({
-    id,
-    object: 'event',
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000) + eventSerial,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-  return send({
-    method: 'POST',
-    url: '/api/stripe/webhook',
-    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
-    payload,
-  });
+  return send(
+    webhookDelivery({ type, object, id, created: Math.floor(Date.now() / 1000) + eventSerial, secret: WEBHOOK_SECRET }),
+  );
 }
 
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceFor } from '@domain/plans';
 import { DEFAULT_RATE_LIMITS, type RateLimitTable } from '../http/rate-limits';
 import type { RouteEntry } from '../http/route-table';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { createTestApp, sessionCookieFrom, signUp, startAdBreak, type TestApp } from '../test/harness';
+import { signedWebhook } from '../test/stripe-webhook';
 import { fuzzCase, type ValidRequest } from './route-fuzz';
 import { jpeg, multipart, rng, seedUser, stripeConfig, WEBHOOK_SECRET, type SeededUser } from './support';
 
@@ -183,18 +183,13 @@ const FIXTURES: Record<string, Fixture> = {
     as: 'nobody',
     valid() {
       // An event type the app does not act on: signed, so it is accepted, and changes nothing.
-      const payload = JSON.stringify({
-        id: `evt_fuzz_${++serial}`,
-        object: 'event',
-        api_version: Stripe.API_VERSION,
-        created: Math.floor(t.clock.now().getTime() / 1000),
-        livemode: false,
-        pending_webhooks: 1,
-        request: { id: null, idempotency_key: null },
+      const { payload, signature } = signedWebhook({
         type: 'customer.created',
-        data: { object: { id: 'cus_fuzz', object: 'customer' } },
+        object: { id: 'cus_fuzz', object: 'customer' },
+        id: `evt_fuzz_${++serial}`,
+        created: Math.floor(t.clock.now().getTime() / 1000),
+        secret: WEBHOOK_SECRET,
       });
-      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
       return {
         raw: { payload, headers: { 'content-type': 'application/json' }, tamperRefused: true },
         headers: { 'stripe-signature': signature },

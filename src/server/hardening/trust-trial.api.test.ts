@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '@domain/calendar';
 import { priceFor, TRIAL_DAYS } from '@domain/plans';
@@ -10,6 +9,7 @@ import { PAYMENT_PROVIDER_ERROR } from '../features/payments/stripe-gateway';
 import { startStripeDouble, type StripeDouble } from '../features/payments/stripe-test-double';
 import { ALREADY_ACTIVE, TRIAL_USED } from '../features/subscriptions/subscriptions.service';
 import { createTestDatabase, signUp, testConfig, type TestDatabase } from '../test/harness';
+import { webhookDelivery } from '../test/stripe-webhook';
 
 /**
  * The upgrade modal's free trial: 7 days of Premium once per account, whatever the client sends;
@@ -56,24 +56,15 @@ const rowOf = async (userId: string) =>
 let eventCounter = 0;
 function deliver(type: string, object: unknown) {
   eventCounter += 1;
-  const payload = JSON.stringify({
-    id: `evt_trial_${eventCounter}_${Date.now()}`,
-    object: 'event',
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-  return inject({
-    method: 'POST',
-    url: '/api/stripe/webhook',
-    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-    payload,
-  });
+  return inject(
+    webhookDelivery({
+      type,
+      object,
+      id: `evt_trial_${eventCounter}_${Date.now()}`,
+      created: Math.floor(Date.now() / 1000),
+      secret: WEBHOOK_SECRET,
+    }),
+  );
 }
 
 describe('attack: a long free plan from Start Free Trial', () => {

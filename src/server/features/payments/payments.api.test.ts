@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
-import Stripe from 'stripe';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { webhookDelivery } from '../../test/stripe-webhook';
 import { LIVE_ON_STRIPE_MESSAGE, PAYMENT_DUE_MESSAGE } from './payments.service';
 import { SUPERSEDED_CHECKOUT } from './stripe-gateway';
 import { startStripeDouble, type StripeDouble } from './stripe-test-double';
@@ -32,26 +32,15 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
   /** A webhook delivery signed by the SDK's own test-header helper. */
   function deliver(type: string, object: unknown, opts: { created?: number; id?: string; secret?: string } = {}) {
     eventCounter += 1;
-    const event = {
-      id: opts.id ?? `evt_test_${eventCounter}_${Date.now()}`,
-      object: 'event',
-      api_version: Stripe.API_VERSION,
-      created: opts.created ?? Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object },
-    };
-    const payload = JSON.stringify(event);
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET });
-    return inject({
-      method: 'POST',
-      url: '/api/stripe/webhook',
-      // Stripe's own header carries a charset.
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
-      payload,
-    });
+    return inject(
+      webhookDelivery({
+        type,
+        object,
+        id: opts.id ?? `evt_test_${eventCounter}_${Date.now()}`,
+        created: opts.created ?? Math.floor(Date.now() / 1000),
+        secret: opts.secret ?? WEBHOOK_SECRET,
+      }),
+    );
   }
 
   /** Signs up, starts checkout for a plan and returns the Stripe objects the double made. */
