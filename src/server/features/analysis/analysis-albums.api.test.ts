@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs, photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
+import { insertStoredPhoto } from '../../test/stored-photo';
 import { createAnalysisService } from './analysis.service';
 import type { PhotoAnalyzer } from './analysis.worker';
 
@@ -22,23 +23,9 @@ async function queuedPhoto(app: TestApp['app'], userId: string): Promise<string>
   const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#aa7733' } })
     .jpeg()
     .toBuffer();
-  const key = await app.ctx.blobs.put(bytes);
-  const [row] = await app.ctx.db
-    .insert(photos)
-    .values({
-      userId,
-      name: 'cat',
-      mime: 'image/jpeg',
-      size: bytes.length,
-      width: 40,
-      height: 30,
-      originalKey: key,
-      previewKey: key,
-      thumbnailKey: key,
-    })
-    .returning({ id: photos.id });
-  await app.ctx.db.insert(jobs).values({ kind: 'analyze-photo', userId, photoId: row!.id });
-  return row!.id;
+  const id = await insertStoredPhoto(app, userId, 'cat', bytes);
+  await app.ctx.db.insert(jobs).values({ kind: 'analyze-photo', userId, photoId: id });
+  return id;
 }
 
 describe(`an analysis result and its smart album (${testDbKind})`, () => {

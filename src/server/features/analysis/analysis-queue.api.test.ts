@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { albumPhotos, albums, jobs, photos } from '../../db/schema';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
+import { insertStoredPhoto } from '../../test/stored-photo';
 import { syncSmartAlbumsIn } from '../albums/albums.repository';
 import { createAnalysisRepository } from './analysis.repository';
 import { createAnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
@@ -44,23 +45,8 @@ async function addPhotos(userId: string, colour: string, n: number, name = colou
   return ids;
 }
 
-async function insertPhoto(userId: string, name: string, bytes: Buffer): Promise<string> {
-  const key = await t.app.ctx.blobs.put(bytes);
-  const [row] = await t.app.ctx.db
-    .insert(photos)
-    .values({
-      userId,
-      name,
-      mime: 'image/jpeg',
-      size: bytes.length,
-      width: 40,
-      height: 30,
-      originalKey: key,
-      previewKey: key,
-      thumbnailKey: key,
-    })
-    .returning({ id: photos.id });
-  return row.id;
+function insertPhoto(userId: string, name: string, bytes: Buffer): Promise<string> {
+  return insertStoredPhoto(t.app, userId, name, bytes);
 }
 
 function worker(analyze: PhotoAnalyzer, extra: Partial<Parameters<typeof createAnalysisWorker>[0]> = {}) {

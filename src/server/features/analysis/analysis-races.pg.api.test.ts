@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { jobs, photos } from '../../db/schema';
 import { createTestApp, signUp, type TestApp } from '../../test/harness';
+import { insertStoredPhoto } from '../../test/stored-photo';
 import { createAnalysisService } from './analysis.service';
 
 /** PostgreSQL only (vitest.config.ts): races the embedded database cannot run. */
@@ -59,22 +60,8 @@ it('the analysis status says nothing is pending only once the smart album shows 
   const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#aa7733' } })
     .jpeg()
     .toBuffer();
-  const key = await t.app.ctx.blobs.put(bytes);
-  const [photo] = await t.app.ctx.db
-    .insert(photos)
-    .values({
-      userId: user.id,
-      name: 'cat',
-      mime: 'image/jpeg',
-      size: bytes.length,
-      width: 40,
-      height: 30,
-      originalKey: key,
-      previewKey: key,
-      thumbnailKey: key,
-    })
-    .returning({ id: photos.id });
-  await t.app.ctx.db.insert(jobs).values({ kind: 'analyze-photo', userId: user.id, photoId: photo!.id });
+  const photoId = await insertStoredPhoto(t.app, user.id, 'cat', bytes);
+  await t.app.ctx.db.insert(jobs).values({ kind: 'analyze-photo', userId: user.id, photoId });
   const service = createAnalysisService(t.app.ctx, {
     analyze: async () => ({ category: 'animals', tags: ['cat'], description: 'A cat', faceCount: 0 }),
   });
