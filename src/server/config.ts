@@ -31,6 +31,7 @@ const envSchema = z.object({
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   // Unset: on only when the server listens on loopback (see resolveDemoMode).
   DEMO_MODE: booleanFromEnv.optional(),
   SMTP_URL: z.string().url('SMTP_URL must be a URL such as smtp://user:pass@host:587').optional(),
@@ -57,6 +58,17 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL server when set; otherwise the embedded PGlite in `<dataDir>/db`. */
   databaseUrl?: string;
+  /**
+   * PostgreSQL connections each server process's pool may open (DATABASE_POOL_MAX); the process
+   * opens one more to listen for notifications. Sized so WEB_CONCURRENCY x (this + 1), over every
+   * machine, stays under the server's max_connections.
+   */
+  databasePoolMax: number;
+  /**
+   * Test-only: the bound on a PostgreSQL request query (db/client.ts DB_QUERY_TIMEOUT_MS), so a
+   * test of a silent server need not wait the real one. Never read from the environment.
+   */
+  databaseQueryTimeoutMs?: number;
   /** Where PGlite keeps its files; 'memory://' keeps it in memory (tests). */
   pgliteDir: string;
   blobDir: string;
@@ -289,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     pgliteDir: path.join(dataDir, 'db'),
     blobDir: e.BLOB_DIR ? path.resolve(e.BLOB_DIR) : path.join(dataDir, 'blobs'),
     objectStore,

@@ -23,8 +23,12 @@ export interface Database {
   notifications: Notifications;
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
-  /** One statement outside any transaction (maintenance such as VACUUM). */
-  query(text: string): Promise<void>;
+  /**
+   * One statement outside any transaction (maintenance such as VACUUM). `long`: maintenance that may
+   * run or wait past the bound on request statements (DB_QUERY_TIMEOUT_MS), such as ANALYZE waiting
+   * for autovacuum's lock; on PostgreSQL it runs on a connection of its own, without the bound.
+   */
+  query(text: string, opts?: { long?: boolean }): Promise<void>;
   /**
    * Runs `work` unless another run of the same name is under way, in this process or, on PostgreSQL,
    * in any process or machine on the database; `{ ran: false }` then, without running it.
@@ -55,21 +59,30 @@ export async function openDatabase(opts: {
   pgliteDir: string;
   /** For `memory://` only: start from this data-dir dump (see PgliteThreadData.template). */
   pgliteTemplate?: string;
+  /** PostgreSQL only: the pool's size (DATABASE_POOL_MAX). */
+  databasePoolMax?: number;
+  /** PostgreSQL only, tests: in place of DB_QUERY_TIMEOUT_MS. */
+  databaseQueryTimeoutMs?: number;
 }): Promise<Database> {
   if (opts.databaseUrl) {
+    const queryMs = opts.databaseQueryTimeoutMs ?? DB_QUERY_TIMEOUT_MS;
     return openPool(
       {
         connectionString: opts.databaseUrl,
-        max: 10,
+        max: opts.databasePoolMax ?? DB_POOL_MAX,
         connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
         keepAlive: true,
         keepAliveInitialDelayMillis: DB_KEEPALIVE_DELAY_MS,
       },
       'postgres',
+      { bounds: { statementMs: queryMs, readMs: queryMs + DB_READ_MARGIN_MS } },
     );
   }
   return openPgliteThread(opts.pgliteDir, opts.pgliteTemplate);
 }
+
+/** Connections per process's pool unless DATABASE_POOL_MAX says otherwise (config.ts). */
+const DB_POOL_MAX = 10;
 
 /**
  * How long a new PostgreSQL connection, or a request's wait for one of the pool's, may take.
@@ -81,15 +94,145 @@ export async function openDatabase(opts: {
 export const DB_CONNECT_TIMEOUT_MS = 10_000;
 /** TCP keep-alive after this much silence, so a connection to a vanished server is found dead. */
 const DB_KEEPALIVE_DELAY_MS = 30_000;
+/**
+ * How long one statement of the pool's may run on PostgreSQL; request statements take
+ * milliseconds. A server that vanishes mid-statement without a reset (failover to another host, a
+ * partition) left the statement waiting for TCP to give up, about 15 minutes on Linux: keep-alive
+ * does not probe while sent data is unacknowledged. Ten such statements held the whole pool, and
+ * every request of the process answered 503 for those minutes, even once the new server answered.
+ * The server cancels a statement past this bound (statement_timeout: the connection stays usable);
+ * one the server has not answered DB_READ_MARGIN_MS later is given up here and its connection
+ * closed (BoundedClient). Work that legitimately runs long (migrations and their lock's wait,
+ * statistics renewals) runs on a connection of its own without either bound (`Database.query`'s
+ * `long`).
+ */
+export const DB_QUERY_TIMEOUT_MS = 30_000;
+/** Lets the server's own cancel (a clean error, connection kept) arrive before the client gives up. */
+const DB_READ_MARGIN_MS = 5_000;
+/** node-postgres's error for a statement past its `query_timeout`. */
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/** Closes a connection at once, without the goodbye a silent server would never acknowledge. */
+function destroyConnection(client: pg.ClientBase) {
+  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+}
+
+/**
+ * A pool connection that closes itself when a statement outlives its `query_timeout`. node-postgres
+ * only rejects the statement: the connection still waits for its answer, so the next statement on
+ * it (a transaction's rollback, or the next request once drizzle's transaction handed it back to
+ * the pool) queued behind the lost one and waited its own bound. Closed, every statement queued on
+ * it fails at once and the pool discards it on release. `onLate` then runs: the server is most
+ * likely gone for every connection.
+ */
+function boundedClient(onLate: (late: pg.Client) => void): typeof pg.Client {
+  return class BoundedClient extends pg.Client {
+    // The override must accept every overload of pg's query(): config or text, values, callback.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    override query(...args: any[]): any {
+      const dropIfLate = (err: unknown) => {
+        if ((err as Error | undefined)?.message !== READ_TIMEOUT_MESSAGE) return;
+        destroyConnection(this);
+        onLate(this);
+      };
+      const last = args.length - 1;
+      const callback: unknown = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (err: unknown, res: unknown) => {
+          dropIfLate(err);
+          (callback as (e: unknown, r: unknown) => void)(err, res);
+        };
+      }
+      const out = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (out instanceof Promise) {
+        return out.catch((err: unknown) => {
+          dropIfLate(err);
+          throw err;
+        });
+      }
+      return out;
+    }
+  };
+}
+
+/**
+ * The pool's idle connections, closed when a statement went unanswered past the bound: the server
+ * that did not answer it, though not even to cancel it, is most likely gone (failover, partition)
+ * for them as well, and after a failover each would otherwise have cost one request the whole
+ * bound and a 503 before being found dead (keep-alive takes longer still). Reopening costs a
+ * connect. Connections in use are left to their own statements' bounds.
+ */
+function idleConnections(pool: pg.Pool) {
+  const open = new Set<pg.PoolClient>();
+  const busy = new Set<pg.PoolClient>();
+  pool.on('connect', (c) => void open.add(c));
+  pool.on('remove', (c) => {
+    open.delete(c);
+    busy.delete(c);
+  });
+  pool.on('acquire', (c) => void busy.add(c));
+  pool.on('release', (_err, c) => void busy.delete(c));
+  return {
+    close() {
+      // The pool's own listener on an idle connection removes it when its socket ends.
+      for (const c of open) if (!busy.has(c)) destroyConnection(c);
+    },
+  };
+}
+
+/**
+ * A pool whose checked-out connection goes back to it (to be discarded) the moment the connection
+ * ends. drizzle's transaction never releases its connection when `begin` fails (it releases in a
+ * `finally` that `begin` is outside of): a `begin` sent on a connection lost to a vanished server,
+ * or past its bound, held that connection checked out for good, and after as many such failures
+ * as the pool has connections every request of the process answered 503 until a restart. A second
+ * release of the same connection (by its holder, after this one) is a no-op.
+ */
+class ReleasingPool extends pg.Pool {
+  // The override must accept every overload of pg-pool's connect(): a callback, or none.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override connect(...args: any[]): any {
+    if (args.length > 0) return (super.connect as (...a: unknown[]) => unknown)(...args);
+    return super.connect().then((client) => {
+      const release = client.release.bind(client);
+      let released = false;
+      const once = (err?: Error | boolean) => {
+        if (released) return;
+        released = true;
+        client.removeListener('end', ended);
+        release(err);
+      };
+      const ended = () => once(new Error('the connection ended while checked out'));
+      client.once('end', ended);
+      client.release = once;
+      return client;
+    });
+  }
+}
 
 /** The one database code path: the `pg` driver's pool, a real server's or the embedded thread's. */
 async function openPool(
   config: pg.PoolConfig,
   kind: Database['kind'],
-  extra: { lost?: Promise<Error>; thread?: Worker; after?: () => Promise<void> } = {},
+  extra: {
+    lost?: Promise<Error>;
+    thread?: Worker;
+    after?: () => Promise<void>;
+    /** The pool's statements: the server's statement_timeout and the client's wait for an answer. */
+    bounds?: { statementMs: number; readMs: number };
+  } = {},
 ): Promise<Database> {
   const hub = createNotificationHub(config);
-  const pool = new pg.Pool({ ...config, onConnect: (client) => hub.attach(client) });
+  let idle: ReturnType<typeof idleConnections> | undefined;
+  const bounded: pg.PoolConfig = extra.bounds
+    ? {
+        Client: boundedClient(() => idle?.close()),
+        statement_timeout: extra.bounds.statementMs,
+        query_timeout: extra.bounds.readMs,
+      }
+    : {};
+  const pool = new ReleasingPool({ ...config, ...bounded, onConnect: (client) => hub.attach(client) });
+  if (extra.bounds) idle = idleConnections(pool);
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   // A checked-out client (mid-transaction) losing its server emits 'error' with no pool listener
@@ -97,7 +240,7 @@ async function openPool(
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   try {
-    await migrateOnce(pool);
+    await migrateOnce(() => connectUnbounded(config));
   } catch (err) {
     await endPool(pool);
     await extra.after?.();
@@ -110,8 +253,17 @@ async function openPool(
     notifications: hub.notifications,
     lost: extra.lost,
     thread: extra.thread,
-    query: async (text) => {
-      await pool.query(text);
+    query: async (text, opts) => {
+      if (!opts?.long || !extra.bounds) {
+        await pool.query(text);
+        return;
+      }
+      const client = await connectUnbounded(config);
+      try {
+        await client.query(text);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     },
     ping: async () => {
       await pool.query('select 1');
@@ -126,6 +278,23 @@ async function openPool(
 }
 
 /**
+ * A connection outside the pool, with none of its bounds: for work that may legitimately run or
+ * wait long. Its connecting is still bounded (connectionTimeoutMillis).
+ */
+async function connectUnbounded(config: pg.ClientConfig): Promise<pg.Client> {
+  const client = new pg.Client(config);
+  // A connection lost while idle must not crash the process; its next statement reports it.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return client;
+}
+
+/**
  * Two-key advisory lock space (apart from the one-key locks on blob keys, `db/locks.ts`): one key
  * for the schema's migrations.
  */
@@ -137,10 +306,11 @@ const MIGRATION_KEY = "hashtext('eyevu'), hashtext('migrations')";
  * and ran the same migrations, so all but one failed to start on a table that already existed (and
  * a migration that only changed rows would have run twice). The lock is a session's, so it is
  * taken and the migrations run on one connection, and a server that dies holding it releases it.
+ * That connection is not the pool's: waiting for another server's migrations, or a migration
+ * building an index on a large table, may take far longer than a request's statement may.
  */
-async function migrateOnce(pool: pg.Pool) {
-  const client = await pool.connect();
-  let broken: Error | undefined;
+async function migrateOnce(connect: () => Promise<pg.Client>) {
+  const client = await connect();
   try {
     await client.query(`select pg_advisory_lock(${MIGRATION_KEY})`);
     try {
@@ -148,12 +318,9 @@ async function migrateOnce(pool: pg.Pool) {
     } finally {
       await client.query(`select pg_advisory_unlock(${MIGRATION_KEY})`);
     }
-  } catch (err) {
-    broken = err as Error;
-    throw err;
   } finally {
-    // A connection whose unlock failed may still hold the lock: it is closed, not reused.
-    client.release(broken);
+    // Closed, never reused: one whose unlock failed may still hold the lock, and closing drops it.
+    await client.end().catch(() => undefined);
   }
 }
 

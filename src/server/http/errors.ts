@@ -40,10 +40,14 @@ const DOWN_CODES = new Set([
   '08004',
   '08006',
   '53300', // too_many_connections
+  '57014', // query_canceled: a statement past statement_timeout (db/client.ts DB_QUERY_TIMEOUT_MS)
 ]);
-/** node-postgres reports a lost connection or a full pool without a code. */
+/**
+ * node-postgres reports a lost connection, a full pool or a statement the server never answered
+ * (query_timeout) without a code.
+ */
 const DOWN_MESSAGES =
-  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/;
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable|Query read timeout/;
 
 /**
  * Errors from the database driver when the server is unreachable: answer 503, not 500. Drizzle

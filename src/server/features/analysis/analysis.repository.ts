@@ -1,5 +1,5 @@
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { and, count, eq, getTableName, inArray, sql } from 'drizzle-orm';
+import type { Database, Db } from '../../db/client';
 import type { Tx } from '../../db/locks';
 import { jobs, photos } from '../../db/schema';
 import { lockOwner } from '../photos/index';
@@ -103,9 +103,12 @@ export function createAnalysisRepository(db: Db) {
     /**
      * The queue's planner statistics, made anew: the embedded database has no autovacuum, and
      * PostgreSQL's comes up to a minute later. Run after queuing ANALYZE_AFTER_JOBS or more.
+     * `maintenance` (Database.query) runs it without the bound on request statements: ANALYZE
+     * waits for an autovacuum of the table to finish, however long that takes.
      */
-    async renewStatistics(): Promise<void> {
-      await db.execute(sql`analyze ${jobs}`);
+    async renewStatistics(maintenance?: Database['query']): Promise<void> {
+      if (maintenance) await maintenance(`analyze ${getTableName(jobs)}`, { long: true });
+      else await db.execute(sql`analyze ${jobs}`);
     },
 
     /** A freshly uploaded photo; demo-library photos are left for Analyze Photos. */

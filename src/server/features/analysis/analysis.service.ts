@@ -101,7 +101,7 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
       // Until then the claim is planned for the queue as it was before this library (the
       // probes are written to stay cheap on such statistics, bench/claim.bench.ts). ANALYZE
       // took about 100 ms at 100,000 jobs on PGlite, inside this request when it ran here.
-      if (queued >= ANALYZE_AFTER_JOBS) afterAnswer(() => inBackground(() => repo.renewStatistics()));
+      if (queued >= ANALYZE_AFTER_JOBS) afterAnswer(() => inBackground(() => repo.renewStatistics(ctx.database.query)));
       worker.notify();
       return { queued, status: await repo.status(userId) };
     },
