@@ -88,3 +88,26 @@ test("an active user's product name stays put on the painted pricing page, which
   expect(headingNow!.y).toBeCloseTo(heading!.y, 0);
   expect(await page.evaluate(() => (window as unknown as { layoutShifts: number[] }).layoutShifts)).toEqual([]);
 });
+
+test("the painted gallery's photos and month stay put when the app takes over", async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('eyevu-onboarding-completed', 'true'));
+  await register(page);
+  const main = page.getByRole('main');
+  const boxes = async () => ({
+    heading: await page.getByRole('heading', { name: 'Photo Gallery' }).boundingBox(),
+    month: await main.getByRole('heading', { level: 2 }).first().boundingBox(),
+    first: await main.getByRole('img').nth(0).boundingBox(),
+    second: await main.getByRole('img').nth(1).boundingBox(),
+  });
+
+  const release = await holdScripts(page);
+  await page.goto('/gallery', { waitUntil: 'commit' });
+  await expect(page.getByTestId('first-paint-grid')).toBeVisible();
+  const painted = await boxes();
+
+  release();
+  await expect(page.getByTestId('photo-tile').first()).toBeVisible();
+  await expect(page.getByTestId('first-paint-grid')).toHaveCount(0);
+  const app = await boxes();
+  expect(app).toEqual(painted);
+});

@@ -111,10 +111,12 @@ export function statusBarShape(active = false): string {
   );
 }
 const STATUS_BAR_SHAPE = statusBarShape();
-const FIRST_CONTENT: Record<string, string> = {
+/** By path (src/first-paint-parity.test.tsx holds each against the app's render). */
+export const FIRST_CONTENT: Record<string, string> = {
   '/pricing':
     STATUS_BAR_SHAPE +
-    '<main class="flex flex-col gap-5 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    // The header as PageHeader (components/ui/page-header.tsx) lays it out.
+    '<main class="flex flex-col gap-5 p-4 pb-24"><div class="flex flex-wrap items-start justify-between gap-3"><div class="min-w-min flex-1">' +
     `<h1 class="text-2xl font-bold">${escapeHtml(PRICING_TITLE)}</h1><p class="text-sm text-muted">${escapeHtml(PRICING_SUBTITLE)}</p>` +
     '</div></div></main>',
 };
