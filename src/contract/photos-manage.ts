@@ -30,8 +30,12 @@ export const downloadQuery = z.object({ version: z.enum(DOWNLOAD_VERSIONS).defau
 export const photoInfo = z.object({
   id: z.string(),
   name: z.string(),
-  /** The name a download is saved under (the uploaded file's, or the photo name with its type's extension). */
+  /**
+   * The name the shown version's download is saved under: the uploaded file's, or the photo name
+   * with its type's extension; '<name> (edited).jpg' for an edit.
+   */
   fileName: z.string(),
+  /** The shown version's type (an edit is a JPEG). */
   mime: z.string(),
   uploadedAt: z.string(),
   takenAt: z.string().nullable(),
@@ -43,6 +47,7 @@ export const photoInfo = z.object({
   iso: z.number().nullable(),
   /** Millimetres. */
   focalLength: z.number().nullable(),
+  /** Pixels of the version shown (an edit is at most 4096 px on its long side). */
   width: z.number().int(),
   height: z.number().int(),
   /** Bytes of the version shown (the edit, when a filter is applied). */

@@ -1,4 +1,13 @@
-import { FILTERS, FILTER_IDS, FILTER_LIST, INTENSITY, isFilterId, isValidIntensity } from './filters';
+import {
+  APPLY_MAX_SIZE,
+  appliedDimensions,
+  FILTERS,
+  FILTER_IDS,
+  FILTER_LIST,
+  INTENSITY,
+  isFilterId,
+  isValidIntensity,
+} from './filters';
 
 describe('filter catalogue', () => {
   it('lists the six spec filters in editor order', () => {
@@ -35,5 +44,17 @@ describe('intensity', () => {
     for (const bad of [40, 49, 55, 100.5, 151, 160, 0, -100, Number.NaN, Infinity, '100', null]) {
       expect(isValidIntensity(bad)).toBe(false);
     }
+  });
+});
+
+describe('appliedDimensions', () => {
+  it("gives an edit's pixels: fitted inside 4096 px, never enlarged, either way round", () => {
+    expect(APPLY_MAX_SIZE).toBe(4096);
+    expect(appliedDimensions(640, 480)).toEqual({ width: 640, height: 480 });
+    expect(appliedDimensions(4096, 4096)).toEqual({ width: 4096, height: 4096 });
+    // 3001 x 4096 / 4099 = 2998.8, rounded as libvips does (photos-manage.api.test.ts checks the render).
+    expect(appliedDimensions(4099, 3001)).toEqual({ width: 4096, height: 2999 });
+    expect(appliedDimensions(3001, 4099)).toEqual({ width: 2999, height: 4096 });
+    expect(appliedDimensions(8064, 6048)).toEqual({ width: 4096, height: 3072 });
   });
 });

@@ -26,6 +26,25 @@ export const FILTERS: Readonly<Record<FilterId, FilterInfo>> = {
 
 export const FILTER_LIST: readonly FilterInfo[] = FILTER_IDS.map((id) => FILTERS[id]);
 
+/**
+ * Long side of a filter's full-size version: an apply renders the original at most this large (the
+ * server's apply-render.ts), so an edit of a larger photo is smaller than its original.
+ */
+export const APPLY_MAX_SIZE = 4096;
+
+/**
+ * An edit's pixels for an original of `width` x `height` (EXIF-oriented): fitted inside
+ * APPLY_MAX_SIZE, never enlarged, the short side rounded as libvips' resize does.
+ */
+export function appliedDimensions(width: number, height: number): { width: number; height: number } {
+  const long = Math.max(width, height);
+  if (long <= APPLY_MAX_SIZE) return { width, height };
+  const scaled = (side: number) => Math.max(1, Math.round((side * APPLY_MAX_SIZE) / long));
+  return width >= height
+    ? { width: APPLY_MAX_SIZE, height: scaled(height) }
+    : { width: scaled(width), height: APPLY_MAX_SIZE };
+}
+
 /** Intensity is a percentage: 100 is the filter as designed, 50 halfway back to the original. */
 export const INTENSITY = { min: 50, max: 150, step: 10, default: 100 } as const;
 

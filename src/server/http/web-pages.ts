@@ -93,14 +93,15 @@ const BAR_ICONS =
  * The status bar (src/web/app/shell/status-bar.tsx) as the app lays it out, its controls as shapes
  * of the same size (no clock yet, and nothing a user could press before the script runs). The bar
  * was once narrower on the right than the app's, so the product name moved ~35 px when the app
- * took over: a layout shift on every first load. `active` when the answers say so (the badge).
+ * took over: a layout shift on every first load. `active` when the answers say so (the badge); a
+ * bar painted without it (the static `/pricing`) still puts the name where the app's bar with it does.
  */
 export function statusBarShape(active = false): string {
   return (
-    '<header class="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
+    '<header class="sticky top-0 z-shell flex items-center gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
     '<span class="w-14 shrink-0 text-sm font-semibold tabular-nums"></span>' +
     '<span class="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>' +
-    '<div class="flex min-w-0 items-center gap-1.5">' +
+    '<div class="flex min-w-0 flex-1 items-center justify-end-safe gap-1.5">' +
     (active
       ? '<span class="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>'
       : '') +
@@ -110,10 +111,12 @@ export function statusBarShape(active = false): string {
   );
 }
 const STATUS_BAR_SHAPE = statusBarShape();
-const FIRST_CONTENT: Record<string, string> = {
+/** By path (src/first-paint-parity.test.tsx holds each against the app's render). */
+export const FIRST_CONTENT: Record<string, string> = {
   '/pricing':
     STATUS_BAR_SHAPE +
-    '<main class="flex flex-col gap-5 p-4 pb-24"><div class="flex items-start justify-between gap-3"><div class="min-w-0">' +
+    // The header as PageHeader (components/ui/page-header.tsx) lays it out.
+    '<main class="flex flex-col gap-5 p-4 pb-24"><div class="flex flex-wrap items-start justify-between gap-3"><div class="min-w-min flex-1">' +
     `<h1 class="text-2xl font-bold">${escapeHtml(PRICING_TITLE)}</h1><p class="text-sm text-muted">${escapeHtml(PRICING_SUBTITLE)}</p>` +
     '</div></div></main>',
 };

@@ -1,13 +1,13 @@
 import { threadId } from 'node:worker_threads';
-import type { FilterId } from '@domain/filters';
+import { APPLY_MAX_SIZE, type FilterId } from '@domain/filters';
 import { applyFilter, decodeForFilters, pixelPassCount, renderFilter } from './filter-pipelines';
 
-/**
- * Long side of a full-size apply. A 48 MP phone photo is rendered at 4096 x 3072 (12.6 MP): the
- * decode shrinks in libvips (on load for JPEG), so memory and time follow this size, not the
- * upload's, and one apply holds at most three 4096 px RGB buffers (~150 MB worst case, square).
+/*
+ * A full-size apply's long side is `APPLY_MAX_SIZE` (in the domain: the Info panel gives an edit's
+ * dimensions from it). A 48 MP phone photo is rendered at 4096 x 3072 (12.6 MP): the decode
+ * shrinks in libvips (on load for JPEG), so memory and time follow this size, not the upload's,
+ * and one apply holds at most three 4096 px RGB buffers (~150 MB worst case, square).
  */
-export const APPLY_MAX_SIZE = 4096;
 
 export interface ApplyJob {
   original: Uint8Array;

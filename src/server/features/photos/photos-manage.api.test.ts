@@ -216,6 +216,49 @@ describe(`managing photos: delete many, favourites, info, download (${testDbKind
     expect((await get(b.cookie, `/api/photos/${p!.id}/info`)).statusCode).toBe(404);
   });
 
+  it('Info describes an edited photo as it is shown and downloaded: its file name, type and dimensions', async () => {
+    // Larger than an edit's long side (4096 px), of a type an edit is not (a JPEG): the panel named
+    // the uploaded 'scan.png' at 4099 x 3001 while 'Download' saved 'scan (edited).jpg' at 4096 px.
+    const a = await signUp(t.app);
+    const bytes = await sharp({ create: { width: 4099, height: 3001, channels: 3, background: '#468' } })
+      .png()
+      .toBuffer();
+    const [p] = await upload(a.cookie, [{ name: 'scan.png', bytes }]);
+    const info = async () => (await get(a.cookie, `/api/photos/${p!.id}/info`)).json();
+    const download = async () => {
+      const res = await get(a.cookie, `/api/photos/${p!.id}/download?version=current`);
+      expect(res.statusCode, res.body).toBe(200);
+      const { width, height } = await sharp(res.rawPayload).metadata();
+      const star = /filename\*=UTF-8''(.*)$/.exec(res.headers['content-disposition'] as string)![1]!;
+      return { fileName: decodeURIComponent(star), mime: res.headers['content-type'], width, height };
+    };
+    const shown = (i: Record<string, unknown>) => ({
+      fileName: i.fileName,
+      mime: i.mime,
+      width: i.width,
+      height: i.height,
+    });
+    expect(shown(await info())).toEqual({ fileName: 'scan.png', mime: 'image/png', width: 4099, height: 3001 });
+    expect(await download()).toEqual(shown(await info()));
+
+    const edit = (url: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: { cookie: a.cookie }, payload });
+    const applied = await edit('/api/photo-filters/apply', { photoId: p!.id, filterName: 'vintage', intensity: 100 });
+    expect(applied.statusCode, applied.body).toBe(200);
+    // 3001 x 4096 / 4099 = 2998.8: the render rounds it.
+    expect(shown(await info())).toEqual({
+      fileName: 'scan (edited).jpg',
+      mime: 'image/jpeg',
+      width: 4096,
+      height: 2999,
+    });
+    expect(await download()).toEqual(shown(await info()));
+
+    const reverted = await edit('/api/photo-filters/revert', { photoId: p!.id });
+    expect(reverted.statusCode, reverted.body).toBe(200);
+    expect(shown(await info())).toEqual({ fileName: 'scan.png', mime: 'image/png', width: 4099, height: 3001 });
+  });
+
   it("downloads the original as an attachment under the photo's own, safe file name; owner only", async () => {
     const a = await signUp(t.app);
     const b = await signUp(t.app);

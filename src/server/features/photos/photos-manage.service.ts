@@ -1,6 +1,7 @@
 import type { DeleteHook } from '../../context';
 import type { DownloadVersion, PhotoInfo } from '@contract/photos-manage';
 import type { PhotoPage } from '@contract/photos';
+import { appliedDimensions } from '@domain/filters';
 import { badRequest, notFound } from '../../http/errors';
 import type { BlobStore } from '../../storage/blob-store';
 import { downloadFileName } from './download-name';
@@ -84,12 +85,17 @@ export function createPhotosManageService(deps: {
     async info(userId: string, id: string): Promise<PhotoInfo> {
       const row = await own(userId, id);
       const shown = await photos.withCurrentVersion(row);
+      const edited = shown.appliedFilter !== null;
       const exif = row.exif ?? null;
+      // The photo as it is shown and as 'Download' saves it: an edit is a JPEG of its own name
+      // ('<name> (edited).jpg') and, from a larger original, of fewer pixels. The EXIF rows are
+      // the original's, which the edit was made from.
+      const pixels = edited ? appliedDimensions(row.width, row.height) : row;
       return {
         id: row.id,
         name: row.name,
-        fileName: downloadFileName({ ...row }),
-        mime: row.mime,
+        fileName: downloadFileName({ name: row.name, fileName: row.fileName, mime: shown.mime, edited }),
+        mime: shown.mime,
         uploadedAt: row.uploadedAt.toISOString(),
         takenAt: row.takenAt ? row.takenAt.toISOString() : null,
         camera: cameraName(exif?.Make, exif?.Model),
@@ -98,8 +104,8 @@ export function createPhotosManageService(deps: {
         fNumber: num(exif?.FNumber),
         iso: num(exif?.ISO),
         focalLength: num(exif?.FocalLength),
-        width: row.width,
-        height: row.height,
+        width: pixels.width,
+        height: pixels.height,
         size: shown.size,
         originalSize: row.size,
         place: placeFrom(exif),
@@ -107,7 +113,7 @@ export function createPhotosManageService(deps: {
         tags: row.tags,
         description: row.description,
         favorite: row.favorite,
-        edited: shown.appliedFilter !== null,
+        edited,
       };
     },
 

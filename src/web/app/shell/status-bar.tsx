@@ -34,7 +34,7 @@ export function StatusBar({ active = false }: { active?: boolean }) {
   // Once a second, so the clock never lags by more than that.
   const now = useNow(1000);
   return (
-    <header className="sticky top-0 z-shell flex items-center justify-between gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
+    <header className="sticky top-0 z-shell flex items-center gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">
       <time
         dateTime={now.toISOString()}
         className="w-14 shrink-0 text-sm font-semibold tabular-nums"
@@ -43,10 +43,14 @@ export function StatusBar({ active = false }: { active?: boolean }) {
         {formatClock12h(now)}
       </time>
       <span className="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>
-      {/* With large text the bar is wider than a phone: the decorative icons give way (each one
+      {/* The right side takes all the room the name leaves and sets its parts against its end, so
+          neither the name nor this side's box moves when the Active badge comes or goes (the
+          painted bar of a static page cannot know of it, nor can the app before the status answer):
+          placed between the two sides, the name moved by half the badge's width each time.
+          With large text the bar is wider than a phone: the decorative icons give way (each one
           that does not fit wraps out of sight), never the badge or the picker, and the page does
-          not scroll sideways. */}
-      <div className="flex min-w-0 items-center gap-1.5">
+          not scroll sideways; what still does not fit overflows at the end, not over the name. */}
+      <div className="flex min-w-0 flex-1 items-center justify-end-safe gap-1.5">
         {active && (
           <span className="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">
             Active
