@@ -8,7 +8,7 @@ import { createPhotosRepository } from '../features/photos/photos.repository';
 import { STORE_UNAVAILABLE_UPLOAD_MESSAGE } from '../features/photos/photos.routes';
 import { BLOB_REMOVALS_AT_ONCE, createPhotosService } from '../features/photos/photos.service';
 import { startDroppingProxy, type DroppingProxy } from '../test/dropping-proxy';
-import { createTestApp, signUp, type TestApp } from '../test/harness';
+import { createTestApp, sessionCookieFrom, signUp, type TestApp } from '../test/harness';
 import { postPhotos } from '../test/multipart';
 import { insertStoredPhoto } from '../test/stored-photo';
 import { startTestObjectStore, type TestObjectStore } from '../test/object-store';
@@ -214,6 +214,35 @@ describe('an object store that fails', () => {
     expect(result.failed).toBe(0);
     for (const k of keys) expect(await blobs.has(k)).toBe(false);
   }, 60_000);
+
+  it('failing at a sign-up: the account is not made without its demo library, and the same sign-up works once it is back', async () => {
+    const email = `store-down-${Date.now()}@example.com`;
+    const register = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { firstName: 'Store', lastName: 'Down', email, password: 'secret123' },
+      });
+    proxy.fail(() => true, 503, 10_000);
+    let refused;
+    try {
+      refused = await register();
+    } finally {
+      proxy.fail(() => false, 500, 0);
+    }
+    // Made anyway, the account had no demo library for ever (nothing gives it later): an empty
+    // gallery and a photo editor answering 'Photo not found', and its owner's retry was refused
+    // as an existing account.
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.json()).toEqual({ message: STORE_UNAVAILABLE_MESSAGE, code: 'unavailable' });
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    const res = await register();
+    expect(res.statusCode, res.body).toBe(201);
+    const cookie = sessionCookieFrom(res);
+    expect((await get(cookie, '/api/photos/demo')).statusCode).toBe(200);
+    const list = await get(cookie, '/api/photos?limit=200');
+    expect((list.json().items as Array<{ isDemo: boolean }>).filter((p) => p.isDemo).length).toBeGreaterThan(0);
+  });
 
   it('refusing to delete one orphan: the sweep leaves it for the next run and removes the others', async () => {
     const blobs = t.app.ctx.blobs;
