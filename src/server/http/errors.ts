@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BlobStoreUnavailable } from '../storage/blob-store';
+import { API_CACHE_CONTROL } from './security-headers';
 import type { PageHandler } from './web-pages';
 
 /** Services throw these; the one error handler below turns them into HTTP answers. */
@@ -66,6 +67,11 @@ export function isDatabaseDown(err: unknown): boolean {
 
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // A route may have set its answer's cache lifetime and tag before it failed (an image URL
+    // names its content: a year, immutable). Left on the error, a browser kept a 503 of a store
+    // failing for a moment as that photo for a year, and a revalidation with the tag got a 304.
+    reply.removeHeader('etag');
+    reply.header('cache-control', API_CACHE_CONTROL);
     if (err instanceof AppError) {
       return reply.status(err.statusCode).send({ message: err.message, code: err.code });
     }

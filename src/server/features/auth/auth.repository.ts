@@ -15,6 +15,10 @@ export function createAuthRepository(db: Db) {
       const [row] = await db.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning();
       return row;
     },
+    /** Removes an account that was never signed in to (its rows cascade): a sign-up undone. */
+    async deleteUser(userId: string) {
+      await db.delete(users).where(eq(users.id, userId));
+    },
     async insertSession(id: string, userId: string, expiresAt: Date) {
       await db.insert(sessions).values({ id, userId, expiresAt });
     },

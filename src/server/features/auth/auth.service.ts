@@ -130,10 +130,17 @@ export function createAuthService(deps: {
         previousTimeZone: timeZone,
       });
       if (!user) throw conflict('An account with this email already exists.');
-      for (const hook of deps.onUserCreated) {
-        await hook({ id: user.id, email }).catch((err: unknown) =>
-          deps.log.error({ err }, 'onUserCreated hook failed'),
-        );
+      // What every account starts with (the demo library, which the photo editor opens on). Kept
+      // after a failure (a photo store failing for a moment), the account never got it, and its
+      // owner's sign-up again was refused as an existing account: the account is undone instead,
+      // before any session, and the failure answered (503 for a store or database that is down).
+      try {
+        for (const hook of deps.onUserCreated) await hook({ id: user.id, email });
+      } catch (err) {
+        await repo
+          .deleteUser(user.id)
+          .catch((undoErr: unknown) => deps.log.error({ err: undoErr }, 'a sign-up whose setup failed was not undone'));
+        throw err;
       }
       return { user, ...(await startSession(user.id)) };
     },

@@ -21,7 +21,7 @@ export function createPhotosManageRepository(db: Db) {
     async deleteMany(
       userId: string,
       ids: string[],
-      removeBlob: (key: string) => Promise<void>,
+      removeBlobs: (keys: string[]) => Promise<void>,
     ): Promise<'missing' | PhotoRow[]> {
       return db.transaction(async (tx) => {
         await lockOwner(tx, userId);
@@ -47,7 +47,7 @@ export function createPhotosManageRepository(db: Db) {
         ];
         await lockBlobKeys(tx, keys);
         const still = await referencedKeys(tx, keys);
-        for (const key of new Set(keys)) if (!still.has(key)) await removeBlob(key);
+        await removeBlobs([...new Set(keys)].filter((key) => !still.has(key)));
         return rows;
       });
     },

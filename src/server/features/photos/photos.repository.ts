@@ -475,10 +475,10 @@ export function createPhotosRepository(db: Db) {
 
     /**
      * Deletes the photo (its versions cascade) and then, holding the blob-key locks, the blobs no
-     * other row references. `removeBlob` runs inside the transaction so an upload of the same bytes
+     * other row references. `removeBlobs` runs inside the transaction so an upload of the same bytes
      * either sees the blob gone (and re-writes it) or commits its row first (and the blob stays).
      */
-    async deletePhoto(userId: string, id: string, removeBlob: (key: string) => Promise<void>): Promise<boolean> {
+    async deletePhoto(userId: string, id: string, removeBlobs: (keys: string[]) => Promise<void>): Promise<boolean> {
       return db.transaction(async (tx) => {
         await lockOwner(tx, userId);
         const versions = await tx
@@ -496,7 +496,7 @@ export function createPhotosRepository(db: Db) {
         const keys = [...own, ...versions.flatMap((v) => [v.o, v.p, v.t])];
         await lockBlobKeys(tx, keys);
         const still = await referencedKeys(tx, keys);
-        for (const key of new Set(keys)) if (!still.has(key)) await removeBlob(key);
+        await removeBlobs([...new Set(keys)].filter((key) => !still.has(key)));
         return true;
       });
     },
