@@ -8,6 +8,17 @@ export const SEARCH_QUERY_MAX = 100;
 /** Words of a query that are used; the rest are ignored (each is one more index probe). */
 export const SEARCH_WORDS_MAX = 8;
 
+/** Spellings of one search word that are also looked for (see `searchForms`); more are dropped. */
+export const SEARCH_FORMS_MAX = 16;
+
+/**
+ * Lowercase one code point at a time, as PostgreSQL's parser does for a photo's words (towlower):
+ * JavaScript's `toLowerCase` on a whole word makes a final capital sigma 'ς' where PostgreSQL
+ * makes 'σ', so 'ΣΟΦΟΣ' typed found nothing named 'ΣΟΦΟΣ'. 'İ' alone still becomes i + U+0307
+ * here (PostgreSQL: 'i'); `searchForms` looks for both.
+ */
+const lowerEach = (s: string) => Array.from(s, (c) => c.toLowerCase()).join('');
+
 /**
  * The words of a search, composed (NFC) and lowercased: runs of letters, digits and the marks
  * that go with them ("iPhone 12" -> iphone, 12; "food_drink" -> food, drink; "नमस्ते" whole).
@@ -16,31 +27,61 @@ export const SEARCH_WORDS_MAX = 8;
  * of a photo begins with, as PostgreSQL's parser keeps the marks inside its words.
  */
 export function searchWords(q: string): string[] {
-  const runs =
-    q
-      .normalize('NFC')
-      .toLowerCase()
-      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const runs = lowerEach(q.normalize('NFC')).match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   // A mark alone is no word, as punctuation is not.
   const words = runs.filter((w) => /[\p{L}\p{N}]/u.test(w));
   return [...new Set(words)].slice(0, SEARCH_WORDS_MAX);
 }
 
+/** Full-width Latin letters and digits (a Japanese, Chinese or Korean keyboard's wide mode). */
+const FULL_WIDTH = /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/gu;
+
+/**
+ * Other spellings a photo's word may be stored in for what was typed. Names are stored as they
+ * arrived and lowercased by PostgreSQL a code point at a time, so the same word reads differently
+ * by its case and keyboard; each is matched only where its letters differ, never more loosely:
+ * - a composed letter also in its decomposed form (a file name from macOS often arrives so);
+ * - 'i' + U+0307 (JavaScript's lowercase 'İ') as 'i' (PostgreSQL's): 'İstanbul' found nothing;
+ * - full-width letters and digits as ASCII ('２０２４' finds 2024);
+ * - Turkish dotless 'ı' as 'i', wholly or as the first letter, since its capital is 'I' ('ILIK'
+ *   is stored 'ilik', 'Işık' 'işık'); not 'i' as 'ı', which would double the terms of every
+ *   English word, to find only what was named in lowercase Turkish and typed in capitals;
+ * - German 'ß' as 'ss' and 'ss' as 'ß' ('STRASSE' is how capitals write 'Straße');
+ * - Greek 'ς' as 'σ' and a last 'σ' as 'ς' (capitals have one sigma).
+ */
+export function searchForms(word: string): string[] {
+  const forms = [word];
+  const add = (f: string) => {
+    if (forms.length < SEARCH_FORMS_MAX && !forms.includes(f)) forms.push(f);
+  };
+  const each = (make: (f: string) => string) => {
+    for (const f of [...forms]) add(make(f));
+  };
+  each((f) => f.replace(/i\u0307/gu, 'i'));
+  each((f) => f.replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
+  each((f) => f.replace(/ı/gu, 'i'));
+  each((f) => f.replace(/^ı/u, 'i'));
+  each((f) => f.replace(/ß/gu, 'ss'));
+  each((f) => f.replace(/ss/gu, 'ß'));
+  each((f) => f.replace(/ς/gu, 'σ'));
+  each((f) => f.replace(/σ$/u, 'ς'));
+  each((f) => f.normalize('NFD'));
+  return forms;
+}
+
 /**
  * A PostgreSQL tsquery of prefix terms joined by AND; null when the query has no words. A word
- * with a decomposed form (é as e + U+0301) is also looked for in that form: names are stored as
- * they arrived, and a file name from macOS often arrives decomposed.
+ * whose photo's spelling may differ (`searchForms`) is an OR of its spellings.
  */
 export function toPrefixTsquery(words: string[]): string | null {
   if (words.length === 0) return null;
-  // Only letters, marks and digits reach here (none of them ASCII punctuation), so no tsquery
+  // Only letters, marks and digits reach here (none of them ASCII punctuation), and every form
+  // of them is letters, marks and digits (find.test.ts checks every code point), so no tsquery
   // operator can be injected.
   return words
     .map((w) => {
-      // Letters, marks and digits decompose into letters, marks and digits only (find.test.ts
-      // checks every code point): no operator comes in this way either.
-      const decomposed = w.normalize('NFD');
-      return decomposed === w ? `${w}:*` : `(${w}:* | ${decomposed}:*)`;
+      const forms = searchForms(w).map((f) => `${f}:*`);
+      return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
     })
     .join(' & ');
 }

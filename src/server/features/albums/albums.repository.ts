@@ -1,7 +1,8 @@
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Tx } from '../../db/locks';
 import { albumPhotos, albums, photos } from '../../db/schema';
+import { lockOwner } from '../photos/index';
 import { PHOTO_CATEGORIES, type PhotoCategory } from '@domain/photo-categories';
 
 export type AlbumRow = typeof albums.$inferSelect;
@@ -71,6 +72,17 @@ export async function syncSmartAlbumsIn(tx: Tx, userId: string, photoIds?: reado
       and not exists (select 1 from ${albumPhotos} ap where ap.album_id = a.id)`);
 }
 
+/** Photos the smart-album repair reads per statement (by primary key, from where the last stopped). */
+export const SMART_REPAIR_BATCH = 500;
+
+/** One stretch of the repair's walk: the last photo id read (null: the walk is over) and the photos out of step. */
+export interface OutOfStep {
+  /** Photos read. */
+  read: number;
+  last: string | null;
+  photos: Array<{ id: string; userId: string }>;
+}
+
 /** A creation's `Idempotency-Key` and the hash of what it asked for. */
 export interface OnceKey {
   key: string;
@@ -114,6 +126,51 @@ export function createAlbumsRepository(db: Db) {
      */
     async syncSmartAlbums(userId: string, photoIds?: readonly string[]): Promise<void> {
       await db.transaction((tx) => syncSmartAlbumsIn(tx, userId, photoIds));
+    },
+
+    /**
+     * The next `limit` photos of every account after `after` (by id), and those of them out of step
+     * with their smart albums: analysed and missing from their category's album or, with a face,
+     * from People; or held by a smart album they do not belong to. One index range and a few probes
+     * per photo: a statement costs the same wherever the walk is, and holds no lock.
+     */
+    async outOfStep(after: string | null, limit = SMART_REPAIR_BATCH): Promise<OutOfStep> {
+      const keys = sql.param([...PHOTO_CATEGORIES]);
+      const heldIn = (key: SQL) => sql`exists (select 1 from ${albums} a
+          join ${albumPhotos} ap on ap.album_id = a.id and ap.photo_id = b.id
+          where a.user_id = b.user_id and a.is_smart_album and a.smart_key = ${key})`;
+      const res = await db.execute(sql`
+        with b as materialized (
+          select p.id, p.user_id, p.analyzed, p.category, coalesce(p.face_count, 0) > 0 as has_face
+          from ${photos} p ${after ? sql`where p.id > ${after}::uuid` : sql``}
+          order by p.id limit ${limit}
+        )
+        select b.id, b.user_id,
+          (b.analyzed and b.category = any(${keys}::text[]) and not ${heldIn(sql`b.category`)})
+          or (b.analyzed and b.has_face and not ${heldIn(sql`'people'`)})
+          or exists (select 1 from ${albumPhotos} ap join ${albums} a on a.id = ap.album_id
+            where ap.photo_id = b.id and a.is_smart_album
+              and not (b.analyzed and (a.smart_key = b.category or (a.smart_key = 'people' and b.has_face))))
+          as out_of_step
+        from b order by b.id`);
+      const rows = (res as unknown as { rows: Array<{ id: string; user_id: string; out_of_step: boolean }> }).rows;
+      return {
+        read: rows.length,
+        last: rows.length < limit ? null : rows[rows.length - 1]!.id,
+        photos: rows.filter((r) => r.out_of_step).map((r) => ({ id: r.id, userId: r.user_id })),
+      };
+    },
+
+    /**
+     * `syncSmartAlbums` for these photos of the user, after the user's lock, which every delete
+     * takes first: a membership written for a photo whose delete was committing failed its foreign
+     * key check on PostgreSQL. Nothing else holding that lock waits for the smart-album lock.
+     */
+    async repairSmartAlbums(userId: string, photoIds: readonly string[]): Promise<void> {
+      await db.transaction(async (tx) => {
+        await lockOwner(tx, userId);
+        await syncSmartAlbumsIn(tx, userId, photoIds);
+      });
     },
 
     async list(userId: string, limit: number) {

@@ -4,7 +4,10 @@ import { album, albumList, createAlbumBody } from '@contract/albums';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
 import { createAlbumsRepository } from './albums.repository';
-import { createAlbumsService, idempotencyKeyOf } from './albums.service';
+import { createAlbumsService, idempotencyKeyOf, repairSmartAlbums } from './albums.service';
+
+/** The name the smart-album repair runs under, once across processes (`Database.runAlone`). */
+export const SMART_ALBUM_REPAIR = 'smart-album-repair';
 
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const repo = createAlbumsRepository(ctx.db);
@@ -12,6 +15,28 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
   // A deleted photo's memberships went with it; an album it emptied goes too.
   ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId, []));
   (ctx.onPhotosDeleted ??= []).push((userId) => repo.syncSmartAlbums(userId, []));
+  if (ctx.config.startWorkers) {
+    // After start, in the background and once across processes: photos analysed while their
+    // album write was lost stay out of their smart album until this runs.
+    let stopping = false;
+    let repairing: Promise<unknown> = Promise.resolve();
+    app.addHook('onReady', async () => {
+      repairing = ctx.database
+        .runAlone(SMART_ALBUM_REPAIR, () =>
+          repairSmartAlbums(repo, {
+            pause: () => new Promise<void>((resolve) => ctx.activity.whenQuiet(resolve)),
+            stopping: () => stopping,
+            log: (msg, err) => app.log.warn({ err }, msg),
+          }),
+        )
+        .then((r) => r.ran && app.log.info(r.value, 'smart album repair done'))
+        .catch((err: unknown) => app.log.error({ err }, 'smart album repair failed'));
+    });
+    ctx.onClose.push(async () => {
+      stopping = true;
+      await repairing;
+    });
+  }
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/api/albums', { schema: { response: { 200: albumList } } }, async (request) => {

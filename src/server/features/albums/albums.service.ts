@@ -133,3 +133,52 @@ export function createAlbumsService(repo: AlbumsRepository) {
   };
 }
 export type AlbumsService = ReturnType<typeof createAlbumsService>;
+
+export interface SmartAlbumRepairOptions {
+  /** Awaited before each statement after the first: the repair gives way to requests (a quiet server). */
+  pause?: () => Promise<void>;
+  /** True once the server is closing: the repair stops after the statement under way. */
+  stopping?: () => boolean;
+  /** Photos read per statement (SMART_REPAIR_BATCH). */
+  batch?: number;
+  log?: (msg: string, err: unknown) => void;
+}
+
+/**
+ * Puts every analysed photo of every account into the smart albums it belongs to, and out of those
+ * it does not, walking the photos in batches by id. Before round eleven a photo's result and its
+ * album write were two transactions, and a failed or cut-off album write left it analysed and out
+ * of its smart album for good; a photo given up on while the album write kept failing is left so
+ * too (`fail` in the analysis repository). Idempotent: a photo in step is only read. Each batch
+ * is one read and, per account with a photo out of step, one short transaction under that
+ * account's locks, so analysis, uploads and deletes meanwhile wait milliseconds at most and are
+ * never undone (the sync reads each photo again under the lock). A batch that fails is logged
+ * and passed. Returns the photos read and those brought in step.
+ */
+export async function repairSmartAlbums(
+  repo: AlbumsRepository,
+  opts: SmartAlbumRepairOptions = {},
+): Promise<{ read: number; repaired: number }> {
+  let after: string | null = null;
+  let read = 0;
+  let repaired = 0;
+  for (let first = true; ; first = false) {
+    if (!first) await opts.pause?.();
+    if (opts.stopping?.()) break;
+    const batch = await repo.outOfStep(after, opts.batch);
+    read += batch.read;
+    const byUser = new Map<string, string[]>();
+    for (const p of batch.photos) byUser.set(p.userId, [...(byUser.get(p.userId) ?? []), p.id]);
+    for (const [userId, ids] of byUser) {
+      try {
+        await repo.repairSmartAlbums(userId, ids);
+        repaired += ids.length;
+      } catch (err) {
+        opts.log?.('smart album repair: could not bring these photos in step', err);
+      }
+    }
+    if (batch.last === null) break;
+    after = batch.last;
+  }
+  return { read, repaired };
+}

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs, photos } from '../../db/schema';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { insertStoredPhoto } from '../../test/stored-photo';
+import { createAlbumsRepository } from '../albums/albums.repository';
+import { repairSmartAlbums } from '../albums/albums.service';
 import { createAnalysisService } from './analysis.service';
 import type { PhotoAnalyzer } from './analysis.worker';
 
@@ -60,6 +62,65 @@ describe(`an analysis result and its smart album (${testDbKind})`, () => {
     await service.worker.drain();
     const status = await t.app.inject({ method: 'GET', url: '/api/photos/analysis-status', headers: { cookie } });
     expect(status.json()).toMatchObject({ analyzed: 1, pending: 0 });
+    const list = await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie } });
+    expect(list.json()).toEqual([expect.objectContaining({ name: 'Animals', isSmartAlbum: true, photoCount: 1 })]);
+  });
+
+  /** Every membership write fails, of rows or none (a lasting fault of the album write), until `albumWritesWork`. */
+  const albumWritesFail = () =>
+    t.database.db.execute(
+      sql.raw(`
+      create or replace function fail_every_album_write() returns trigger language plpgsql as $$
+      begin raise exception 'album write failed'; end $$;
+      create trigger fail_every_album_write before insert on album_photos
+        for each statement execute function fail_every_album_write();`),
+    );
+  const albumWritesWork = () => t.database.db.execute(sql.raw(`drop trigger fail_every_album_write on album_photos`));
+
+  // The give-up's transaction ran the same album write and failed with it: the job stayed
+  // 'running' under its 5-minute lock, was taken again when it ran out, and so on for as long as
+  // the fault lasted, never marked failed.
+  it('a photo given up on is marked failed even when its album write keeps failing', async () => {
+    const { user } = await signUp(t.app);
+    const id = await queuedPhoto(t.app, user.id);
+    await albumWritesFail();
+    try {
+      const broken = createAnalysisService(t.app.ctx, {
+        analyze: async () => {
+          throw new Error('decoder crashed');
+        },
+      });
+      // The last attempt: the give-up's sync writes no row here ('uncategorized' is in no smart
+      // album), but its statements run, and fail.
+      await t.app.ctx.db.update(jobs).set({ attempts: 2 }).where(eq(jobs.photoId, id));
+      await broken.worker.drain();
+    } finally {
+      await albumWritesWork();
+    }
+    const [job] = await t.app.ctx.db.select().from(jobs).where(eq(jobs.photoId, id));
+    expect(job).toMatchObject({ status: 'failed', lockedUntil: null, lastError: 'decoder crashed' });
+    const [after] = await t.app.ctx.db.select().from(photos).where(eq(photos.id, id));
+    expect(after).toMatchObject({ analyzed: true, category: 'uncategorized', analysisError: 'decoder crashed' });
+  });
+
+  it("on a photo's last attempt, a result whose album write fails is kept, and the repair adds the album", async () => {
+    const { cookie, user } = await signUp(t.app);
+    const id = await queuedPhoto(t.app, user.id);
+    await t.app.ctx.db.update(jobs).set({ attempts: 2 }).where(eq(jobs.photoId, id));
+    await albumWritesFail();
+    try {
+      await createAnalysisService(t.app.ctx, { analyze: animal }).worker.drain();
+    } finally {
+      await albumWritesWork();
+    }
+    const [job] = await t.app.ctx.db.select().from(jobs).where(eq(jobs.photoId, id));
+    expect(job).toMatchObject({ status: 'done', lockedUntil: null });
+    const [after] = await t.app.ctx.db.select().from(photos).where(eq(photos.id, id));
+    // Not given up as 'uncategorized' for the album write: the analysis itself succeeded.
+    expect(after).toMatchObject({ analyzed: true, category: 'animals', analysisError: null });
+    expect((await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie } })).json()).toEqual([]);
+
+    await repairSmartAlbums(createAlbumsRepository(t.app.ctx.db));
     const list = await t.app.inject({ method: 'GET', url: '/api/albums', headers: { cookie } });
     expect(list.json()).toEqual([expect.objectContaining({ name: 'Animals', isSmartAlbum: true, photoCount: 1 })]);
   });

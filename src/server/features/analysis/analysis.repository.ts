@@ -46,6 +46,33 @@ export interface AnalysisOutcome {
   faceCount: number;
 }
 
+/**
+ * `settle` in a savepoint of `tx` when `lastAttempt`: its failure is rolled back alone and the
+ * result commits without it ('left'). On an earlier attempt it fails the whole transaction, so
+ * the photo is tried again with its albums. On the last, the whole transaction failing too left
+ * the job 'running' under its lock, taken again every 5 minutes and failing again for as long as
+ * the album write did, never marked done or failed. The photo's smart albums are then brought in
+ * step by the next sync of them (`repairSmartAlbums` at start).
+ */
+async function settleIn(
+  tx: Tx,
+  job: ClaimedJob,
+  settle: SettleInTransaction | undefined,
+  lastAttempt: boolean,
+): Promise<'settled' | 'left'> {
+  if (!settle) return 'settled';
+  if (!lastAttempt) {
+    await settle(tx, job.userId, job.photoId);
+    return 'settled';
+  }
+  try {
+    await tx.transaction((sp) => settle(sp, job.userId, job.photoId));
+    return 'settled';
+  } catch {
+    return 'left';
+  }
+}
+
 function rowsOf<T>(res: unknown): T[] {
   return (res as { rows: T[] }).rows;
 }
@@ -265,15 +292,18 @@ export function createAnalysisRepository(db: Db) {
      * The photo's result, its job closed and `settle` (its smart albums) in one transaction. In two,
      * a status read between them said every photo analysed and nothing pending, so the organizer
      * refreshed its albums before the last photo's smart album existed and stopped polling; and a
-     * process stopped between them left the photo analysed and out of its album for good.
+     * process stopped between them left the photo analysed and out of its album for good. On the
+     * job's last attempt (`lastAttempt`) a failing `settle` is left out ('left', see `settleIn`):
+     * the result is kept rather than given up as 'uncategorized' for an album write.
      */
     async complete(
       job: ClaimedJob,
       outcome: AnalysisOutcome,
       durationMs: number,
       settle?: SettleInTransaction,
-    ): Promise<void> {
-      await db.transaction(async (tx) => {
+      lastAttempt = false,
+    ): Promise<'settled' | 'left'> {
+      return db.transaction(async (tx) => {
         await tx
           .update(photos)
           .set({
@@ -289,7 +319,7 @@ export function createAnalysisRepository(db: Db) {
           .update(jobs)
           .set({ status: 'done', lockedUntil: null, durationMs, lastError: null, updatedAt: sql`now()` })
           .where(eq(jobs.id, job.id));
-        await settle?.(tx, job.userId, job.photoId);
+        return settleIn(tx, job, settle, lastAttempt);
       });
     },
 
@@ -317,7 +347,8 @@ export function createAnalysisRepository(db: Db) {
 
     /**
      * Retries later, or after the last attempt marks the photo analysed as uncategorized with the
-     * error, with `settle` in the same transaction (as in `complete`).
+     * error and the job failed, with `settle` in the same transaction (as in `complete`) unless it
+     * fails: then without it ('gave-up, albums left'), so the job is marked failed all the same.
      */
     async fail(
       job: ClaimedJob,
@@ -325,7 +356,7 @@ export function createAnalysisRepository(db: Db) {
       maxAttempts: number,
       retryDelayMs: number,
       settle?: SettleInTransaction,
-    ): Promise<'retry' | 'gave-up'> {
+    ): Promise<'retry' | 'gave-up' | 'gave-up, albums left'> {
       if (job.attempts < maxAttempts) {
         await db
           .update(jobs)
@@ -339,7 +370,7 @@ export function createAnalysisRepository(db: Db) {
           .where(eq(jobs.id, job.id));
         return 'retry';
       }
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         await tx
           .update(photos)
           .set({
@@ -355,9 +386,8 @@ export function createAnalysisRepository(db: Db) {
           .update(jobs)
           .set({ status: 'failed', lockedUntil: null, lastError: error, updatedAt: sql`now()` })
           .where(eq(jobs.id, job.id));
-        await settle?.(tx, job.userId, job.photoId);
+        return (await settleIn(tx, job, settle, true)) === 'settled' ? 'gave-up' : 'gave-up, albums left';
       });
-      return 'gave-up';
     },
 
     async status(userId: string): Promise<{ total: number; analyzed: number; pending: number }> {

@@ -84,7 +84,14 @@ export function createAnalysisWorker(o: AnalysisWorkerOptions): AnalysisWorker {
       }
       const outcome = await o.analyze(await o.blobs.read(key));
       if (released.has(job.id)) return;
-      await o.repo.complete(job, outcome, performance.now() - t0, o.onSettled);
+      const settled = await o.repo.complete(
+        job,
+        outcome,
+        performance.now() - t0,
+        o.onSettled,
+        job.attempts >= maxAttempts,
+      );
+      if (settled === 'left') log('photo analysed; its smart albums could not be written and are left to the repair');
     } catch (err) {
       // Given back at a stop: its threads closing under it is no failed attempt.
       if (released.has(job.id)) return;

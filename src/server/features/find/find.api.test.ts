@@ -157,6 +157,43 @@ describe('search', () => {
     expect(await search(cookie, '\u0301')).toEqual([]);
   });
 
+  it('finds a word whatever its case, as PostgreSQL lowercases a photo’s words (Turkish, Greek, German, full-width)', async () => {
+    const { cookie } = await signUp(t.app);
+    const named = [
+      'İstanbul trip.jpg',
+      'istanbul harbour.jpg',
+      // 'İstanbul' from macOS, decomposed: I + U+0307.
+      'I\u0307stanbul night.jpg',
+      'ΣΟΦΟΣ.jpg',
+      'σοφος μικρός.jpg',
+      'ILIK su.jpg',
+      'Işık.jpg',
+      'Straße.jpg',
+      'STRASSE.jpg',
+      'holiday 2024.jpg',
+    ];
+    for (const [i, name] of named.entries()) await upload(cookie, name, await jpeg(`#${i}${i}2${i}${i}0`));
+    const sorted = async (q: string) => (await search(cookie, q)).sort();
+    const istanbul = ['I\u0307stanbul night', 'istanbul harbour', 'İstanbul trip'].sort();
+    // JavaScript lowercases 'İ' to i + U+0307, PostgreSQL to 'i': 'İstanbul' found nothing.
+    expect(await sorted('İstanbul')).toEqual(istanbul);
+    expect(await sorted('I\u0307STANBUL')).toEqual(istanbul);
+    expect(await sorted('istanbul')).toEqual(['istanbul harbour', 'İstanbul trip']);
+    expect(await sorted('ISTANBUL trip')).toEqual(['İstanbul trip']);
+    // A final capital sigma: 'ς' in JavaScript, 'σ' in PostgreSQL.
+    expect(await sorted('ΣΟΦΟΣ')).toEqual(['σοφος μικρός', 'ΣΟΦΟΣ'].sort());
+    expect(await sorted('σοφος')).toEqual(['σοφος μικρός', 'ΣΟΦΟΣ'].sort());
+    // Dotless 'ı' is 'I' in capitals.
+    expect(await sorted('ılık')).toEqual(['ILIK su']);
+    expect(await sorted('ışık')).toEqual(['Işık']);
+    // 'STRASSE' is how capitals write 'Straße'.
+    expect(await sorted('Straße')).toEqual(['STRASSE', 'Straße']);
+    expect(await sorted('strasse')).toEqual(['STRASSE', 'Straße']);
+    // A wide-mode keyboard's letters and digits.
+    expect(await sorted('ｉｓｔａｎｂｕｌ')).toEqual(['istanbul harbour', 'İstanbul trip']);
+    expect(await sorted('ＨＯＬＩＤＡＹ ２０２４')).toEqual(['holiday 2024']);
+  });
+
   it('pages through matches and shows only the owner’s photos', async () => {
     const a = await signUp(t.app);
     const b = await signUp(t.app);
