@@ -1,4 +1,4 @@
-import { apiRequest, createQueryClient, errorMessage, getQueryFn } from './api';
+import { apiRequest, createQueryClient, errorMessage, getQueryFn, PAYMENT_WAIT_MS, REQUEST_WAIT_MS } from './api';
 
 describe('api client', () => {
   const fetchMock = vi.fn();
@@ -18,6 +18,7 @@ describe('api client', () => {
       headers: { 'Content-Type': 'application/json' },
       body: '{"email":"a"}',
       credentials: 'include',
+      signal: expect.any(AbortSignal),
     });
   });
 
@@ -63,5 +64,46 @@ describe('api client', () => {
       'Invalid email or password',
     );
     expect(errorMessage(new Error('503: Service Unavailable'), 'x')).toBe('Service Unavailable');
+  });
+
+  describe('a request the server never answers (a proxy holding it, a connection dead unnoticed)', () => {
+    // As the browser's fetch does: no answer, until the request is aborted.
+    const hang = (_url: string, init?: RequestInit) =>
+      new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+      );
+    beforeEach(() => vi.useFakeTimers());
+    afterEach(() => vi.useRealTimers());
+
+    it('fails as a lost connection after REQUEST_WAIT_MS, not before', async () => {
+      fetchMock.mockImplementation(hang);
+      const settled = vi.fn();
+      void apiRequest('POST', '/api/auth/login', { email: 'a' }).catch((err: unknown) => {
+        settled(err);
+      });
+      await vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS - 1);
+      expect(settled).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toHaveBeenCalledTimes(1);
+      expect(errorMessage(settled.mock.calls[0]![0], 'Invalid email or password')).toBe(
+        'Network error. Please try again.',
+      );
+    });
+
+    it('waits longer when asked (a request answered after the payment provider)', async () => {
+      fetchMock.mockImplementation(hang);
+      const settled = vi.fn();
+      void apiRequest('POST', '/api/subscription/cancel', undefined, {}, { waitMs: PAYMENT_WAIT_MS }).catch(settled);
+      await vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS + 1);
+      expect(settled).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(PAYMENT_WAIT_MS - REQUEST_WAIT_MS);
+      expect(errorMessage(settled.mock.calls[0]![0], 'x')).toBe('Network error. Please try again.');
+    });
+
+    it('leaves no timer behind once answered', async () => {
+      fetchMock.mockResolvedValue(Response.json({ ok: 1 }));
+      await apiRequest('POST', '/api/photos/analyze-all');
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

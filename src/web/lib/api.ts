@@ -9,23 +9,51 @@ export async function throwIfResNotOk(res: Response) {
   }
 }
 
+/**
+ * How long a request sent by `apiRequest` waits for its answer before it fails as a lost
+ * connection ('Network error. Please try again.'). Every write the app sends answers in well under
+ * a second when the server is healthy (a filter apply of the largest photo in a few), and the
+ * server drops a connection silent for 60 s itself, so a request still unanswered here is on a
+ * connection that died without the browser noticing (a phone between networks, a half-open TCP
+ * connection) or held by a proxy: without a bound its button stayed pending for ever. Uploads go
+ * by XMLHttpRequest with their own progress and are not bounded by it.
+ */
+export const REQUEST_WAIT_MS = 30_000;
+/**
+ * The wait for a request the server answers only after the payment provider has (a cancel, a
+ * checkout's subscription): its client allows 20 s a try and retries, so a slow provider may keep
+ * a healthy server past REQUEST_WAIT_MS. Past the server's own 60 s silence bound, so no answer it
+ * can still give is cut here (a cancel said to have failed that went through).
+ */
+export const PAYMENT_WAIT_MS = 65_000;
+
 export async function apiRequest(
   method: string,
   url: string,
   data?: unknown,
   headers: Record<string, string> = {},
-  signal?: AbortSignal,
+  { waitMs = REQUEST_WAIT_MS }: { waitMs?: number } = {},
 ) {
-  const res = await fetch(url, {
-    method,
-    headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
-    body: data !== undefined ? JSON.stringify(data) : undefined,
-    credentials: 'include',
-    signal,
-  });
-  noteServerDate(res);
-  await throwIfResNotOk(res);
-  return res;
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(), waitMs);
+  try {
+    const res = await fetch(url, {
+      method,
+      headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
+      body: data !== undefined ? JSON.stringify(data) : undefined,
+      credentials: 'include',
+      signal: giveUp.signal,
+    });
+    noteServerDate(res);
+    await throwIfResNotOk(res);
+    return res;
+  } catch (err) {
+    // A TypeError, as fetch's own network failures are, so every caller words it as one.
+    if (giveUp.signal.aborted) throw new TypeError(`No answer within ${waitMs} ms`, { cause: err });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -53,12 +53,12 @@ export const RECORD_WAIT_MS = 20_000;
  * without the browser noticing (a phone between networks) may hang for minutes.
  */
 export async function recordAdBreak(body: CreateActivityBody, adBreakId: string): Promise<CreateActivityResponse> {
-  const giveUp = new AbortController();
-  const timer = setTimeout(() => giveUp.abort(), RECORD_WAIT_MS);
-  try {
-    const res = await apiRequest('POST', '/api/activities', body, { 'Idempotency-Key': adBreakId }, giveUp.signal);
-    return (await res.json()) as CreateActivityResponse;
-  } finally {
-    clearTimeout(timer);
-  }
+  const res = await apiRequest(
+    'POST',
+    '/api/activities',
+    body,
+    { 'Idempotency-Key': adBreakId },
+    { waitMs: RECORD_WAIT_MS },
+  );
+  return (await res.json()) as CreateActivityResponse;
 }

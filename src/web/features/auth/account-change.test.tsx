@@ -7,7 +7,7 @@ import { FirstPaint, keepFirstPaint, pictureSrc } from '../../app/first-paint';
 import { apiRequest, createQueryClient } from '../../lib/api';
 import { useDashboardPhotos } from '../dashboard/recent-photos-query';
 import LoginPage from './login-page';
-import { forgetAnswersOnAccountChange, useAuth } from './use-auth';
+import { forgetAnswersOnAccountChange, useAuth, useLogout } from './use-auth';
 
 /**
  * Answers are cached for good and their keys do not name the account. A session that ends without
@@ -53,7 +53,10 @@ function Screen() {
   if (isLoading) return <p>Checking</p>;
   return user ? <Library name={user.firstName} /> : <LoginPage />;
 }
+/** Each account name the library was drawn for, in turn. */
+const drawnFor: string[] = [];
 function Library({ name }: { name: string }) {
+  drawnFor.push(name);
   const { photos } = useDashboardPhotos();
   return <p>{`${name}: ${photos.map((p) => p.name).join(', ') || 'none yet'}`}</p>;
 }
@@ -204,6 +207,61 @@ it('a write answered 401 in a signed-in tab does the same', async () => {
     });
     expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
     expect(screen.queryByText(/alice-private-photo/)).not.toBeInTheDocument();
+  } finally {
+    stop();
+  }
+});
+
+it("a check of who is signed in asked before this tab's Sign Out and answered after it does not show the account again", async () => {
+  function SignOut() {
+    const logout = useLogout();
+    return (
+      <button type="button" onClick={() => logout.mutate()}>
+        Sign Out
+      </button>
+    );
+  }
+  const qc = createQueryClient();
+  const stop = forgetAnswersOnAccountChange(qc);
+  render(
+    <QueryClientProvider client={qc}>
+      <Router>
+        <Screen />
+        <SignOut />
+      </Router>
+    </QueryClientProvider>,
+  );
+  expect(await screen.findByText('Alice: alice-private-photo')).toBeInTheDocument();
+  const server = vi.mocked(fetch).getMockImplementation()!;
+  // Coming back to the tab asks who is signed in; the server reads it (Alice) just before the Sign
+  // Out, and its answer arrives after the Sign Out's.
+  let release = () => {};
+  vi.mocked(fetch).mockImplementation(async (url, init) => {
+    if (url === '/api/auth/logout') {
+      signedIn = null;
+      return json({ message: 'Logged out' });
+    }
+    if (url === '/api/auth/user' && signedIn) {
+      const read = await server(url, init);
+      await new Promise<void>((resolve) => (release = resolve));
+      return read;
+    }
+    return server(url, init);
+  });
+  try {
+    await act(async () => window.dispatchEvent(new Event('focus')));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Sign Out' })));
+    expect(await screen.findByRole('button', { name: /sign in/i })).toBeInTheDocument();
+    drawnFor.length = 0;
+
+    await act(async () => {
+      release();
+      // The answer reaches the screen through TanStack's zero-delay timers.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    expect(qc.getQueryData(['/api/auth/user'])).toBeNull();
+    expect(drawnFor).toEqual([]);
+    expect(screen.getByRole('button', { name: /sign in/i })).toBeInTheDocument();
   } finally {
     stop();
   }

@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import { onlineManager, QueryClientProvider } from '@tanstack/react-query';
-import { act, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { Toaster } from '../../components/ui/toaster';
-import { createQueryClient } from '../../lib/api';
+import { createQueryClient, REQUEST_WAIT_MS } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import LoginPage from './login-page';
 
@@ -92,4 +92,45 @@ it('offline, Sign In says so at once and comes back usable with what was typed, 
   const sent = fetchMock.mock.calls.length;
   await act(async () => onlineManager.setOnline(true));
   expect(fetchMock.mock.calls.length).toBe(sent);
+});
+
+it('a Sign In the server never answers fails after REQUEST_WAIT_MS, instead of Signing in... for ever', async () => {
+  const user = userEvent.setup();
+  // A connection gone dead unnoticed (a phone between networks): as the browser's fetch, no
+  // answer until the request is aborted.
+  fetchMock.mockImplementation(
+    (_url: string, init?: RequestInit) =>
+      new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+      ),
+  );
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <Router hook={memoryLocation({ path: '/login' }).hook}>
+        <LoginPage />
+      </Router>
+      <Toaster />
+    </QueryClientProvider>,
+  );
+  await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+  await user.type(screen.getByLabelText('Password'), 'secret-pass');
+  vi.useFakeTimers();
+  try {
+    fireEvent.click(screen.getByRole('button', { name: 'Sign In' }));
+    await act(async () => vi.advanceTimersByTimeAsync(0));
+    expect(fetchMock.mock.calls.filter(([url]) => url === '/api/auth/login')).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Signing in...' })).toHaveAttribute('aria-disabled', 'true');
+
+    // Not given up on while the server may still answer (the rendering of a refusal takes ~100 ms
+    // of TanStack's and React's own timers).
+    await act(async () => vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS - 200));
+    expect(screen.getByRole('button', { name: 'Signing in...' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(screen.getByRole('button', { name: 'Sign In' })).not.toHaveAttribute('aria-disabled');
+    expect(screen.getByLabelText('Email')).toHaveValue('ada@example.com');
+  } finally {
+    vi.useRealTimers();
+  }
 });

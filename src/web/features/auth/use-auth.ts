@@ -112,7 +112,10 @@ export function useLogout() {
   const [, navigate] = useLocation();
   return useMutation({
     mutationFn: () => apiRequest('POST', '/api/auth/logout'),
-    onSuccess: () => {
+    onSuccess: async () => {
+      // A check of who is signed in read before the sign-out (coming back to the tab asks one)
+      // and answered after it drew the account's screens again, until their requests' 401s.
+      await qc.cancelQueries({ queryKey: userQueryOptions().queryKey });
       qc.setQueryData(userQueryOptions().queryKey, null);
       // Also done by forgetAnswersOnAccountChange when it watches this client (the app's does).
       forgetAccountAnswers(qc);

@@ -5,7 +5,7 @@ import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Toaster } from '../../components/ui/toaster';
-import { createQueryClient } from '../../lib/api';
+import { createQueryClient, PAYMENT_WAIT_MS, REQUEST_WAIT_MS } from '../../lib/api';
 import { dismissAllToasts } from '../../lib/toast';
 import { formatTrialDate } from '../subscription';
 import BillingPage, { ACTIVATION_POLL_MS, ACTIVATION_WAIT_MS } from './billing-page';
@@ -238,5 +238,50 @@ describe('Cancel Subscription without a connection', () => {
     const calls = sent.mock.calls.length;
     await act(async () => onlineManager.setOnline(true));
     expect(sent.mock.calls.length).toBe(calls);
+  });
+});
+
+describe('Cancel Subscription the server never answers', () => {
+  afterEach(() => {
+    act(() => dismissAllToasts());
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('waits out a slow payment provider, then says so and lets the dialog close, instead of Processing... for ever', async () => {
+    const user = userEvent.setup();
+    // A connection gone dead unnoticed: as the browser's fetch, no answer until it is aborted.
+    const sent = vi.fn(
+      (_url: string, init?: RequestInit) =>
+        new Promise<Response>((_, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+        ),
+    );
+    vi.stubGlobal('fetch', sent);
+    const qc = createQueryClient();
+    qc.setQueryData(['/api/subscription'], subscription());
+    qc.setQueryData(['/api/billing/invoices'], { invoices: [] });
+    render(
+      <QueryClientProvider client={qc}>
+        <BillingPage />
+        <Toaster />
+      </QueryClientProvider>,
+    );
+    await user.click(screen.getByRole('button', { name: 'Cancel Subscription' }));
+    const dialog = screen.getByRole('dialog', { name: 'Cancel subscription?' });
+    vi.useFakeTimers();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Yes, cancel' }));
+    await act(async () => vi.advanceTimersByTimeAsync(0));
+    expect(sent).toHaveBeenCalledWith('/api/subscription/cancel', expect.anything());
+
+    // The server waits on the payment provider (20 s a try) and may answer after REQUEST_WAIT_MS.
+    await act(async () => vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS + 5000));
+    expect(within(dialog).getByRole('button', { name: 'Processing...' })).toHaveAttribute('aria-disabled', 'true');
+    expect(screen.queryByText('Cancel failed')).toBeNull();
+
+    await act(async () => vi.advanceTimersByTimeAsync(PAYMENT_WAIT_MS - REQUEST_WAIT_MS - 5000 + 400));
+    expect(screen.getByText('Cancel failed')).toBeInTheDocument();
+    expect(screen.getByText('Network error. Please try again.')).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Yes, cancel' })).not.toHaveAttribute('aria-disabled');
   });
 });

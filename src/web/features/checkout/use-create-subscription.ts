@@ -1,7 +1,7 @@
 import type { CreateSubscriptionResponse } from '@contract/subscriptions';
 import type { BillingCycle, Tier } from '@domain/plans';
 import { useQuery } from '@tanstack/react-query';
-import { apiRequest } from '../../lib/api';
+import { apiRequest, PAYMENT_WAIT_MS } from '../../lib/api';
 
 /**
  * POST /api/create-subscription as a query: the server reuses the open Stripe subscription for a
@@ -12,7 +12,7 @@ export function useCreateSubscription(tier: Tier, billingCycle: BillingCycle, en
     queryKey: ['/api/create-subscription', tier, billingCycle],
     queryFn: async () =>
       (await (
-        await apiRequest('POST', '/api/create-subscription', { tier, billingCycle })
+        await apiRequest('POST', '/api/create-subscription', { tier, billingCycle }, {}, { waitMs: PAYMENT_WAIT_MS })
       ).json()) as CreateSubscriptionResponse,
     enabled,
     gcTime: 0,

@@ -5,6 +5,7 @@ import { act, createEvent, fireEvent, screen, waitFor, within } from '@testing-l
 import userEvent from '@testing-library/user-event';
 import { dismissAllToasts } from '../../lib/toast';
 import { galleryQueryClient, renderGallery as renderGalleryScreen, stubResizeObserver } from './test-gallery';
+import { UPLOAD_STALL_MS } from './upload-photos';
 
 /**
  * The gallery's upload as the user meets it: the labelled file input, a progress bar per
@@ -20,7 +21,9 @@ class FakeXhr {
   onload: (() => void) | null = null;
   onerror: (() => void) | null = null;
   onabort: (() => void) | null = null;
+  onprogress: (() => void) | null = null;
   withCredentials = false;
+  aborted = false;
   status = 0;
   responseText = '';
   files: File[] = [];
@@ -36,6 +39,14 @@ class FakeXhr {
   }
   fail() {
     act(() => this.onerror?.());
+  }
+  abort() {
+    this.aborted = true;
+    this.onabort?.();
+  }
+  /** `loaded` of `total` bytes sent. */
+  sending(loaded: number, total: number) {
+    act(() => this.upload.onprogress?.({ lengthComputable: true, loaded, total }));
   }
   /** The server's answer: the first `ok` files stored, the others refused as `refusal` says. */
   answerResults(
@@ -283,5 +294,57 @@ describe('uploading from the gallery', () => {
     window.dispatchEvent(after);
     expect(after.defaultPrevented).toBe(false);
     expect(within(document.body).queryByText('Uploading 3 photos', { selector: '[role=status]' })).toBeNull();
+  });
+});
+
+describe('an upload whose connection goes silent', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+  const advance = async (ms: number) => {
+    await act(async () => vi.advanceTimersByTimeAsync(ms));
+  };
+  /** Chosen without userEvent, whose own delays wait on the faked clock. */
+  const chooseNow = async (files: File[]) => {
+    fireEvent.change(screen.getByLabelText('Choose photos to upload'), { target: { files } });
+    await advance(0);
+  };
+
+  it('is given up after UPLOAD_STALL_MS without a byte sent or answered, and says the connection was lost', async () => {
+    renderGallery();
+    await chooseNow(jpegs(25));
+    expect(FakeXhr.sent).toHaveLength(1);
+    const xhr = FakeXhr.sent[0]!;
+    xhr.sending(100, 250);
+    await advance(UPLOAD_STALL_MS - 1000);
+    expect(xhr.aborted).toBe(false);
+    expect(screen.getByRole('progressbar', { name: 'Uploading 25 photos' })).toBeInTheDocument();
+
+    await advance(1000);
+    await advance(200);
+    expect(xhr.aborted).toBe(true);
+    expect(messageToast()).toHaveTextContent('Upload failed');
+    expect(messageToast()).toHaveTextContent(
+      'IMG_1.jpg, IMG_2.jpg, IMG_3.jpg and 22 more: Network error. Please try again.',
+    );
+    expect(screen.queryByRole('progressbar', { name: 'Uploading 25 photos' })).toBeNull();
+    // The rest of the selection is not sent into a dead connection.
+    expect(FakeXhr.sent).toHaveLength(1);
+  });
+
+  it('is not cut while its bytes keep moving, however long it takes', async () => {
+    renderGallery();
+    await chooseNow(jpegs(2));
+    const xhr = FakeXhr.sent[0]!;
+    // A slow link: a byte now and then, ten times the bound in all.
+    for (let t = 0; t < 10; t++) {
+      await advance(UPLOAD_STALL_MS - 1000);
+      xhr.sending(t + 1, 20);
+    }
+    expect(xhr.aborted).toBe(false);
+    xhr.answerResults(2, () => ({ status: 500, message: '' }));
+    await advance(200);
+    expect(messageToast()).toHaveTextContent('2 photos uploaded!');
+    await advance(UPLOAD_STALL_MS * 2);
+    expect(xhr.aborted).toBe(false);
   });
 });

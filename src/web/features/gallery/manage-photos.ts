@@ -55,11 +55,29 @@ function editCachedPhotos(qc: QueryClient, edit: (items: Photo[]) => Photo[]) {
 }
 
 /**
+ * A delete sent in several requests whose later request failed: the photos of the requests
+ * answered before it are gone (`deleted`), the rest are not; `cause` is the failure.
+ */
+export class PartlyDeleted extends Error {
+  constructor(
+    readonly deleted: string[],
+    readonly cause: unknown,
+  ) {
+    super(`${deleted.length} photos deleted before a request failed`);
+  }
+}
+
+/**
  * Deletes the given photos (`POST /api/photos/delete`, in requests of at most DELETE_PHOTOS_MAX).
- * They leave every cached list at once; lists, counts and albums are then fetched again.
+ * They leave every cached list at once; lists, counts and albums are then fetched again. When a
+ * later request fails, those of the requests answered before it leave too (`PartlyDeleted`).
  */
 export function useDeletePhotos() {
   const qc = useQueryClient();
+  const drop = (ids: string[]) => {
+    const gone = new Set(ids);
+    editCachedPhotos(qc, (items) => items.filter((p) => !gone.has(p.id)));
+  };
   return useMutation({
     // Offline, TanStack would hold the request until the connection came back, and the
     // confirmation, which cannot close while its delete is on its way, with it: it fails at once.
@@ -67,16 +85,23 @@ export function useDeletePhotos() {
     mutationFn: async (ids: string[]) => {
       let deleted = 0;
       for (let i = 0; i < ids.length; i += DELETE_PHOTOS_MAX) {
-        const res = await apiRequest('POST', '/api/photos/delete', { ids: ids.slice(i, i + DELETE_PHOTOS_MAX) });
-        deleted += ((await res.json()) as DeletePhotosResponse).deleted;
+        const batch = ids.slice(i, i + DELETE_PHOTOS_MAX);
+        try {
+          const res = await apiRequest('POST', '/api/photos/delete', { ids: batch });
+          deleted += ((await res.json()) as DeletePhotosResponse).deleted;
+        } catch (err) {
+          // Said as 'Delete failed', the photos of the requests before it stayed on screen and
+          // selected though they were gone (each request is all or nothing on the server).
+          throw i > 0 ? new PartlyDeleted(ids.slice(0, i), err) : err;
+        }
       }
       return deleted;
     },
-    onSuccess: (_deleted, ids) => {
-      const gone = new Set(ids);
-      editCachedPhotos(qc, (items) => items.filter((p) => !gone.has(p.id)));
+    onSuccess: (_deleted, ids) => drop(ids),
+    onError: (err) => {
+      if (err instanceof PartlyDeleted) drop(err.deleted);
     },
-    // After a failure too: part of a large selection may have gone before it.
+    // After a failure too: a request given up on may have been answered by the server.
     onSettled: () => refreshLibrary(qc),
   });
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { toast } from '../../lib/toast';
 import { errorMessage } from '../../lib/api';
 import { ConfirmDeleteDialog } from './lazy-dialogs';
-import { useDeletePhotos } from './manage-photos';
+import { PartlyDeleted, useDeletePhotos } from './manage-photos';
 
 /**
  * The bar shown while photos are being selected: how many, Delete (after a confirmation that
@@ -24,6 +24,16 @@ export function SelectBar({ selected, onDone }: { selected: string[]; onDone: ()
       },
       onError: (err) => {
         setConfirming(false);
+        // Those deleted leave the grid and the selection; the rest stay selected, to try again.
+        if (err instanceof PartlyDeleted) {
+          const left = selected.length - err.deleted.length;
+          toast({
+            title: `${err.deleted.length} of ${selected.length} photos deleted`,
+            description: `${left === 1 ? '1 photo was' : `${left} photos were`} not deleted and ${left === 1 ? 'is' : 'are'} still selected. ${errorMessage(err.cause, 'Please try again.')}`,
+            variant: 'destructive',
+          });
+          return;
+        }
         toast({
           title: 'Delete failed',
           description: errorMessage(err, 'The photos could not be deleted. Please try again.'),

@@ -21,6 +21,16 @@ export interface UploadProgress {
   progress: number;
 }
 
+/**
+ * An upload that has neither sent a byte nor had a byte of its answer for this long is given up as
+ * a lost connection. Its whole length is not bounded (20 photos on a slow link take minutes, and
+ * their bar moves all along), only its silence: a connection that died without the browser noticing
+ * (a phone between networks) or a proxy holding it left the bar where it stopped, the page asking
+ * before it was left, and the rest of the selection unsent, for ever. The server answers within its
+ * own 60 s silence bound after the last byte, so a healthy upload never meets this.
+ */
+export const UPLOAD_STALL_MS = 90_000;
+
 /** POSTs files as multipart with XMLHttpRequest, whose upload events give a real progress bar. */
 export function sendPhotos(
   files: File[],
@@ -30,12 +40,21 @@ export function sendPhotos(
     const form = new FormData();
     for (const f of files) form.append('photos', f, f.name);
     const xhr = new XMLHttpRequest();
+    let stalled: ReturnType<typeof setTimeout> | undefined;
+    const watch = () => {
+      clearTimeout(stalled);
+      stalled = setTimeout(() => xhr.abort(), UPLOAD_STALL_MS);
+    };
     xhr.open('POST', '/api/photos');
     xhr.withCredentials = true;
     xhr.upload.onprogress = (e) => {
+      watch();
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
     };
+    // The answer arriving (a large one may come in several parts).
+    xhr.onprogress = watch;
     xhr.onload = () => {
+      clearTimeout(stalled);
       let body: UploadResponse | null;
       try {
         body = JSON.parse(xhr.responseText) as UploadResponse;
@@ -44,9 +63,16 @@ export function sendPhotos(
       }
       resolve({ status: xhr.status, body });
     };
-    xhr.onerror = () => reject(new TypeError('Network error'));
-    xhr.onabort = () => reject(new TypeError('Network error'));
+    xhr.onerror = () => {
+      clearTimeout(stalled);
+      reject(new TypeError('Network error'));
+    };
+    xhr.onabort = () => {
+      clearTimeout(stalled);
+      reject(new TypeError('Network error'));
+    };
     xhr.send(form);
+    watch();
   });
 }
 

@@ -29,6 +29,12 @@ export function useAnalyzeAll() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async () => (await (await apiRequest('POST', '/api/photos/analyze-all')).json()) as AnalyzeAllResult,
-    onSuccess: (r) => qc.setQueryData(analysisStatusQueryOptions().queryKey, r.status),
+    onSuccess: async (r) => {
+      // A count asked before (an upload's end refreshes it) may have been read before the jobs were
+      // queued: answered after this, it said nothing was pending, and the run ended at once with
+      // 'Analysis Complete' over photos not analysed. The run's own count wins.
+      await qc.cancelQueries({ queryKey: analysisStatusQueryOptions().queryKey });
+      qc.setQueryData(analysisStatusQueryOptions().queryKey, r.status);
+    },
   });
 }

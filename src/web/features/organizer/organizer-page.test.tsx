@@ -102,6 +102,7 @@ function setup(opts: {
   );
   return {
     fetchMock,
+    qc,
     finish: () => (status = { total: 2, analyzed: 2, pending: 0 }),
     refuse: (on: boolean) => (refused = on),
     /** `GET /api/albums` is refused (the per-user limit) while on. */
@@ -153,6 +154,37 @@ describe('OrganizerPage', () => {
     const after = polls();
     await act(async () => vi.advanceTimersByTimeAsync(10_000));
     expect(polls()).toBe(after); // no polling once nothing is pending
+  });
+
+  it('a count read before Analyze Photos and answered after it does not end the run as Analysis Complete', async () => {
+    const { fetchMock, qc } = setup({
+      photos: [
+        photo(1, { analyzed: false, category: null, tags: [] }),
+        photo(2, { analyzed: false, category: null, tags: [] }),
+      ],
+      status: { total: 2, analyzed: 0, pending: 0 },
+    });
+    await flush();
+    // An upload ending elsewhere asks for the count again; the server reads it (nothing pending)
+    // before the Analyze Photos, and its answer arrives after the Analyze Photos' own.
+    const server = fetchMock.getMockImplementation()!;
+    let release = () => {};
+    fetchMock.mockImplementationOnce(async (url: string, init?: RequestInit) => {
+      const read = await server(url, init);
+      await new Promise<void>((resolve) => (release = resolve));
+      return read;
+    });
+    act(() => void qc.invalidateQueries({ queryKey: ['/api/photos/analysis-status'] }));
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Analyze Photos' }));
+    await flush();
+    expect(screen.getByRole('button', { name: 'Analyzing...' })).toBeInTheDocument();
+
+    act(() => release());
+    await flush();
+    expect(screen.queryByTestId('toast')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Analyzing...' })).toHaveAttribute('aria-disabled', 'true');
+    expect(screen.queryByText('All photos analyzed! Smart albums are available.')).toBeNull();
   });
 
   it('a refused poll (429) keeps the counts and the run, says why, and waits 30 s before asking again', async () => {
