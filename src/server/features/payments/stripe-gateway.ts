@@ -35,7 +35,7 @@ function providerFailure(op: string, err: unknown, log: GatewayLog | undefined):
  */
 export const CLOSED_CHECKOUT = 'Eyevu: an unpaid checkout replaced by a checkout for another plan';
 
-/** Refusal of a checkout closed because another plan's checkout was asked for in the same moment. */
+/** Refusal of a checkout for a plan while another plan's checkout was being opened for the account. */
 export const SUPERSEDED_CHECKOUT =
   'Another checkout was opened for your account at the same moment. Please choose your plan again.';
 
@@ -122,28 +122,6 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
     }
   }
 
-  /**
-   * Two checkouts for two plans asked in the same moment (two tabs restored at once) each read the
-   * customer's open checkouts before the other had made one, so each closed nothing and both stayed
-   * payable. A checkout just made therefore reads them again, and every such request keeps the same
-   * one, the newest (then the greatest id): whichever request reads last sees both and agrees.
-   */
-  async function settleRace(customerId: string, mine: Stripe.Subscription): Promise<'kept' | 'superseded'> {
-    const open = (
-      await stripe.subscriptions.list({ customer: customerId, status: 'incomplete', limit: 100 })
-    ).data.filter((s) => s.status === 'incomplete');
-    const newest = open.reduce<Stripe.Subscription | undefined>(
-      (best, s) => (!best || s.created > best.created || (s.created === best.created && s.id > best.id) ? s : best),
-      undefined,
-    );
-    if (newest && newest.id !== mine.id) {
-      await closeCheckout(mine);
-      return 'superseded';
-    }
-    for (const other of open) if (other.id !== mine.id) await closeCheckout(other);
-    return 'kept';
-  }
-
   return {
     priceId: (tier: Tier, cycle: BillingCycle) => guard('price', () => priceId(tier, cycle)),
 
@@ -165,7 +143,10 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
      * The customer's other open checkouts (another plan, e.g. in a second tab) are closed: each
      * keeps a payable form for a day, and paying two of them started two subscriptions billing one
      * customer, the earlier one replaced in the app by the later one's events and never shown or
-     * cancellable again. The checkout asked for last is the one that can be paid.
+     * cancellable again. The checkout asked for last is the one that can be paid, except that one
+     * asked for while another was being opened (`concurrent`, the caller's per-account lock was
+     * held) keeps what that one made: a checkout just answered is not closed under its form.
+     * Callers run one at a time per customer (payments.service.ts).
      */
     async createOrReuseSubscription(input: {
       customerId: string;
@@ -173,6 +154,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       tier: Tier;
       cycle: BillingCycle;
       now: Date;
+      concurrent: boolean;
     }): Promise<{ subscriptionId: string; clientSecret: string; amount: number }> {
       const result = await guard('create subscription', async () => {
         const price = await priceId(input.tier, input.cycle);
@@ -188,6 +170,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         });
         const open = listed.data.filter((s) => s.status === 'incomplete');
         let sub = open.find((s) => s.items.data.some((item) => item.price.id === price));
+        if (input.concurrent && open.some((s) => s !== sub)) return { superseded: true as const };
         if (!sub) {
           // The customer's newest subscription is part of the key: once a checkout has been
           // opened since (and this plan's closed by it), a new one is made, where the same key
@@ -208,9 +191,6 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         }
         const kept = sub.id;
         for (const other of open) if (other.id !== kept) await closeCheckout(other);
-        if (!open.some((s) => s.id === kept) && (await settleRace(input.customerId, sub)) === 'superseded') {
-          return { superseded: true as const };
-        }
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
         if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);
