@@ -380,10 +380,16 @@ function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
   };
 }
 
-/** `Database.serialise` waited its bound for another run of the same name. */
+/**
+ * `Database.serialise` waited its bound: for another run of the same name (`name`), or, on
+ * PostgreSQL, for one of the connections runs may hold (`capacity`: many names at once).
+ */
 export class LockWaitTimeout extends Error {
-  constructor(name: string) {
-    super(`waited too long for another run of ${name}`);
+  constructor(
+    name: string,
+    readonly waitedFor: 'name' | 'capacity' = 'name',
+  ) {
+    super(`waited too long for ${waitedFor === 'name' ? 'another run of' : 'a connection for'} ${name}`);
     this.name = 'LockWaitTimeout';
   }
 }
@@ -396,23 +402,23 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * PostgreSQL for one name's lock once at a time. On PostgreSQL the lock is a session advisory lock
  * (one-key space, apart from the blob keys' by a prefix) on a pool connection held for the run,
  * not a transaction's: work that calls other services (Stripe) would keep a transaction and its
- * snapshot open meanwhile. At most a quarter of the pool is held so, so slow runs (a payment
- * provider timing out) cannot take every connection from the requests. PGlite is one process,
+ * snapshot open meanwhile. At most half the pool is held so, so slow runs (a payment provider
+ * timing out) cannot take every connection from the requests. PGlite is one process,
  * whose connections share one session, so there the in-process queue alone holds.
  */
 function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Database['serialise'] {
   const tails = new Map<string, Promise<void>>();
-  const slots = { free: Math.max(1, Math.floor(poolMax / 4)), waiting: [] as Array<() => void> };
+  const slots = { free: Math.max(1, Math.floor(poolMax / 2)), waiting: [] as Array<() => void> };
   const key = "hashtextextended('eyevu-serialise:' || $1, 0)";
 
   /** Settles with `promise`, or rejects at the deadline. */
-  async function until<T>(promise: Promise<T>, deadline: number, name: string): Promise<T> {
+  async function until<T>(promise: Promise<T>, deadline: number, late: () => LockWaitTimeout): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new LockWaitTimeout(name)), Math.max(0, deadline - Date.now()));
+    const over = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
     });
     try {
-      return await Promise.race([promise, late]);
+      return await Promise.race([promise, over]);
     } finally {
       clearTimeout(timer);
     }
@@ -427,7 +433,7 @@ function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Da
     const turn = new Promise<void>((resolve) => (granted = resolve));
     slots.waiting.push(granted);
     try {
-      await until(turn, deadline, name);
+      await until(turn, deadline, () => new LockWaitTimeout(name, 'capacity'));
     } catch (err) {
       const at = slots.waiting.indexOf(granted);
       if (at >= 0) slots.waiting.splice(at, 1);
@@ -479,7 +485,7 @@ function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Da
     try {
       if (before) {
         tell();
-        await until(before, deadline, name);
+        await until(before, deadline, () => new LockWaitTimeout(name));
       }
       if (kind === 'pglite') return await work(contended);
       await takeSlot(deadline, name);

@@ -106,6 +106,9 @@ export const LIVE_ON_STRIPE_MESSAGE =
 export const CHECKOUT_BUSY_MESSAGE =
   'A checkout is already being opened for your account. Please try again in a moment.';
 
+/** A checkout that waited CHECKOUT_WAIT_MS for the process's room for checkouts (many at once). */
+export const CHECKOUTS_BUSY_MESSAGE = 'Many checkouts are being opened right now. Please try again in a moment.';
+
 /**
  * How long a checkout waits for another of the same account (a few Stripe calls, about a second or
  * two; far longer only when Stripe is slow, and then a clear refusal beats a hanging form).
@@ -219,7 +222,9 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
           waitMs: CHECKOUT_WAIT_MS,
         });
       } catch (err) {
-        if (err instanceof LockWaitTimeout) throw conflict(CHECKOUT_BUSY_MESSAGE);
+        if (err instanceof LockWaitTimeout) {
+          throw conflict(err.waitedFor === 'name' ? CHECKOUT_BUSY_MESSAGE : CHECKOUTS_BUSY_MESSAGE);
+        }
         throw err;
       }
     },
