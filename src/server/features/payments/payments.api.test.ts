@@ -226,6 +226,26 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     }
   });
 
+  it("a checkout whose other open checkout is paid in the same moment (the first tab's form) is refused, not left payable beside it", async () => {
+    const { cookie, sub: basic } = await checkout('basic', 'monthly');
+    // The premium request reads the open checkouts (after its check for a live one); the first
+    // tab's form pays basic before that answer arrives, so basic can no longer be closed.
+    const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
+    const premium = createSub(cookie, { tier: 'premium', billingCycle: 'monthly' });
+    await held.reached;
+    const { invoice } = stripe.pay(basic.id as string);
+    held.release();
+    const res = await premium;
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe(LIVE_ON_STRIPE_MESSAGE);
+    const billable = stripe.subscriptions.filter(
+      (s) => s.customer === basic.customer && ['active', 'incomplete'].includes(s.status as string),
+    );
+    expect(billable.map((s) => s.id)).toEqual([basic.id]);
+    await deliver('invoice.paid', invoice);
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic' });
+  });
+
   it('a checkout that waits past its bound for another of the account is refused (409), and the next one goes through', async () => {
     const { cookie, user } = await signUp(t.app);
     let release!: () => void;

@@ -6,7 +6,7 @@ import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
 import { isPaymentDue, isSubscriptionActive, PAYMENT_DUE_MESSAGE } from '@domain/plans';
 import { LockWaitTimeout, type Database } from '../../db/client';
-import { CLOSED_CHECKOUT, type StripeGateway } from './stripe-gateway';
+import { CLOSED_CHECKOUT, LIVE_ON_STRIPE_MESSAGE, type StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
 
@@ -98,9 +98,7 @@ function fromInvoice(invoice: Stripe.Invoice, status: 'active' | 'past_due'): St
 
 export { PAYMENT_DUE_MESSAGE };
 
-/** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
-export const LIVE_ON_STRIPE_MESSAGE =
-  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
+export { LIVE_ON_STRIPE_MESSAGE };
 
 /** A checkout that waited CHECKOUT_WAIT_MS for another of the same account. */
 export const CHECKOUT_BUSY_MESSAGE =

@@ -39,6 +39,10 @@ export const CLOSED_CHECKOUT = 'Eyevu: an unpaid checkout replaced by a checkout
 export const SUPERSEDED_CHECKOUT =
   'Another checkout was opened for your account at the same moment. Please choose your plan again.';
 
+/** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
+export const LIVE_ON_STRIPE_MESSAGE =
+  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
+
 /** Stripe statuses of a subscription Stripe charges or may still charge. */
 const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
 
@@ -108,7 +112,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
    * wins, and that subscription is kept (a plan paid for is never cancelled here). Best effort: a
    * failure is logged and the new checkout goes on, rather than leaving the user unable to buy.
    */
-  async function closeCheckout(sub: Stripe.Subscription) {
+  async function closeCheckout(sub: Stripe.Subscription): Promise<'closed' | 'paid'> {
     const invoice = sub.latest_invoice;
     const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
     try {
@@ -119,6 +123,17 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         subscription: sub.id,
         message: err instanceof Error ? err.message : String(err),
       });
+      if (await isLive(sub.id)) return 'paid';
+    }
+    return 'closed';
+  }
+
+  /** Whether Stripe now charges (or may charge) this subscription; false when it cannot say. */
+  async function isLive(subscriptionId: string): Promise<boolean> {
+    try {
+      return LIVE_STATUSES.has((await stripe.subscriptions.retrieve(subscriptionId)).status);
+    } catch {
+      return false;
     }
   }
 
@@ -190,7 +205,16 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
           );
         }
         const kept = sub.id;
-        for (const other of open) if (other.id !== kept) await closeCheckout(other);
+        let paidMeanwhile = false;
+        for (const other of open) {
+          if (other.id !== kept && (await closeCheckout(other)) === 'paid') paidMeanwhile = true;
+        }
+        // Another checkout's form paid between the list and its closing (a first tab): that plan
+        // is bought, and this checkout, left payable, would bill a second plan beside it.
+        if (paidMeanwhile) {
+          await closeCheckout(sub);
+          return { live: true as const };
+        }
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
         if (!secret) throw new Error(`Stripe subscription ${sub.id} has no confirmation secret`);
@@ -198,6 +222,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         return { subscriptionId: sub.id, clientSecret: secret, amount };
       });
       if ('superseded' in result) throw new AppError(409, SUPERSEDED_CHECKOUT, 'conflict');
+      if ('live' in result) throw new AppError(409, LIVE_ON_STRIPE_MESSAGE, 'conflict');
       return result;
     },
 
