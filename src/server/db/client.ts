@@ -34,6 +34,17 @@ export interface Database {
    * in any process or machine on the database; `{ ran: false }` then, without running it.
    */
   runAlone<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /**
+   * Runs `work` once no other run of the same name is under way, in this process or, on PostgreSQL,
+   * in any process or machine on the database; runs of one name go one at a time. `work` is told
+   * whether it had to wait for another (`contended`), and `onContended` is called then, before the
+   * wait. Waits at most `waitMs`, then rejects with `LockWaitTimeout` without running `work`.
+   */
+  serialise<T>(
+    name: string,
+    work: (contended: boolean) => Promise<T>,
+    opts: { waitMs: number; onContended?: () => void },
+  ): Promise<T>;
   /** Settles if the embedded database's thread stops on its own: the server cannot go on. */
   lost?: Promise<Error>;
   /** The embedded database's thread (tests stop it to check that the loss is reported). */
@@ -269,6 +280,7 @@ async function openPool(
       await pool.query('select 1');
     },
     runAlone: aloneIn(pool, kind),
+    serialise: serialiseIn(pool, kind, config.max ?? DB_POOL_MAX),
     close: async () => {
       await hub.close();
       await endPool(pool);
@@ -364,6 +376,144 @@ function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
       }
     } finally {
       running.delete(name);
+    }
+  };
+}
+
+/**
+ * `Database.serialise` waited its bound: for another run of the same name (`name`), or, on
+ * PostgreSQL, for one of the connections runs may hold (`capacity`: many names at once).
+ */
+export class LockWaitTimeout extends Error {
+  constructor(
+    name: string,
+    readonly waitedFor: 'name' | 'capacity' = 'name',
+  ) {
+    super(`waited too long for ${waitedFor === 'name' ? 'another run of' : 'a connection for'} ${name}`);
+    this.name = 'LockWaitTimeout';
+  }
+}
+
+/** PostgreSQL's error for a lock not granted within lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * `Database.serialise`. In the process, runs of one name queue behind each other, so a process asks
+ * PostgreSQL for one name's lock once at a time. On PostgreSQL the lock is a session advisory lock
+ * (one-key space, apart from the blob keys' by a prefix) on a pool connection held for the run,
+ * not a transaction's: work that calls other services (Stripe) would keep a transaction and its
+ * snapshot open meanwhile. At most half the pool is held so, so slow runs (a payment provider
+ * timing out) cannot take every connection from the requests. PGlite is one process,
+ * whose connections share one session, so there the in-process queue alone holds.
+ */
+function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Database['serialise'] {
+  const tails = new Map<string, Promise<void>>();
+  const slots = { free: Math.max(1, Math.floor(poolMax / 2)), waiting: [] as Array<() => void> };
+  const key = "hashtextextended('eyevu-serialise:' || $1, 0)";
+
+  /** Settles with `promise`, or rejects at the deadline. */
+  async function until<T>(promise: Promise<T>, deadline: number, late: () => LockWaitTimeout): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([promise, over]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function takeSlot(deadline: number, name: string) {
+    if (slots.free > 0) {
+      slots.free -= 1;
+      return;
+    }
+    let granted!: () => void;
+    const turn = new Promise<void>((resolve) => (granted = resolve));
+    slots.waiting.push(granted);
+    try {
+      await until(turn, deadline, () => new LockWaitTimeout(name, 'capacity'));
+    } catch (err) {
+      const at = slots.waiting.indexOf(granted);
+      if (at >= 0) slots.waiting.splice(at, 1);
+      // Granted in the same moment as the deadline: handed on, not lost.
+      else giveSlot();
+      throw err;
+    }
+  }
+  function giveSlot() {
+    const next = slots.waiting.shift();
+    if (next) next();
+    else slots.free += 1;
+  }
+
+  /** Takes the name's lock on PostgreSQL; answers whether another held it. */
+  async function lockOn(client: pg.PoolClient, name: string, deadline: number, contended: () => void) {
+    const tried = await client.query<{ got: boolean }>(`select pg_try_advisory_lock(${key}) as got`, [name]);
+    if (tried.rows[0]?.got === true) return false;
+    contended();
+    // A session lock taken inside a transaction outlives it; the transaction scopes lock_timeout.
+    await client.query('begin');
+    try {
+      const ms = Math.max(1, deadline - Date.now());
+      await client.query(`select set_config('lock_timeout', $1, true)`, [`${ms}ms`]);
+      await client.query(`select pg_advisory_lock(${key})`, [name]);
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw new LockWaitTimeout(name);
+      throw err;
+    }
+    return true;
+  }
+
+  return async (name, work, { waitMs, onContended }) => {
+    const deadline = Date.now() + waitMs;
+    let contended = false;
+    const tell = () => {
+      if (contended) return;
+      contended = true;
+      onContended?.();
+    };
+    const before = tails.get(name);
+    let finished!: () => void;
+    const mine = new Promise<void>((resolve) => (finished = resolve));
+    // The next run waits for this one and, if this one gave up waiting, for the one before it.
+    const tail = (before ?? Promise.resolve()).then(() => mine);
+    tails.set(name, tail);
+    try {
+      if (before) {
+        tell();
+        await until(before, deadline, () => new LockWaitTimeout(name));
+      }
+      if (kind === 'pglite') return await work(contended);
+      await takeSlot(deadline, name);
+      try {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        try {
+          await lockOn(client, name, deadline, tell).catch((err: Error) => {
+            if (!(err instanceof LockWaitTimeout)) broken = err;
+            throw err;
+          });
+          try {
+            return await work(contended);
+          } finally {
+            await client.query(`select pg_advisory_unlock(${key})`, [name]).catch((err: Error) => {
+              broken = err;
+            });
+          }
+        } finally {
+          // A connection whose unlock failed may still hold the lock: it is closed, not reused.
+          client.release(broken);
+        }
+      } finally {
+        giveSlot();
+      }
+    } finally {
+      finished();
+      if (tails.get(name) === tail) tails.delete(name);
     }
   };
 }

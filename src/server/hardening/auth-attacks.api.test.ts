@@ -165,18 +165,59 @@ describe('auth attacks', () => {
     expect(stored.rows.map((r) => r.id)).not.toContain(token);
   });
 
-  it('session cookies are httpOnly, SameSite=Lax, path /, and Secure over HTTPS', async () => {
+  it('session cookies are httpOnly, SameSite=Lax, path /, and over HTTPS Secure and __Host- (no subdomain can set them)', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/auth/register',
       headers: { 'x-forwarded-proto': 'https' },
       payload: { firstName: 'A', lastName: 'B', email: 'cookie-check@example.com', password: 'secret123' },
     });
-    const c = res.cookies.find((x) => x.name === 'eyevu_session')!;
+    expect(res.cookies.map((x) => x.name)).not.toContain('eyevu_session');
+    const c = res.cookies.find((x) => x.name === '__Host-eyevu_session')!;
     expect(c).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: true });
+    expect(c.domain).toBeUndefined();
     expect(c.value.length).toBeGreaterThanOrEqual(40);
+    // The first Set-Cookie is still the session's (scripts keep the first).
+    expect(String([res.headers['set-cookie']].flat()[0])).toMatch(/^__Host-eyevu_session=/);
+    const https = { 'x-forwarded-proto': 'https', cookie: `__Host-eyevu_session=${c.value}` };
+    const me = await t.app.inject({ url: '/api/auth/user', headers: https });
+    expect(me.statusCode).toBe(200);
+    const out = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: https });
+    expect(out.cookies.find((x) => x.name === '__Host-eyevu_session')).toMatchObject({ value: '', path: '/' });
+    expect((await t.app.inject({ url: '/api/auth/user', headers: https })).statusCode).toBe(401);
+    // Plain HTTP (the local demo) keeps the plain name: a browser keeps no Secure cookie there.
     const plain = await signUp(t.app);
     expect(plain.cookie).toMatch(/^eyevu_session=/);
+  });
+
+  it('a session made over HTTPS before the prefix keeps working, and the next sign-in moves it to the prefixed name', async () => {
+    const { body, cookie: before } = await signUp(t.app);
+    const https = (cookie: string) => ({ 'x-forwarded-proto': 'https', cookie });
+    expect((await t.app.inject({ url: '/api/auth/user', headers: https(before) })).statusCode).toBe(200);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: https(before),
+      remoteAddress: '10.3.0.9',
+      payload: { email: body.email, password: body.password },
+    });
+    expect(again.statusCode).toBe(200);
+    const fresh = again.cookies.find((x) => x.name === '__Host-eyevu_session')!;
+    expect(fresh.value.length).toBeGreaterThanOrEqual(40);
+    // The old name is cleared, with the attributes it was set with over HTTPS.
+    expect(again.cookies.find((x) => x.name === 'eyevu_session')).toMatchObject({ value: '', path: '/', secure: true });
+    // Both sent (a browser before it applied the clearing): the prefixed one is the session.
+    const both = `__Host-eyevu_session=${fresh.value}; ${before}`;
+    const me = await t.app.inject({ url: '/api/auth/user', headers: https(both) });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().user.email).toBe(body.email);
+    // A plain-named cookie a sibling subdomain planted does not override the browser's own session.
+    const planted = await signUp(t.app);
+    const mine = await t.app.inject({
+      url: '/api/auth/user',
+      headers: https(`${planted.cookie}; __Host-eyevu_session=${fresh.value}`),
+    });
+    expect(mine.json().user.email).toBe(body.email);
   });
 
   it('security headers: CSP without inline script, Stripe only where needed, nosniff, framing and referrer rules', async () => {

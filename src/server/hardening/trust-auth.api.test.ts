@@ -644,7 +644,7 @@ describe('proxy and cookies', () => {
       const { body } = await signUp(local);
       const res = await post(local, '/api/auth/login', { email: body.email, password: body.password }, { headers });
       expect(res.statusCode).toBe(200);
-      return res.cookies.find((c) => c.name === 'eyevu_session')!.secure ?? false;
+      return res.cookies.find((c) => c.name === 'eyevu_session' || c.name === '__Host-eyevu_session')!.secure ?? false;
     };
     expect(await secureOf({})).toBe(false);
     expect(await secureOf({ 'x-forwarded-proto': 'https' })).toBe(true);

@@ -121,7 +121,16 @@ export function openApiDocument(routes: RouteEntry[]) {
   return {
     openapi: '3.0.3',
     info: { title: 'Eyevu API', version: '1.0.0' },
-    components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'eyevu_session' } } },
+    components: {
+      securitySchemes: {
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'eyevu_session',
+          description: "Over HTTPS the cookie is named '__Host-eyevu_session'.",
+        },
+      },
+    },
     security: [{ session: [] }],
     paths,
   };

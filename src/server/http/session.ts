@@ -8,7 +8,14 @@ import { SessionCache } from './session-cache';
 import { localSessionEnds, postgresSessionEnds, type SessionEnds } from './session-events';
 import { createSessionLookup } from './session.repository';
 
+/** The session cookie's name over plain HTTP (and, from before the prefix, over HTTPS). */
 export const SESSION_COOKIE = 'eyevu_session';
+/**
+ * Its name over HTTPS. A browser keeps a `__Host-` cookie only when it is Secure, for path `/`,
+ * with no Domain, set by the host itself: a sibling subdomain (`Domain=` the parent) can neither
+ * set nor replace it, so cannot plant its own account's session in this app's browsers.
+ */
+export const HOST_SESSION_COOKIE = '__Host-eyevu_session';
 export const SESSION_DAYS = 30;
 /**
  * How long a resolved session is reused without a query. Other processes' logouts arrive as events
@@ -69,14 +76,34 @@ function cookieOptions(request: FastifyRequest) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: isHttpsRequest(request) };
 }
 
+/**
+ * The request's session token: the prefixed cookie's first. Sessions made over HTTPS before the
+ * prefix (30 days at most) still arrive under the plain name, and keep working.
+ */
+export function sessionTokenOf(request: FastifyRequest): string | undefined {
+  return request.cookies[HOST_SESSION_COOKIE] || request.cookies[SESSION_COOKIE] || undefined;
+}
+
+/** The prefix needs Secure, which a browser on plain HTTP (the local demo) would not keep. */
+const sessionCookieName = (request: FastifyRequest) => (isHttpsRequest(request) ? HOST_SESSION_COOKIE : SESSION_COOKIE);
+
+/** Over HTTPS, the plain-named cookie the browser still sends (from before the prefix) goes. */
+function clearPlainSessionCookie(request: FastifyRequest, reply: FastifyReply) {
+  if (isHttpsRequest(request) && request.cookies[SESSION_COOKIE] !== undefined) {
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+  }
+}
+
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
-  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), expires });
+  reply.setCookie(sessionCookieName(request), token, { ...cookieOptions(request), expires });
+  clearPlainSessionCookie(request, reply);
   clearSignedOutMark(request, reply, true);
 }
 
 /** Cleared with the attributes it was set with, or a browser keeps a Secure cookie. */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+  reply.clearCookie(sessionCookieName(request), cookieOptions(request));
+  clearPlainSessionCookie(request, reply);
   markSignedOut(request, reply);
 }
 
@@ -135,7 +162,7 @@ export function registerSessionLookup(app: FastifyInstance, ctx: AppContext) {
   // Callback style: a session found in the cache costs no promise and no wait for the next tick.
   app.addHook('onRequest', (request, reply, done) => {
     if (!isApiRequest(request)) return done();
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionTokenOf(request);
     if (!token) return done();
     const id = hashToken(token);
     // /api/auth/* (the client's "who am I" at app load, login, logout) always asks the database.

@@ -143,6 +143,24 @@ describe('the page served for a screen', () => {
     );
   });
 
+  it('over HTTPS the prefixed session cookie paints the gallery, as the plain one does over HTTP', async () => {
+    const registered = await app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { 'x-forwarded-proto': 'https' },
+      payload: { firstName: 'A', lastName: 'B', email: `host-prefix-${Date.now()}@example.com`, password: 'secret123' },
+    });
+    const c = registered.cookies.find((x) => x.name === '__Host-eyevu_session')!;
+    const res = await app.inject({
+      method: 'GET',
+      url: '/gallery',
+      headers: { 'x-forwarded-proto': 'https', cookie: `__Host-eyevu_session=${c.value}` },
+    });
+    expect(res.body).toContain('<div id="first-paint" class="contents">');
+    expect(res.body).toContain('<h1 class="text-2xl font-bold">Photo Gallery</h1>');
+    expect(markOf(res)).toBeUndefined();
+  });
+
   it('/pricing paints its heading from the HTML, signed in or not; other screens keep the spinner', async () => {
     for (const headers of [signedIn, {}]) {
       const res = await app.inject({ method: 'GET', url: '/pricing', headers });

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { clearSignedOutMark, markSignedOut, SESSION_COOKIE } from './session';
+import { clearSignedOutMark, markSignedOut, sessionTokenOf } from './session';
 
 /**
  * The single page's HTML for each screen, with what that screen needs first already asked for.
@@ -666,7 +666,7 @@ export function pageHandler(
     const [pathname, search] = request.url.split('?') as [string, string | undefined];
     // Other pages need only the cookie's presence: no database round trip, and a stale cookie
     // merely preloads answers that come back 401.
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionTokenOf(request);
     const signedIn = !!token;
     const mayPaint = !!token && !search && budget.allows(token);
     let page: WebPage | null = null;

@@ -120,14 +120,21 @@ export function createAuthRepository(db: Db) {
         .returning({ id: signInDevices.id });
       return rows.length === 1;
     },
-    async trustDevice(id: string, userId: string, now: Date) {
-      await db
-        .insert(signInDevices)
-        .values({ id, userId, failures: 0, lastUsedAt: now })
-        .onConflictDoUpdate({
-          target: [signInDevices.id, signInDevices.userId],
-          set: { failures: 0, lastUsedAt: now },
-        });
+    /**
+     * Gives the browser standing, only while the user's password is still `passwordHash` (the one
+     * the sign-in checked). The row is read FOR SHARE, as for the session: a sign-in that passed
+     * its check just before a reset would otherwise write back the standing the reset had just
+     * ended, and that browser kept 10 guesses outside the account's budget. False when it did not.
+     */
+    async trustDevice(id: string, userId: string, passwordHash: string, now: Date): Promise<boolean> {
+      const at = now.toISOString();
+      const res = await db.execute(sql`
+        insert into ${signInDevices} (id, user_id, failures, last_used_at)
+        select ${id}, u.id, 0, ${at}::timestamptz from ${users} u
+        where u.id = ${userId} and u.password_hash = ${passwordHash}
+        for share
+        on conflict (id, user_id) do update set failures = 0, last_used_at = excluded.last_used_at`);
+      return (res as unknown as { rowCount: number | null }).rowCount === 1;
     },
     /**
      * Deletes buckets drained empty and browsers unused for DEVICE_DAYS, up to `limit` rows of

@@ -116,7 +116,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
       if (request.sessionUser) await service.logout(request.sessionUser.sessionId);
       setSessionCookie(request, reply, token, expiresAt);
       // After the session's: scripts and tests that keep the first Set-Cookie keep the session.
-      setDeviceCookie(request, reply, await service.trustBrowser(user.id, undefined, false));
+      setDeviceCookie(request, reply, await service.trustBrowser(user.id, user.passwordHash, undefined, false));
       return reply.status(201).send({ user: toUser(user) });
     },
   );

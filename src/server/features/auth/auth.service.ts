@@ -82,13 +82,14 @@ export function createAuthService(deps: {
   /**
    * Gives this browser standing outside the account's failure budget (sign-in-limit.ts): its
    * device cookie is kept when it already holds it for this account, otherwise a fresh one (a
-   * value planted in the browser is never adopted). Answers the cookie's value to set, if written.
+   * value planted in the browser is never adopted). Written only while the account's password is
+   * still `passwordHash`, the one checked: after a reset, none. Answers the cookie's value to set,
+   * if written.
    */
-  async function trustBrowser(userId: string, held: string | undefined, heldIsTrusted: boolean) {
+  async function trustBrowser(userId: string, passwordHash: string, held: string | undefined, heldIsTrusted: boolean) {
     const device = held && heldIsTrusted ? held : newToken();
     try {
-      await repo.trustDevice(hashToken(device), userId, limitNow());
-      return device;
+      return (await repo.trustDevice(hashToken(device), userId, passwordHash, limitNow())) ? device : undefined;
     } catch (err) {
       // The sign-in or sign-up itself succeeded; without the cookie this browser simply has no
       // standing yet, which an error answer over a made session would not mend.
@@ -184,8 +185,10 @@ export function createAuthService(deps: {
       if (!(await repo.insertSessionIfPassword(hashToken(token), user.id, user.passwordHash, expiresAt))) {
         throw unauthorized(INVALID_LOGIN);
       }
+      // Before the hash upgrade: standing is written only over the hash this sign-in checked.
+      const standing = await trustBrowser(user.id, user.passwordHash, device, trusted);
       if (legacy) await upgradeHash(user.id, user.passwordHash, normalised);
-      return { user, token, expiresAt, device: await trustBrowser(user.id, device, trusted) };
+      return { user, token, expiresAt, device: standing };
     },
 
     async logout(sessionId: string) {

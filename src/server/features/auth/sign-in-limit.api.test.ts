@@ -1,6 +1,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { buildApp } from '../../app';
+import { signInDevices } from '../../db/schema';
+import { hashToken } from '../../lib/tokens';
 import { createTestApp, testConfig, type TestApp } from '../../test/harness';
 import { createAuthRepository } from './auth.repository';
 import { createAuthService } from './auth.service';
@@ -147,6 +150,46 @@ describe('failed sign-ins per account', () => {
     expect((await login(owner.email, 'fresh-pass', resetBrowser)).statusCode).toBe(200);
     // The browser that knew the old password has no standing any more.
     expect((await login(owner.email, 'fresh-pass', owner.device)).statusCode).toBe(429);
+  });
+
+  it('a sign-in that passed its password check just before a reset does not write back the standing the reset ended', async () => {
+    const owner = await register();
+    const forgot = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/forgot-password',
+      payload: { email: owner.email },
+    });
+    const repo = createAuthRepository(t.database.db);
+    let resetBrowser: string | undefined;
+    // Whoever knew the old password signs in from a new browser; the owner's reset commits between
+    // that sign-in's session and its device standing.
+    const service = createAuthService({
+      repo: {
+        ...repo,
+        async insertSessionIfPassword(...args: Parameters<typeof repo.insertSessionIfPassword>) {
+          const made = await repo.insertSessionIfPassword(...args);
+          const reset = await t.app.inject({
+            method: 'POST',
+            url: '/api/auth/reset-password',
+            payload: { token: forgot.json().resetToken, password: 'fresh-pass' },
+          });
+          expect(reset.statusCode).toBe(200);
+          resetBrowser = deviceFrom(reset);
+          return made;
+        },
+      },
+      config: t.config,
+      onUserCreated: [],
+      log: { error: () => undefined, warn: () => undefined },
+      sessionCache: { evict: async () => undefined, evictUser: async () => undefined },
+    });
+    const signedIn = await service.login(owner.email, owner.password);
+    expect(signedIn.device).toBeUndefined();
+    const standing = await t.database.db
+      .select({ id: signInDevices.id })
+      .from(signInDevices)
+      .where(eq(signInDevices.userId, (await repo.findUserByEmail(owner.email))!.id));
+    expect(standing).toEqual([{ id: hashToken(resetBrowser!) }]);
   });
 
   it('racing wrong passwords from many addresses take no more than the budget', async () => {

@@ -1,7 +1,14 @@
 import type { InjectOptions } from 'fastify';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { webhookDelivery } from '../../test/stripe-webhook';
-import { LIVE_ON_STRIPE_MESSAGE, PAYMENT_DUE_MESSAGE } from './payments.service';
+import { buildApp } from '../../app';
+import { openDatabase, type Database } from '../../db/client';
+import {
+  CHECKOUT_BUSY_MESSAGE,
+  CHECKOUT_WAIT_MS,
+  LIVE_ON_STRIPE_MESSAGE,
+  PAYMENT_DUE_MESSAGE,
+} from './payments.service';
 import { SUPERSEDED_CHECKOUT } from './stripe-gateway';
 import { startStripeDouble, type StripeDouble } from './stripe-test-double';
 
@@ -27,6 +34,25 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     inject({ method: 'POST', url: '/api/create-subscription', headers: { cookie }, payload });
   const getSub = async (cookie: string) =>
     (await inject({ method: 'GET', url: '/api/subscription', headers: { cookie } })).json();
+
+  /**
+   * `next` settles when a checkout through `database` finds another of its account under way and
+   * starts waiting for it (`Database.serialise`'s onContended).
+   */
+  function watchWaits(database: Database) {
+    const original = database.serialise;
+    let waited!: () => void;
+    const next = new Promise<void>((resolve) => (waited = resolve));
+    database.serialise = (name, work, opts) =>
+      original(name, work, {
+        ...opts,
+        onContended: () => {
+          opts.onContended?.();
+          waited();
+        },
+      });
+    return { next, restore: () => void (database.serialise = original) };
+  }
 
   let eventCounter = 0;
   /** A webhook delivery signed by the SDK's own test-header helper. */
@@ -128,49 +154,130 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(billable.map((s) => s.id)).toEqual([basicAgain.id]);
   });
 
-  it('two checkouts for one plan, one reading Stripe before the other creates and answered after, make one subscription', async () => {
+  it('two checkouts for one plan at once (a double submit) make one subscription, both answered with it', async () => {
     // The customer has an open checkout for another plan (its first tab).
     const { cookie, sub: basic } = await checkout('basic', 'monthly');
     const premium = { tier: 'premium', billingCycle: 'monthly' };
-    // The second request reads the customer's subscriptions (after its check for a live one), and
-    // the answer reaches it only after the first request has made its checkout.
+    // The first request is held reading the customer's subscriptions (after its check for a live
+    // one), and the second arrives meanwhile.
     const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
-    const second = createSub(cookie, premium);
-    await held.reached;
-    const first = await createSub(cookie, premium);
-    held.release();
-    const late = await second;
-    expect([first.statusCode, late.statusCode]).toEqual([200, 200]);
-    expect(late.json().subscriptionId).toBe(first.json().subscriptionId);
-    const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
-    expect(payable.map((s) => s.id)).toEqual([first.json().subscriptionId]);
+    const waits = watchWaits(t.database);
+    try {
+      const first = createSub(cookie, premium);
+      await held.reached;
+      const second = createSub(cookie, premium);
+      await Promise.race([waits.next, second]);
+      held.release();
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+      expect(answers[1].json().subscriptionId).toBe(answers[0].json().subscriptionId);
+      const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
+      expect(payable.map((s) => s.id)).toEqual([answers[0].json().subscriptionId]);
+    } finally {
+      waits.restore();
+    }
   });
 
-  it('two checkouts for two plans in the same moment leave one payable, and the other is told so', async () => {
+  it('two checkouts for two plans in the same moment, on two servers: the one answered stays payable, the other is told so', async () => {
+    // A second server on the same database: on PostgreSQL another process (a pool of its own); the
+    // embedded database is one process, so its servers share it.
+    const otherDatabase: Database =
+      testDbKind === 'postgres' ? await openDatabase({ databaseUrl: t.database.url!, pgliteDir: '' }) : t.database;
+    const other = await buildApp(t.config, { database: otherDatabase, now: t.clock.now });
+    await other.ready();
+    const waits = watchWaits(otherDatabase);
+    try {
+      const { cookie, sub: basic } = await checkout('basic', 'monthly');
+      // The premium request reads the open checkouts (after its check for a live one) and is held
+      // there; the ultimate request reaches the other server meanwhile. Before the per-account
+      // lock, the ultimate one ran to its end first (answered 200) and premium's closed it after.
+      const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
+      const premium = createSub(cookie, { tier: 'premium', billingCycle: 'monthly' });
+      await held.reached;
+      const ultimate = other.inject({
+        method: 'POST',
+        url: '/api/create-subscription',
+        headers: { cookie },
+        payload: { tier: 'ultimate', billingCycle: 'monthly' },
+      });
+      await Promise.race([waits.next, ultimate]);
+      held.release();
+      const [first, late] = await Promise.all([premium, ultimate]);
+      const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
+      // Every checkout answered 200 can still be paid (before the lock, one answered 200 could be
+      // closed by the other's later read), and the holder's is the one.
+      for (const answer of [first, late].filter((r) => r.statusCode === 200)) {
+        expect(payable.map((s) => s.id)).toContain(answer.json().subscriptionId);
+      }
+      expect(first.statusCode).toBe(200);
+      expect(late.statusCode).toBe(409);
+      expect(late.json().message).toBe(SUPERSEDED_CHECKOUT);
+      expect(payable.map((s) => s.id)).toEqual([first.json().subscriptionId]);
+      const { invoice } = stripe.pay(first.json().subscriptionId as string);
+      await deliver('invoice.paid', invoice);
+      expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'premium' });
+      // The first tab (basic) was closed, as by any later checkout: its deletion records nothing.
+      await deliver('customer.subscription.deleted', basic);
+      expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'premium' });
+    } finally {
+      waits.restore();
+      await other.close();
+      if (otherDatabase !== t.database) await otherDatabase.close();
+    }
+  });
+
+  it("a checkout whose other open checkout is paid in the same moment (the first tab's form) is refused, not left payable beside it", async () => {
     const { cookie, sub: basic } = await checkout('basic', 'monthly');
-    // The premium request reads the open checkouts (after its check for a live one) before the
-    // ultimate request makes its own, and gets the answer only after that one has finished.
+    // The premium request reads the open checkouts (after its check for a live one); the first
+    // tab's form pays basic before that answer arrives, so basic can no longer be closed.
     const held = stripe.holdAnswer('GET', /^\/v1\/subscriptions$/, 1);
     const premium = createSub(cookie, { tier: 'premium', billingCycle: 'monthly' });
     await held.reached;
-    const ultimate = await createSub(cookie, { tier: 'ultimate', billingCycle: 'monthly' });
+    const { invoice } = stripe.pay(basic.id as string);
     held.release();
-    const late = await premium;
-    expect(ultimate.statusCode).toBe(200);
-    const payable = stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'incomplete');
-    expect(payable).toHaveLength(1);
-    if (late.statusCode === 200) {
-      expect(payable[0]!.id).toBe(late.json().subscriptionId);
-    } else {
-      expect(late.statusCode).toBe(409);
-      expect(late.json().message).toBe(SUPERSEDED_CHECKOUT);
-      expect(payable[0]!.id).toBe(ultimate.json().subscriptionId);
+    const res = await premium;
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe(LIVE_ON_STRIPE_MESSAGE);
+    const billable = stripe.subscriptions.filter(
+      (s) => s.customer === basic.customer && ['active', 'incomplete'].includes(s.status as string),
+    );
+    expect(billable.map((s) => s.id)).toEqual([basic.id]);
+    await deliver('invoice.paid', invoice);
+    expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic' });
+  });
+
+  it('a checkout that waits past its bound for another of the account is refused (409), and the next one goes through', async () => {
+    const { cookie, user } = await signUp(t.app);
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    // Another checkout of the account holds the gate until released (Stripe slow to answer it).
+    const holder = t.database.serialise(
+      `checkout:${user.id}`,
+      async () => {
+        holding();
+        await held;
+      },
+      { waitMs: CHECKOUT_WAIT_MS },
+    );
+    await holds;
+    // The bound shortened: the holder never lets go before the waiter's bound is over, whatever it is.
+    const original = t.database.serialise;
+    t.database.serialise = (name, work, opts) => original(name, work, { ...opts, waitMs: 50 });
+    try {
+      const refused = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().message).toBe(CHECKOUT_BUSY_MESSAGE);
+    } finally {
+      t.database.serialise = original;
+      release();
+      await holder;
     }
-    // Whatever was closed records nothing when its deletion event arrives.
-    for (const closed of stripe.subscriptions.filter((s) => s.customer === basic.customer && s.status === 'canceled')) {
-      await deliver('customer.subscription.deleted', closed);
-    }
-    expect(await getSub(cookie)).toMatchObject({ status: 'inactive', trialAvailable: true });
+    expect(
+      stripe.subscriptions.filter((s) => s.metadata && (s.metadata as { user_id?: string }).user_id === user.id),
+    ).toEqual([]);
+    expect((await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' })).statusCode).toBe(200);
   });
 
   it('refuses the free tier and unknown tiers', async () => {

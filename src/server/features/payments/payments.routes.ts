@@ -25,6 +25,8 @@ export async function paymentsRoutes(app: FastifyInstance, ctx: AppContext, { st
     webhookSecret: ctx.config.stripe.webhookSecret,
     now: ctx.now,
     log: (msg, data) => app.log.warn({ data }, msg),
+    // Looked up at each call: tests watch the gate on the database the app was given.
+    serialise: (name, work, opts) => ctx.database.serialise(name, work, opts),
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
   const paymentsConfigured = !!stripe && !!ctx.config.stripe.publicKey;

@@ -5,7 +5,8 @@ import { badRequest, conflict, unavailable } from '../../http/errors';
 import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
 import { isPaymentDue, isSubscriptionActive, PAYMENT_DUE_MESSAGE } from '@domain/plans';
-import { CLOSED_CHECKOUT, type StripeGateway } from './stripe-gateway';
+import { LockWaitTimeout, type Database } from '../../db/client';
+import { CLOSED_CHECKOUT, LIVE_ON_STRIPE_MESSAGE, type StripeGateway } from './stripe-gateway';
 
 export const PAYMENTS_UNAVAILABLE = 'Payment System Unavailable';
 
@@ -15,6 +16,8 @@ interface Deps {
   webhookSecret?: string;
   now?: () => Date;
   log?: (msg: string, data?: unknown) => void;
+  /** The per-account gate checkouts run behind (`Database.serialise`); none: they just run. */
+  serialise?: Database['serialise'];
 }
 
 /** What a Stripe event says about one Eyevu subscription. */
@@ -95,11 +98,22 @@ function fromInvoice(invoice: Stripe.Invoice, status: 'active' | 'past_due'): St
 
 export { PAYMENT_DUE_MESSAGE };
 
-/** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
-export const LIVE_ON_STRIPE_MESSAGE =
-  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
+export { LIVE_ON_STRIPE_MESSAGE };
 
-export function createPaymentsService({ repo, stripe, webhookSecret, now = () => new Date(), log }: Deps) {
+/** A checkout that waited CHECKOUT_WAIT_MS for another of the same account. */
+export const CHECKOUT_BUSY_MESSAGE =
+  'A checkout is already being opened for your account. Please try again in a moment.';
+
+/** A checkout that waited CHECKOUT_WAIT_MS for the process's room for checkouts (many at once). */
+export const CHECKOUTS_BUSY_MESSAGE = 'Many checkouts are being opened right now. Please try again in a moment.';
+
+/**
+ * How long a checkout waits for another of the same account (a few Stripe calls, about a second or
+ * two; far longer only when Stripe is slow, and then a clear refusal beats a hanging form).
+ */
+export const CHECKOUT_WAIT_MS = 10_000;
+
+export function createPaymentsService({ repo, stripe, webhookSecret, now = () => new Date(), log, serialise }: Deps) {
   /**
    * Applies one verified event's state. Out-of-order delivery: an event older than the newest one
    * applied to this subscription changes nothing, and a cancelled Stripe subscription never comes
@@ -154,6 +168,41 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
     });
   }
 
+  /** `createSubscription` behind the account's gate; `concurrent`: it waited for another checkout. */
+  async function openCheckout(
+    stripe: StripeGateway,
+    user: SessionUser,
+    body: CreateSubscriptionBody,
+    concurrent: boolean,
+  ) {
+    const row = await repo.findByUser(user.id);
+    if (row?.source === 'stripe' && isSubscriptionActive(row, now())) {
+      throw conflict('You already have an active subscription. Cancel it on the billing page before switching plans.');
+    }
+    if (isPaymentDue(row, now())) throw conflict(PAYMENT_DUE_MESSAGE);
+    let customerId = await repo.customerIdOf(user.id);
+    // Stripe's own word as well: a subscription the stored row no longer names (replaced by a
+    // later event) would otherwise be billed beside the new one.
+    if (customerId && (await stripe.hasLiveSubscription(customerId))) throw conflict(LIVE_ON_STRIPE_MESSAGE);
+    if (!customerId) {
+      const created = await stripe.createCustomer({
+        id: user.id,
+        email: user.email,
+        name: `${user.firstName} ${user.lastName}`.trim(),
+      });
+      customerId = await repo.linkCustomer(user.id, created);
+    }
+    const result = await stripe.createOrReuseSubscription({
+      customerId,
+      userId: user.id,
+      tier: body.tier,
+      cycle: body.billingCycle,
+      now: now(),
+      concurrent,
+    });
+    return { clientSecret: result.clientSecret, amount: result.amount, subscriptionId: result.subscriptionId };
+  }
+
   return {
     /**
      * {tier, billingCycle} -> {clientSecret, amount}. The amount comes from Stripe's invoice,
@@ -162,35 +211,21 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
     async createSubscription(user: SessionUser, body: CreateSubscriptionBody) {
       if (!stripe) throw unavailable(PAYMENTS_UNAVAILABLE);
       if (body.tier === 'free') throw badRequest('The free plan needs no payment.');
-      const row = await repo.findByUser(user.id);
-      if (row?.source === 'stripe' && isSubscriptionActive(row, now())) {
-        throw conflict(
-          'You already have an active subscription. Cancel it on the billing page before switching plans.',
-        );
-      }
-      if (isPaymentDue(row, now())) throw conflict(PAYMENT_DUE_MESSAGE);
-      let customerId = await repo.customerIdOf(user.id);
-      // Stripe's own word as well: a subscription the stored row no longer names (replaced by a
-      // later event) would otherwise be billed beside the new one.
-      if (customerId && (await stripe.hasLiveSubscription(customerId))) throw conflict(LIVE_ON_STRIPE_MESSAGE);
-      if (!customerId) {
-        const created = await stripe.createCustomer({
-          id: user.id,
-          email: user.email,
-          name: `${user.firstName} ${user.lastName}`.trim(),
+      if (!serialise) return openCheckout(stripe, user, body, false);
+      // One checkout of an account at a time, in every process: two asked in the same moment (two
+      // tabs restored) each read Stripe before the other had made its checkout, and the later
+      // reader closed a checkout the other had already answered, whose form then could not pay.
+      try {
+        return await serialise(`checkout:${user.id}`, (contended) => openCheckout(stripe, user, body, contended), {
+          waitMs: CHECKOUT_WAIT_MS,
         });
-        customerId = await repo.linkCustomer(user.id, created);
+      } catch (err) {
+        if (err instanceof LockWaitTimeout) {
+          throw conflict(err.waitedFor === 'name' ? CHECKOUT_BUSY_MESSAGE : CHECKOUTS_BUSY_MESSAGE);
+        }
+        throw err;
       }
-      const result = await stripe.createOrReuseSubscription({
-        customerId,
-        userId: user.id,
-        tier: body.tier,
-        cycle: body.billingCycle,
-        now: now(),
-      });
-      return { clientSecret: result.clientSecret, amount: result.amount, subscriptionId: result.subscriptionId };
     },
-
     /** Verifies, deduplicates and applies one webhook delivery. */
     async handleWebhook(rawBody: Buffer, signature: string | undefined) {
       if (!stripe || !webhookSecret) throw unavailable(PAYMENTS_UNAVAILABLE);

@@ -35,9 +35,13 @@ function providerFailure(op: string, err: unknown, log: GatewayLog | undefined):
  */
 export const CLOSED_CHECKOUT = 'Eyevu: an unpaid checkout replaced by a checkout for another plan';
 
-/** Refusal of a checkout closed because another plan's checkout was asked for in the same moment. */
+/** Refusal of a checkout for a plan while another plan's checkout was being opened for the account. */
 export const SUPERSEDED_CHECKOUT =
   'Another checkout was opened for your account at the same moment. Please choose your plan again.';
+
+/** Checkout while Stripe lists a live subscription the stored row does not name yet (a webhook on its way). */
+export const LIVE_ON_STRIPE_MESSAGE =
+  'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
 
 /** Stripe statuses of a subscription Stripe charges or may still charge. */
 const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
@@ -108,7 +112,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
    * wins, and that subscription is kept (a plan paid for is never cancelled here). Best effort: a
    * failure is logged and the new checkout goes on, rather than leaving the user unable to buy.
    */
-  async function closeCheckout(sub: Stripe.Subscription) {
+  async function closeCheckout(sub: Stripe.Subscription): Promise<'closed' | 'paid'> {
     const invoice = sub.latest_invoice;
     const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
     try {
@@ -119,29 +123,18 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         subscription: sub.id,
         message: err instanceof Error ? err.message : String(err),
       });
+      if (await isLive(sub.id)) return 'paid';
     }
+    return 'closed';
   }
 
-  /**
-   * Two checkouts for two plans asked in the same moment (two tabs restored at once) each read the
-   * customer's open checkouts before the other had made one, so each closed nothing and both stayed
-   * payable. A checkout just made therefore reads them again, and every such request keeps the same
-   * one, the newest (then the greatest id): whichever request reads last sees both and agrees.
-   */
-  async function settleRace(customerId: string, mine: Stripe.Subscription): Promise<'kept' | 'superseded'> {
-    const open = (
-      await stripe.subscriptions.list({ customer: customerId, status: 'incomplete', limit: 100 })
-    ).data.filter((s) => s.status === 'incomplete');
-    const newest = open.reduce<Stripe.Subscription | undefined>(
-      (best, s) => (!best || s.created > best.created || (s.created === best.created && s.id > best.id) ? s : best),
-      undefined,
-    );
-    if (newest && newest.id !== mine.id) {
-      await closeCheckout(mine);
-      return 'superseded';
+  /** Whether Stripe now charges (or may charge) this subscription; false when it cannot say. */
+  async function isLive(subscriptionId: string): Promise<boolean> {
+    try {
+      return LIVE_STATUSES.has((await stripe.subscriptions.retrieve(subscriptionId)).status);
+    } catch {
+      return false;
     }
-    for (const other of open) if (other.id !== mine.id) await closeCheckout(other);
-    return 'kept';
   }
 
   return {
@@ -165,7 +158,10 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
      * The customer's other open checkouts (another plan, e.g. in a second tab) are closed: each
      * keeps a payable form for a day, and paying two of them started two subscriptions billing one
      * customer, the earlier one replaced in the app by the later one's events and never shown or
-     * cancellable again. The checkout asked for last is the one that can be paid.
+     * cancellable again. The checkout asked for last is the one that can be paid, except that one
+     * asked for while another was being opened (`concurrent`, the caller's per-account lock was
+     * held) keeps what that one made: a checkout just answered is not closed under its form.
+     * Callers run one at a time per customer (payments.service.ts).
      */
     async createOrReuseSubscription(input: {
       customerId: string;
@@ -173,6 +169,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
       tier: Tier;
       cycle: BillingCycle;
       now: Date;
+      concurrent: boolean;
     }): Promise<{ subscriptionId: string; clientSecret: string; amount: number }> {
       const result = await guard('create subscription', async () => {
         const price = await priceId(input.tier, input.cycle);
@@ -188,6 +185,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         });
         const open = listed.data.filter((s) => s.status === 'incomplete');
         let sub = open.find((s) => s.items.data.some((item) => item.price.id === price));
+        if (input.concurrent && open.some((s) => s !== sub)) return { superseded: true as const };
         if (!sub) {
           // The customer's newest subscription is part of the key: once a checkout has been
           // opened since (and this plan's closed by it), a new one is made, where the same key
@@ -207,9 +205,15 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
           );
         }
         const kept = sub.id;
-        for (const other of open) if (other.id !== kept) await closeCheckout(other);
-        if (!open.some((s) => s.id === kept) && (await settleRace(input.customerId, sub)) === 'superseded') {
-          return { superseded: true as const };
+        let paidMeanwhile = false;
+        for (const other of open) {
+          if (other.id !== kept && (await closeCheckout(other)) === 'paid') paidMeanwhile = true;
+        }
+        // Another checkout's form paid between the list and its closing (a first tab): that plan
+        // is bought, and this checkout, left payable, would bill a second plan beside it.
+        if (paidMeanwhile) {
+          await closeCheckout(sub);
+          return { live: true as const };
         }
         const invoice = sub.latest_invoice;
         const secret = invoice && typeof invoice !== 'string' ? invoice.confirmation_secret?.client_secret : undefined;
@@ -218,6 +222,7 @@ export function createStripeGateway(config: Config, log?: GatewayLog) {
         return { subscriptionId: sub.id, clientSecret: secret, amount };
       });
       if ('superseded' in result) throw new AppError(409, SUPERSEDED_CHECKOUT, 'conflict');
+      if ('live' in result) throw new AppError(409, LIVE_ON_STRIPE_MESSAGE, 'conflict');
       return result;
     },
 
