@@ -352,40 +352,38 @@ function readMigrations(folder: string): Migration[] {
 
 /**
  * Migrations are known by their journal date, as drizzle knows them (`created_at` is the entry's
- * `when`): which of ours to run, which of ours drizzle would pass over, and which the database has
- * that this release does not know.
+ * `when`): which of ours to run, which of those are dated before one the database has (drizzle
+ * would pass them over), and which the database has that this release does not know.
  */
 function planMigrations(
   migrations: Migration[],
   appliedAt: number[],
-): { pending: Migration[]; skipped: Migration[]; unknown: number[] } {
+): { pending: Migration[]; late: Migration[]; unknown: number[] } {
   const applied = new Set(appliedAt);
   const ours = new Set(migrations.map((m) => m.folderMillis));
   const last = Math.max(-Infinity, ...appliedAt);
   const pending = migrations.filter((m) => !applied.has(m.folderMillis));
   return {
     pending,
-    // drizzle's migrator runs only migrations dated after the database's last one, so these would
-    // be passed over for good, the app then running on a schema it does not have.
-    skipped: pending.filter((m) => m.folderMillis <= last),
+    late: pending.filter((m) => m.folderMillis <= last),
     unknown: appliedAt.filter((at) => !ours.has(at)).sort((a, b) => a - b),
   };
 }
 
 /**
  * drizzle's migration step, in drizzle's own table, so a database an earlier release migrated goes
- * on from where it stopped. drizzle's own step could not tell a start on an unusual database apart,
- * and said nothing of it. Now:
+ * on from where it stopped, with two differences:
+ * - drizzle runs only the migrations dated after the last one a database has, so one merged after
+ *   a later-dated one was released is skipped for good. That happened: 0002_manage (dated before
+ *   0003_find) was merged after 0003_find was on main, so a database started between the two never
+ *   got photos.favorite or file_name, and its gallery and uploads failed. Every migration of ours
+ *   the database lacks now runs, in the journal's order, whatever its date (said in the log).
  * - A database a later release migrated (a rollback) starts, with a warning. Migrations only add
  *   to the schema (new tables, nullable or defaulted columns, indexes, triggers that keep derived
  *   rows; `migrations.test.ts` holds every migration to that), so the release before runs on it,
  *   as a rolling deploy needs anyway; refusing would turn a rollback into an outage.
- * - A database lacking one of our migrations under later ones (migrated by another branch's
- *   release) is refused: drizzle runs only migrations dated after the last one applied, so it
- *   would skip that one for good and the app would run on a schema it does not have.
- * - A failing migration is named in the error. All the pending ones run in one transaction, so the
- *   database is left as it was (the lock is released by the caller), and the next start runs them
- *   all again.
+ * A failing migration is named in the error. All the pending ones run in one transaction, so the
+ * database is left as it was (the caller releases the lock), and the next start runs them again.
  */
 async function applyMigrations(client: pg.Client, migrations: Migration[], warn: (message: string) => void) {
   await client.query('CREATE SCHEMA IF NOT EXISTS "drizzle"');
@@ -399,11 +397,10 @@ async function applyMigrations(client: pg.Client, migrations: Migration[], warn:
     migrations,
     rows.map((r) => Number(r.created_at)),
   );
-  if (plan.skipped.length > 0) {
-    throw new Error(
-      `The database lacks migration ${plan.skipped.map((m) => m.tag).join(', ')} but has later ones ` +
-        `(another release migrated it); this release cannot run on it. Start the release that migrated it, ` +
-        `or apply the missing migration by hand.`,
+  if (plan.late.length > 0) {
+    warn(
+      `Applying migration ${plan.late.map((m) => m.tag).join(', ')}, dated before migrations the database ` +
+        `already has: it was merged after them, and an earlier start passed it over.`,
     );
   }
   if (plan.unknown.length > 0) {

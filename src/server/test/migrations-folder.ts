@@ -15,20 +15,21 @@ export function readJournal(): Journal & Record<string, unknown> {
 }
 
 /**
- * A migrations folder holding the release's migrations up to `until` (the first `until` of them,
- * or those before the one of that tag), and any `extra` after them: a database as an earlier
- * release left it, or a later release's.
+ * A migrations folder holding some of the release's migrations (the first `which` of them, or
+ * those of these tags) and any `extra` after them: a database as an earlier release left it, or a
+ * later release's.
  */
 export function migrationsFolder(
-  until: number | { before: string },
+  which: number | string[],
   extra: Array<{ tag: string; sql: string; when?: number }> = [],
 ): { dir: string; cleanup: () => void } {
   const journal = readJournal();
-  const count = typeof until === 'number' ? until : journal.entries.findIndex((e) => e.tag === until.before);
-  if (count < 0) throw new Error(`no migration ${JSON.stringify(until)}`);
+  const entries = journal.entries
+    .filter((e, i) => (typeof which === 'number' ? i < which : which.includes(e.tag)))
+    .map((e, idx) => ({ ...e, idx }));
+  if (typeof which !== 'number' && entries.length !== which.length) throw new Error(`no migration in ${which}`);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'eyevu-migrations-'));
   mkdirSync(path.join(tmp, 'meta'));
-  const entries = journal.entries.slice(0, count);
   for (const e of entries) copyFileSync(path.join(migrationsDir, `${e.tag}.sql`), path.join(tmp, `${e.tag}.sql`));
   let when = journal.entries.at(-1)!.when;
   for (const x of extra) {
