@@ -123,7 +123,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   // The object store first: an unreachable bucket stops the start before a database is opened.
   const store = await openBlobStore(config, app.log);
-  const database = opts.database ?? (await openDatabase(config));
+  const database = opts.database ?? (await openDatabase({ ...config, onWarning: (message) => app.log.warn(message) }));
   const now = opts.now ?? (() => new Date());
   const ctx: AppContext = {
     config,

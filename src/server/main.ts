@@ -63,7 +63,7 @@ async function runServer(config: Config) {
  */
 async function runPrimary(config: Config) {
   const log = (msg: string) => console.log(`[eyevu primary ${process.pid}] ${msg}`);
-  const database = await openDatabase(config);
+  const database = await openDatabase({ ...config, onWarning: (message) => log(message) });
   await database.close();
   // Workers run this file directly (not `npm start`'s wrapper, which would check the build again).
   cluster.setupPrimary({ exec: fileURLToPath(import.meta.url) });

@@ -1,7 +1,7 @@
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -74,7 +74,15 @@ export async function openDatabase(opts: {
   databasePoolMax?: number;
   /** PostgreSQL only, tests: in place of DB_QUERY_TIMEOUT_MS. */
   databaseQueryTimeoutMs?: number;
+  /** Tests: another migrations folder (a database as an earlier release left it). */
+  migrationsFolder?: string;
+  /** Where a start's warnings about the schema go (a database migrated by a later release). */
+  onWarning?: (message: string) => void;
 }): Promise<Database> {
+  const migrations: MigrationOptions = {
+    folder: opts.migrationsFolder ?? migrationsFolder,
+    warn: opts.onWarning ?? ((message) => console.warn(message)),
+  };
   if (opts.databaseUrl) {
     const queryMs = opts.databaseQueryTimeoutMs ?? DB_QUERY_TIMEOUT_MS;
     return openPool(
@@ -86,10 +94,10 @@ export async function openDatabase(opts: {
         keepAliveInitialDelayMillis: DB_KEEPALIVE_DELAY_MS,
       },
       'postgres',
-      { bounds: { statementMs: queryMs, readMs: queryMs + DB_READ_MARGIN_MS } },
+      { migrations, bounds: { statementMs: queryMs, readMs: queryMs + DB_READ_MARGIN_MS } },
     );
   }
-  return openPgliteThread(opts.pgliteDir, opts.pgliteTemplate);
+  return openPgliteThread(opts.pgliteDir, opts.pgliteTemplate, migrations);
 }
 
 /** Connections per process's pool unless DATABASE_POOL_MAX says otherwise (config.ts). */
@@ -226,12 +234,13 @@ async function openPool(
   config: pg.PoolConfig,
   kind: Database['kind'],
   extra: {
+    migrations: MigrationOptions;
     lost?: Promise<Error>;
     thread?: Worker;
     after?: () => Promise<void>;
     /** The pool's statements: the server's statement_timeout and the client's wait for an answer. */
     bounds?: { statementMs: number; readMs: number };
-  } = {},
+  },
 ): Promise<Database> {
   const hub = createNotificationHub(config);
   let idle: ReturnType<typeof idleConnections> | undefined;
@@ -251,7 +260,7 @@ async function openPool(
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   try {
-    await migrateOnce(() => connectUnbounded(config));
+    await migrateOnce(() => connectUnbounded(config), extra.migrations);
   } catch (err) {
     await endPool(pool);
     await extra.after?.();
@@ -312,6 +321,11 @@ async function connectUnbounded(config: pg.ClientConfig): Promise<pg.Client> {
  */
 const MIGRATION_KEY = "hashtext('eyevu'), hashtext('migrations')";
 
+interface MigrationOptions {
+  folder: string;
+  warn: (message: string) => void;
+}
+
 /**
  * Runs the migrations the database lacks, one server at a time. Machines behind a proxy start
  * together with one DATABASE_URL, and drizzle's migrator takes no lock: each read "nothing applied"
@@ -321,18 +335,118 @@ const MIGRATION_KEY = "hashtext('eyevu'), hashtext('migrations')";
  * That connection is not the pool's: waiting for another server's migrations, or a migration
  * building an index on a large table, may take far longer than a request's statement may.
  */
-async function migrateOnce(connect: () => Promise<pg.Client>) {
+async function migrateOnce(connect: () => Promise<pg.Client>, opts: MigrationOptions) {
+  const migrations = readMigrations(opts.folder);
   const client = await connect();
   try {
     await client.query(`select pg_advisory_lock(${MIGRATION_KEY})`);
     try {
-      await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+      await applyMigrations(client, migrations, opts.warn);
     } finally {
       await client.query(`select pg_advisory_unlock(${MIGRATION_KEY})`);
     }
   } finally {
     // Closed, never reused: one whose unlock failed may still hold the lock, and closing drops it.
     await client.end().catch(() => undefined);
+  }
+}
+
+/** A migration with its journal tag (the files drizzle reads carry none), to name it in the log. */
+type Migration = MigrationMeta & { tag: string };
+
+function readMigrations(folder: string): Migration[] {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  const journal = JSON.parse(readFileSync(path.join(folder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: Array<{ tag: string }>;
+  };
+  return migrations.map((m, i) => ({ ...m, tag: journal.entries[i]?.tag ?? `#${i}` }));
+}
+
+/**
+ * Migrations are known by their journal date, as drizzle knows them (`created_at` is the entry's
+ * `when`): which of ours to run, which of those are dated before one the database has (drizzle
+ * would pass them over), and which the database has that this release does not know.
+ */
+function planMigrations(
+  migrations: Migration[],
+  appliedAt: number[],
+): { pending: Migration[]; late: Migration[]; unknown: number[] } {
+  const applied = new Set(appliedAt);
+  const ours = new Set(migrations.map((m) => m.folderMillis));
+  const last = Math.max(-Infinity, ...appliedAt);
+  const pending = migrations.filter((m) => !applied.has(m.folderMillis));
+  return {
+    pending,
+    late: pending.filter((m) => m.folderMillis <= last),
+    unknown: appliedAt.filter((at) => !ours.has(at)).sort((a, b) => a - b),
+  };
+}
+
+/**
+ * drizzle's migration step, in drizzle's own table, so a database an earlier release migrated goes
+ * on from where it stopped, with two differences:
+ * - drizzle runs only the migrations dated after the last one a database has, so one merged after
+ *   a later-dated one was released is skipped for good. That happened: 0002_manage (dated before
+ *   0003_find) was merged after 0003_find was on main, so a database started between the two never
+ *   got photos.favorite or file_name, and its gallery and uploads failed. Every migration of ours
+ *   the database lacks now runs, in the journal's order, whatever its date (said in the log).
+ * - A database a later release migrated (a rollback) starts, with a warning. Migrations only add
+ *   to the schema (new tables, nullable or defaulted columns, indexes, triggers that keep derived
+ *   rows; `migrations.test.ts` holds every migration to that), so the release before runs on it,
+ *   as a rolling deploy needs anyway; refusing would turn a rollback into an outage.
+ * A failing migration is named in the error. All the pending ones run in one transaction, so the
+ * database is left as it was (the caller releases the lock), and the next start runs them again.
+ */
+async function applyMigrations(client: pg.Client, migrations: Migration[], warn: (message: string) => void) {
+  await client.query('CREATE SCHEMA IF NOT EXISTS "drizzle"');
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS "drizzle"."__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)',
+  );
+  const { rows } = await client.query<{ created_at: string }>(
+    'select created_at from "drizzle"."__drizzle_migrations" where created_at is not null',
+  );
+  const plan = planMigrations(
+    migrations,
+    rows.map((r) => Number(r.created_at)),
+  );
+  if (plan.late.length > 0) {
+    warn(
+      `Applying migration ${plan.late.map((m) => m.tag).join(', ')}, dated before migrations the database ` +
+        `already has: it was merged after them, and an earlier start passed it over.`,
+    );
+  }
+  if (plan.unknown.length > 0) {
+    warn(
+      `The database has ${plan.unknown.length} migration(s) this release does not know (the newest dated ` +
+        `${new Date(plan.unknown.at(-1)!).toISOString()}): a later release migrated it. Starting on it, ` +
+        `since migrations only add to the schema; that release will find them applied when it starts again.`,
+    );
+  }
+  if (plan.pending.length === 0) return;
+  let running: Migration | undefined;
+  await client.query('BEGIN');
+  try {
+    for (const m of plan.pending) {
+      running = m;
+      for (const statement of m.sql) await client.query(statement);
+      await client.query('insert into "drizzle"."__drizzle_migrations" ("hash", "created_at") values ($1, $2)', [
+        m.hash,
+        m.folderMillis,
+      ]);
+    }
+    running = undefined;
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    const names = plan.pending.map((m) => m.tag);
+    const what =
+      names.length > 1
+        ? `None of ${names[0]} to ${names.at(-1)} was applied (one transaction, rolled back); the next start runs them again.`
+        : `${names[0]} was not applied (rolled back); the next start runs it again.`;
+    throw new Error(
+      `Database migration ${running ? running.tag : `commit of ${names.join(', ')}`} failed: ${(err as Error).message}. ${what}`,
+      { cause: err },
+    );
   }
 }
 
@@ -536,7 +650,11 @@ async function endPool(pool: pg.Pool) {
  * PGlite in its own thread (pglite-thread.ts), reached over a Unix socket in a private folder, so a
  * slow statement never holds the HTTP thread.
  */
-async function openPgliteThread(dataDir: string, template?: string): Promise<Database> {
+async function openPgliteThread(
+  dataDir: string,
+  template: string | undefined,
+  migrations: MigrationOptions,
+): Promise<Database> {
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-db-'));
   const workerData: PgliteThreadData = {
     dataDir,
@@ -603,7 +721,7 @@ async function openPgliteThread(dataDir: string, template?: string): Promise<Dat
       idleTimeoutMillis: 0,
     },
     'pglite',
-    { lost, thread: worker, after: stop },
+    { migrations, lost, thread: worker, after: stop },
   );
   if (dataDir === 'memory://') return database;
   // PGlite has no autovacuum: without this the planner's statistics stay those of an empty

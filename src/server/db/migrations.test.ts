@@ -30,6 +30,57 @@ describe('migrations journal', () => {
   });
 });
 
+describe('migrations only add to the schema', () => {
+  // The release before runs on the schema this one migrated: during a rolling deploy, on a machine
+  // that restarts then, and after a rollback (client.ts starts on a database a later release
+  // migrated, with a warning). So a migration may add tables, columns that are nullable or have a
+  // default, indexes and triggers, but not take away or narrow what an earlier release reads and
+  // writes. A change of that kind is made in two releases: stop using it, then remove it.
+  const narrowing: Array<[RegExp, string]> = [
+    [/\bDROP\s+(TABLE|COLUMN|VIEW|SCHEMA|TYPE)\b/i, 'drops what the release before reads'],
+    [/\bRENAME\b/i, 'renames what the release before reads'],
+    [/\bSET\s+NOT\s+NULL\b/i, 'refuses writes the release before makes'],
+    [/\bALTER\s+COLUMN\s+"?\w+"?\s+(SET\s+DATA\s+)?TYPE\b/i, 'changes a type the release before writes'],
+    [
+      /\bADD\s+COLUMN\b(?:(?!\bDEFAULT\b|\bGENERATED\b)[^;,])*\bNOT\s+NULL\b(?:(?!\bDEFAULT\b|\bGENERATED\b)[^;,])*(;|,|$)/i,
+      'adds a NOT NULL column without a default, which the release before never fills',
+    ],
+  ];
+  const withoutComments = (text: string) => text.replace(/--[^\n]*/g, '');
+
+  it.each(journal.entries.map((e) => e.tag))('%s', (tag) => {
+    const text = withoutComments(readFileSync(path.join(dir, `${tag}.sql`), 'utf8'));
+    for (const [pattern, why] of narrowing) expect(pattern.test(text), `${tag} ${why}`).toBe(false);
+  });
+
+  it('the check catches each narrowing change', () => {
+    for (const bad of [
+      'ALTER TABLE "photos" DROP COLUMN "thumbhash";',
+      'DROP TABLE "app_status";',
+      'ALTER TABLE "albums" RENAME COLUMN "name" TO "title";',
+      'ALTER TABLE "users" ALTER COLUMN "time_zone" SET NOT NULL;',
+      'ALTER TABLE "photos" ALTER COLUMN "size" SET DATA TYPE bigint;',
+      'ALTER TABLE "albums" ADD COLUMN "cover" uuid NOT NULL;',
+    ]) {
+      expect(
+        narrowing.some(([p]) => p.test(bad)),
+        bad,
+      ).toBe(true);
+    }
+    for (const ok of [
+      'ALTER TABLE "albums" ADD COLUMN "cover" uuid;',
+      'ALTER TABLE "photo_library" ADD COLUMN "counted" integer DEFAULT 0 NOT NULL;',
+      'ALTER TABLE "albums" ADD COLUMN "kind" text NOT NULL DEFAULT \'user\';',
+      'DROP INDEX "photos_user_sort_idx";',
+    ]) {
+      expect(
+        narrowing.some(([p]) => p.test(ok)),
+        ok,
+      ).toBe(false);
+    }
+  });
+});
+
 /** A migrations folder holding the journal's migrations before `tag` only: a database as it was then. */
 function foldersBefore(tag: string): { dir: string; cleanup: () => void } {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'eyevu-migrations-'));
