@@ -244,8 +244,9 @@ describe('failed sign-ins per account', () => {
     const c = res.cookies.find((x) => x.name === DEVICE_COOKIE)!;
     expect(c).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/auth/' });
     expect(c.value.length).toBeGreaterThanOrEqual(40);
-    // Scripts (and tests) that keep the first Set-Cookie as the session still do.
-    expect(String([res.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
+    // Scripts (and tests) that keep the first Set-Cookie as the session still do (over HTTPS the
+    // session cookie carries the __Host- prefix).
+    expect(String([res.headers['set-cookie']].flat()[0])).toMatch(/^__Host-eyevu_session=/);
     const signedIn = await login(`device-cookie-${stamp}@example.com`, 'secret123');
     expect(String([signedIn.headers['set-cookie']].flat()[0])).toMatch(/^eyevu_session=/);
   });
