@@ -1,15 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { buildApp } from '../app';
 import { signUp, testClock, testConfig, testDbKind } from '../test/harness';
 import { postPhotos } from '../test/multipart';
 import { migrationsFolder, readJournal } from '../test/migrations-folder';
+import { emptyDatabase } from '../test/empty-database';
 import { openDatabase, type Database } from './client';
 
 /**
@@ -25,29 +22,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-async function emptyDatabase(): Promise<{ databaseUrl?: string; pgliteDir: string }> {
-  if (testDbKind === 'pglite') {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-migrate-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    return { pgliteDir: dir };
-  }
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `eyevu_migstart_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { databaseUrl: url.toString(), pgliteDir: '' };
-}
 
 /** Opens `where` with a migrations folder of `count` of ours (all by default) and `extra` after them. */
 async function openWith(
@@ -85,7 +59,7 @@ describe(`a start on a database its migrations do not simply extend (${testDbKin
   it(
     'starts on a database a later release migrated (a rollback), warning that it does',
     async () => {
-      const where = await emptyDatabase();
+      const where = await emptyDatabase('migstart', cleanups);
       const later = [{ tag: '0099_later_release', sql: 'ALTER TABLE "albums" ADD COLUMN "cover_photo_id" uuid;' }];
       await (await openWith(where, later)).close();
 
@@ -119,7 +93,7 @@ describe(`a start on a database its migrations do not simply extend (${testDbKin
     'applies a migration of ours merged after a later-dated one was released (drizzle skipped it for good)',
     async () => {
       // main as it was between merging 0003_find and 0002_manage (dated before it), then upgraded.
-      const where = await emptyDatabase();
+      const where = await emptyDatabase('migstart', cleanups);
       await (await openWith(where, [], { tags: ['0000_init', '0001_trust', '0003_find'] })).close();
       await (
         await openWith(where, [], { tags: ours.filter((e) => e.tag !== '0002_manage').map((e) => e.tag) })
@@ -155,7 +129,7 @@ describe(`a start on a database its migrations do not simply extend (${testDbKin
   it(
     'rolls a failing migration back whole, frees the lock, names it, and the next start runs it again',
     async () => {
-      const where = await emptyDatabase();
+      const where = await emptyDatabase('migstart', cleanups);
       const user = randomUUID();
       const seed = await openWith(where);
       try {

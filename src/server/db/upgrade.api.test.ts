@@ -1,9 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
@@ -13,6 +9,7 @@ import { sha256Hex } from '../storage/blob-store';
 import { testClock, testConfig, testDbKind } from '../test/harness';
 import { migrationsFolder } from '../test/migrations-folder';
 import { postPhotos } from '../test/multipart';
+import { emptyDatabase } from '../test/empty-database';
 import { openDatabase, type Database } from './client';
 
 /**
@@ -29,30 +26,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-/** Where an empty database lives: a PGlite folder (kept across opens), or a new PostgreSQL database. */
-async function emptyDatabase(): Promise<{ databaseUrl?: string; pgliteDir: string }> {
-  if (testDbKind === 'pglite') {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'eyevu-upgrade-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    return { pgliteDir: dir };
-  }
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `eyevu_upgrade_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { databaseUrl: url.toString(), pgliteDir: '' };
-}
 
 /** The database as the release whose newest migration is the `count`th left it. */
 async function openAt(where: { databaseUrl?: string; pgliteDir: string }, count: number): Promise<Database> {
@@ -105,7 +78,7 @@ describe(`an upgrade over rows an older release wrote (${testDbKind})`, () => {
   it(
     'keeps every row and its meaning: the gallery, its files, albums, points, the plan and its limit',
     async () => {
-      const where = await emptyDatabase();
+      const where = await emptyDatabase('upgrade', cleanups);
       const [ada, bo] = [randomUUID(), randomUUID()];
       const [adaToken, boToken] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')];
       const beach = await image(10);

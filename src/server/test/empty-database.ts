@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { testDbKind } from './harness';
+
+/**
+ * Where a database with nothing in it lives, for tests of what a start does to a database (its
+ * migrations): a PGlite folder, kept across opens, or a new PostgreSQL database beside the test
+ * one. Its removal is pushed onto `cleanups`; the migrated template the other tests share is never
+ * used.
+ */
+export async function emptyDatabase(
+  prefix: string,
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<{ databaseUrl?: string; pgliteDir: string }> {
+  if (testDbKind === 'pglite') {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `eyevu-${prefix}-`));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return { pgliteDir: dir };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `eyevu_${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { databaseUrl: url.toString(), pgliteDir: '' };
+}
