@@ -2,7 +2,7 @@ import { queryOptions, useMutation, useMutationState, useQueryClient } from '@ta
 import type { Photo } from '@contract/photos';
 import type { EditResponse, FilterOption, PreviewResponse } from '@contract/filters';
 import type { FilterId } from '@domain/filters';
-import { apiRequest, errorMessage, errorStatus, throwIfResNotOk } from '../../lib/api';
+import { apiRequest, errorMessage, errorStatus, PAYMENT_WAIT_MS, throwIfResNotOk } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { photosQueryOptions } from '../gallery';
 
@@ -53,12 +53,16 @@ export function filterPreviewQueryOptions(photoId: string, filterName: FilterId 
  * and a screen left meanwhile (Back, another photo) no longer hears its `mutate` callbacks, so a
  * refusal (Storage full) went unsaid and the user believed the edit was made.
  */
-function useEditMutation(url: string, said: { success: string; failure: (err: unknown) => [string, string] }) {
+function useEditMutation(
+  url: string,
+  said: { success: string; failure: (err: unknown) => [string, string] },
+  waitMs?: number,
+) {
   const qc = useQueryClient();
   return useMutation({
     mutationKey: [url],
     mutationFn: async (body: { photoId: string; [field: string]: unknown }): Promise<EditResponse> =>
-      (await apiRequest('POST', url, body)).json(),
+      (await apiRequest('POST', url, body, {}, { waitMs })).json(),
     onSuccess: () => {
       toast({ title: said.success, variant: 'success' });
       // The gallery, the dashboard and this screen all read under '/api/photos'.
@@ -72,20 +76,31 @@ function useEditMutation(url: string, said: { success: string; failure: (err: un
 }
 
 const APPLY_FAILED = 'Failed to apply filter. Please try again.';
+/**
+ * An apply waits in the process's one filter thread behind every other user's (about a second
+ * each), so a busy but healthy server may answer it after REQUEST_WAIT_MS: given up on then, it
+ * said 'Filter Failed' while the edit went on to be made. It waits as long as the server may still
+ * answer (past its own 60 s silence bound), as the payment requests do.
+ */
+export const APPLY_WAIT_MS = PAYMENT_WAIT_MS;
 
 const APPLY_URL = '/api/photo-filters/apply';
 const REVERT_URL = '/api/photo-filters/revert';
 
 export const useApplyFilter = () =>
-  useEditMutation(APPLY_URL, {
-    success: 'Filter Applied',
-    // A refusal the user can act on (storage full, an apply running in another tab, the photo
-    // gone, the limit) says why; a server fault or a lost connection gets the spec's line.
-    failure: (err) => {
-      const status = errorStatus(err);
-      return ['Filter Failed', status !== undefined && status < 500 ? errorMessage(err, APPLY_FAILED) : APPLY_FAILED];
+  useEditMutation(
+    APPLY_URL,
+    {
+      success: 'Filter Applied',
+      // A refusal the user can act on (storage full, an apply running in another tab, the photo
+      // gone, the limit) says why; a server fault or a lost connection gets the spec's line.
+      failure: (err) => {
+        const status = errorStatus(err);
+        return ['Filter Failed', status !== undefined && status < 500 ? errorMessage(err, APPLY_FAILED) : APPLY_FAILED];
+      },
     },
-  });
+    APPLY_WAIT_MS,
+  );
 export const useRevertFilter = () =>
   useEditMutation(REVERT_URL, {
     success: 'Original restored',

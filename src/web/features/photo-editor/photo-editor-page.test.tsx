@@ -4,8 +4,9 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { getQueryFn } from '../../lib/api';
+import { getQueryFn, REQUEST_WAIT_MS } from '../../lib/api';
 import { dismissToast, useToasts } from '../../lib/toast';
+import { APPLY_WAIT_MS } from './editor-queries';
 import PhotoEditorPage from './photo-editor-page';
 
 const ID = '0b0e6f4c-3d55-4a8e-9b9e-2f1f3c0d9a11';
@@ -158,6 +159,47 @@ describe('PhotoEditorPage', () => {
       expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
     },
   );
+
+  it('an apply queued behind other users past REQUEST_WAIT_MS is waited for, not said to have failed', async () => {
+    let answer!: () => void;
+    setup(`/photo-editor?photoId=${ID}`, (url, init) =>
+      url === '/api/photo-filters/apply'
+        ? new Promise<Response>((resolve, reject) => {
+            // The server renders it once the filter thread is free; a request given up on is aborted.
+            answer = () => resolve(jsonResponse({ message: 'Filter applied', photo: photo() }));
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')));
+          })
+        : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Vintage/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await act(async () => vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS + 5000));
+    await flush();
+    // Given up at 30 s, it said 'Filter Failed' while the server went on to make the edit.
+    expect(screen.queryByTestId('toast')).toBeNull();
+    answer();
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
+  });
+
+  it('an apply never answered (a dead connection) is given up after APPLY_WAIT_MS', async () => {
+    setup(`/photo-editor?photoId=${ID}`, (url, init) =>
+      url === '/api/photo-filters/apply'
+        ? new Promise<Response>((_, reject) =>
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+          )
+        : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Vintage/);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply Filter' }));
+    await act(async () => vi.advanceTimersByTimeAsync(APPLY_WAIT_MS - 1));
+    expect(screen.getByRole('button', { name: 'Processing...' })).toBeInTheDocument();
+    await act(async () => vi.advanceTimersByTimeAsync(1));
+    await flush();
+    expect(screen.getByTestId('toast')).toHaveTextContent('Filter Failed|Failed to apply filter. Please try again.');
+  });
 
   it('a refused apply the user can act on says why (Storage full), a server fault gives the generic line', async () => {
     const full =
