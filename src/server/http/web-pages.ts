@@ -101,12 +101,12 @@ export function statusBarShape(active = false): string {
     '<header class="sticky top-0 z-shell flex items-center gap-2 border-b border-border bg-surface/95 px-4 pt-[max(env(safe-area-inset-top),0.5rem)] pb-2 backdrop-blur">' +
     '<span class="w-14 shrink-0 text-sm font-semibold tabular-nums"></span>' +
     '<span class="shrink-0 text-base font-bold tracking-tight text-primary">Eyevu</span>' +
-    '<div class="flex min-w-0 flex-1 items-center justify-end-safe gap-1.5">' +
+    '<div class="flex min-w-0 flex-1 flex-wrap items-center justify-end-safe gap-1.5">' +
     (active
       ? '<span class="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">Active</span>'
       : '') +
     '<span class="min-h-8 w-19 shrink-0 rounded-md border border-border bg-surface px-1 text-xs text-fg"></span>' +
-    `<span class="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden text-muted" aria-hidden="true">${BAR_ICONS}</span>` +
+    `<span class="flex h-4 max-w-fit min-w-0 grow basis-0 flex-wrap items-center justify-end gap-0.5 overflow-hidden text-muted" aria-hidden="true">${BAR_ICONS}</span>` +
     '</div></header>'
   );
 }

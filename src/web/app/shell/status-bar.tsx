@@ -47,17 +47,22 @@ export function StatusBar({ active = false }: { active?: boolean }) {
           neither the name nor this side's box moves when the Active badge comes or goes (the
           painted bar of a static page cannot know of it, nor can the app before the status answer):
           placed between the two sides, the name moved by half the badge's width each time.
-          With large text the bar is wider than a phone: the decorative icons give way (each one
-          that does not fit wraps out of sight), never the badge or the picker, and the page does
-          not scroll sideways; what still does not fit overflows at the end, not over the name. */}
-      <div className="flex min-w-0 flex-1 items-center justify-end-safe gap-1.5">
+          With large text the bar is wider than a phone: the decorative icons give way first (they
+          take only the room left, basis 0, and each one that does not fit wraps out of sight),
+          never the badge or the picker; where even those two do not fit side by side (320 px at
+          125 % text, WCAG's reflow width) the picker wraps below the badge, rather than off the
+          screen where it could not be reached. */}
+      <div className="flex min-w-0 flex-1 flex-wrap items-center justify-end-safe gap-1.5">
         {active && (
           <span className="shrink-0 rounded-full bg-success px-2 py-0.5 text-xs font-semibold text-success-fg">
             Active
           </span>
         )}
         <ThemePicker />
-        <span className="flex h-4 min-w-0 flex-wrap items-center gap-0.5 overflow-hidden text-muted" aria-hidden>
+        <span
+          className="flex h-4 max-w-fit min-w-0 grow basis-0 flex-wrap items-center justify-end gap-0.5 overflow-hidden text-muted"
+          aria-hidden
+        >
           <Signal className="size-3.5 shrink-0" />
           <Wifi className="size-3.5 shrink-0" />
           <BatteryFull className="size-4 shrink-0" />
