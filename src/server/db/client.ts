@@ -260,6 +260,7 @@ async function openPool(
   // attached: without this the process dies of an uncaught exception; its query still rejects.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  let closing = false;
   try {
     await migrateOnce(() => connectUnbounded(config), extra.migrations);
   } catch (err) {
@@ -289,9 +290,10 @@ async function openPool(
     ping: async () => {
       await pool.query('select 1');
     },
-    runAlone: aloneIn(pool, kind),
+    runAlone: aloneIn(pool, kind, () => closing),
     serialise: serialiseIn(pool, kind, config.max ?? DB_POOL_MAX),
     close: async () => {
+      closing = true;
       await hub.close();
       await endPool(pool);
       await extra.after?.();
@@ -459,7 +461,7 @@ async function applyMigrations(client: pg.Client, migrations: Migration[], warn:
  * connections share one session (a session lock would be granted to all of them), so there the
  * in-process gate alone holds.
  */
-function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
+function aloneIn(pool: pg.Pool, kind: Database['kind'], closing: () => boolean): Database['runAlone'] {
   const running = new Set<string>();
   // Runs of different names take turns in the process for their lock's connection: each held one
   // for its whole run (the sweep and the smart-album repair both start with the server), and with
@@ -476,6 +478,8 @@ function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
       const before = turns;
       turns = before.then(() => mine);
       await before;
+      // Its turn came after the server closed (a shutdown does not wait for runs still waiting).
+      if (closing()) return { ran: false };
       const key = "hashtext('eyevu'), hashtext($1)";
       const client = await pool.connect();
       let broken: Error | undefined;

@@ -103,3 +103,36 @@ describe('runs holding locks leave the pool a connection (postgres)', () => {
     expect(started).toEqual(['sweep', 'repair']);
   });
 });
+
+describe('a runAlone run whose turn comes after the database closed (postgres)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('does not run, and does not fail', async () => {
+    const database = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const first = database.runAlone('test-first', async () => {
+      holding();
+      await held;
+    });
+    await holds;
+    let ran = false;
+    const late = database.runAlone('test-late', async () => {
+      ran = true;
+    });
+    const closed = database.close();
+    release();
+    await first;
+    expect(await late).toEqual({ ran: false });
+    expect(ran).toBe(false);
+    await closed;
+  });
+});
