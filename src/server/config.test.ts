@@ -70,11 +70,11 @@ describe('object store and process settings', () => {
     );
   });
 
-  it('DATABASE_POOL_MAX sizes the PostgreSQL pool: an integer from 1 to 100, 10 by default', () => {
+  it('DATABASE_POOL_MAX sizes the PostgreSQL pool: an integer from 3 to 100, 10 by default', () => {
     expect(loadConfig({}).databasePoolMax).toBe(10);
     expect(loadConfig({ DATABASE_POOL_MAX: '3' }).databasePoolMax).toBe(3);
     expect(loadConfig({ DATABASE_POOL_MAX: '100' }).databasePoolMax).toBe(100);
-    for (const bad of ['0', '101', '2.5', 'ten', '-1']) {
+    for (const bad of ['0', '1', '2', '101', '2.5', 'ten', '-1']) {
       expect(() => loadConfig({ DATABASE_POOL_MAX: bad })).toThrow(/DATABASE_POOL_MAX/);
     }
   });

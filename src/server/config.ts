@@ -31,7 +31,9 @@ const envSchema = z.object({
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  // At least 3: a run holding a session lock (`runAlone`, a checkout's `serialise`) holds one each,
+  // and the runs' own statements need another (db/client.ts).
+  DATABASE_POOL_MAX: z.coerce.number().int().min(3).max(100).default(10),
   // Unset: on only when the server listens on loopback (see resolveDemoMode).
   DEMO_MODE: booleanFromEnv.optional(),
   SMTP_URL: z.string().url('SMTP_URL must be a URL such as smtp://user:pass@host:587').optional(),

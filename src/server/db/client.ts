@@ -31,7 +31,8 @@ export interface Database {
   query(text: string, opts?: { long?: boolean }): Promise<void>;
   /**
    * Runs `work` unless another run of the same name is under way, in this process or, on PostgreSQL,
-   * in any process or machine on the database; `{ ran: false }` then, without running it.
+   * in any process or machine on the database; `{ ran: false }` then, without running it. On
+   * PostgreSQL runs of different names take turns in the process (each holds a pool connection).
    */
   runAlone<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
@@ -259,6 +260,7 @@ async function openPool(
   // attached: without this the process dies of an uncaught exception; its query still rejects.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  let closing = false;
   try {
     await migrateOnce(() => connectUnbounded(config), extra.migrations);
   } catch (err) {
@@ -288,9 +290,10 @@ async function openPool(
     ping: async () => {
       await pool.query('select 1');
     },
-    runAlone: aloneIn(pool, kind),
+    runAlone: aloneIn(pool, kind, () => closing),
     serialise: serialiseIn(pool, kind, config.max ?? DB_POOL_MAX),
     close: async () => {
+      closing = true;
       await hub.close();
       await endPool(pool);
       await extra.after?.();
@@ -458,13 +461,25 @@ async function applyMigrations(client: pg.Client, migrations: Migration[], warn:
  * connections share one session (a session lock would be granted to all of them), so there the
  * in-process gate alone holds.
  */
-function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
+function aloneIn(pool: pg.Pool, kind: Database['kind'], closing: () => boolean): Database['runAlone'] {
   const running = new Set<string>();
+  // Runs of different names take turns in the process for their lock's connection: each held one
+  // for its whole run (the sweep and the smart-album repair both start with the server), and with
+  // the checkouts' (`serialiseIn`) they could hold every connection of a small pool, so that their
+  // own statements and the process's requests waited out DB_CONNECT_TIMEOUT_MS and failed.
+  let turns: Promise<void> = Promise.resolve();
   return async (name, work) => {
     if (running.has(name)) return { ran: false };
     running.add(name);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
     try {
       if (kind === 'pglite') return { ran: true, value: await work() };
+      const before = turns;
+      turns = before.then(() => mine);
+      await before;
+      // Its turn came after the server closed (a shutdown does not wait for runs still waiting).
+      if (closing()) return { ran: false };
       const key = "hashtext('eyevu'), hashtext($1)";
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -489,6 +504,7 @@ function aloneIn(pool: pg.Pool, kind: Database['kind']): Database['runAlone'] {
         client.release(broken);
       }
     } finally {
+      done();
       running.delete(name);
     }
   };
@@ -522,6 +538,8 @@ const LOCK_NOT_AVAILABLE = '55P03';
  */
 function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Database['serialise'] {
   const tails = new Map<string, Promise<void>>();
+  // Half the pool leaves, from 3 connections (config.ts), one for `runAlone`'s run (one at a time)
+  // and one for the runs' own statements.
   const slots = { free: Math.max(1, Math.floor(poolMax / 2)), waiting: [] as Array<() => void> };
   const key = "hashtextextended('eyevu-serialise:' || $1, 0)";
 

@@ -11,7 +11,7 @@ describe('Database.serialise holds at most half the pool (postgres)', () => {
   let small: Database;
   beforeAll(async () => {
     db = await createTestDatabase();
-    small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 2 });
+    small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
   });
   afterAll(async () => {
     await small?.close();
@@ -40,5 +40,99 @@ describe('Database.serialise holds at most half the pool (postgres)', () => {
     release();
     await first;
     expect(await small.serialise('room-b', async () => 'ran', { waitMs: 10_000 })).toBe('ran');
+  });
+});
+
+/**
+ * Every connection a run of `runAlone` or `serialise` holds for its session lock is one its own
+ * work (and the process's requests) cannot use. With a small pool they could hold all of it: the
+ * orphan sweep and the smart-album repair both start with the server, and a checkout beside them
+ * took the last connection, so every statement of the process, theirs included, waited out the
+ * pool's 10 s and answered 503.
+ */
+describe('runs holding locks leave the pool a connection (postgres)', () => {
+  let db: TestDatabase;
+  let small: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
+  });
+  afterAll(async () => {
+    await small?.close();
+    await db?.destroy();
+  });
+
+  it('two runAlone runs and a checkout at once: statements still get a connection, and every run runs', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    let sweepRunning!: () => void;
+    const sweepHolds = new Promise<void>((resolve) => (sweepRunning = resolve));
+    const sweep = small.runAlone('test-sweep', async () => {
+      started.push('sweep');
+      sweepRunning();
+      await held;
+      return 'swept';
+    });
+    await sweepHolds;
+    const repair = small.runAlone('test-repair', async () => {
+      started.push('repair');
+      await small.ping();
+      return 'repaired';
+    });
+    let checkoutRunning!: () => void;
+    const checkoutHolds = new Promise<void>((resolve) => (checkoutRunning = resolve));
+    const checkout = small.serialise(
+      'test-checkout',
+      async () => {
+        checkoutRunning();
+        await small.ping();
+        await held;
+        return 'checked out';
+      },
+      { waitMs: 10_000 },
+    );
+    await checkoutHolds;
+    await expect(small.ping()).resolves.toBeUndefined();
+    release();
+    expect(await Promise.all([sweep, repair, checkout])).toEqual([
+      { ran: true, value: 'swept' },
+      { ran: true, value: 'repaired' },
+      'checked out',
+    ]);
+    expect(started).toEqual(['sweep', 'repair']);
+  });
+});
+
+describe('a runAlone run whose turn comes after the database closed (postgres)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('does not run, and does not fail', async () => {
+    const database = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const first = database.runAlone('test-first', async () => {
+      holding();
+      await held;
+    });
+    await holds;
+    let ran = false;
+    const late = database.runAlone('test-late', async () => {
+      ran = true;
+    });
+    const closed = database.close();
+    release();
+    await first;
+    expect(await late).toEqual({ ran: false });
+    expect(ran).toBe(false);
+    await closed;
   });
 });

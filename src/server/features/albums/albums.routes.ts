@@ -19,22 +19,26 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
     // After start, in the background and once across processes: photos analysed while their
     // album write was lost stay out of their smart album until this runs.
     let stopping = false;
+    let begun = false;
     let repairing: Promise<unknown> = Promise.resolve();
     app.addHook('onReady', async () => {
       repairing = ctx.database
-        .runAlone(SMART_ALBUM_REPAIR, () =>
-          repairSmartAlbums(repo, {
+        .runAlone(SMART_ALBUM_REPAIR, () => {
+          begun = true;
+          return repairSmartAlbums(repo, {
             pause: () => new Promise<void>((resolve) => ctx.activity.whenQuiet(resolve)),
             stopping: () => stopping,
             log: (msg, err) => app.log.warn({ err }, msg),
-          }),
-        )
+          });
+        })
         .then((r) => r.ran && app.log.info(r.value, 'smart album repair done'))
         .catch((err: unknown) => app.log.error({ err }, 'smart album repair failed'));
     });
     ctx.onClose.push(async () => {
       stopping = true;
-      await repairing;
+      // A repair still waiting for its turn (another run, the orphan sweep, holds it: on
+      // PostgreSQL they take turns) would hold the shutdown for that whole run; it will not begin.
+      if (begun) await repairing;
     });
   }
   const r = app.withTypeProvider<ZodTypeProvider>();

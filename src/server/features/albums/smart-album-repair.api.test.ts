@@ -151,4 +151,30 @@ describe(`the smart-album repair (${testDbKind})`, () => {
       config.cleanup();
     }
   });
+  it('a repair still waiting for its turn (another run holds it) does not hold the shutdown', async () => {
+    // On PostgreSQL runs of `runAlone` take turns in the process: this one stands for a long
+    // orphan sweep begun first.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const other = t.database.runAlone('test-long-run', async () => {
+      holding();
+      await held;
+    });
+    await holds;
+    const config = testConfig({ startWorkers: true });
+    const app = await buildApp(config, {
+      database: t.database,
+      analysis: { analyze: async () => ({ category: 'animals', tags: [], description: '', faceCount: 0 }) },
+    });
+    try {
+      await app.ready();
+      await app.close();
+    } finally {
+      release();
+      await other;
+      config.cleanup();
+    }
+  });
 });
