@@ -1,4 +1,5 @@
 import type { AfterAnswer, AppContext } from '../../context';
+import { coalesced } from '../../lib/coalesce';
 import { syncSmartAlbumsIn } from '../albums/index';
 import { ANALYZE_AFTER_JOBS, createAnalysisRepository, type AnalysisRepository } from './analysis.repository';
 import { createAnalysisWorker, type AnalysisWorker, type PhotoAnalyzer } from './analysis.worker';
@@ -93,6 +94,10 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     await repo.enqueuePhoto(photo.userId, photo.id);
     afterAnswer(() => worker.notify());
   });
+  // One renewal at a time: on PostgreSQL each runs on a connection of its own outside the pool
+  // (Database.query's `long`), and concurrent ANALYZEs of one table only wait on each other, so a
+  // burst of large Analyze Photos from many accounts opened connections past the pool's budget.
+  const renewStatistics = coalesced(() => repo.renewStatistics(ctx.database.query));
   return {
     worker,
     repo,
@@ -101,7 +106,7 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
       // Until then the claim is planned for the queue as it was before this library (the
       // probes are written to stay cheap on such statistics, bench/claim.bench.ts). ANALYZE
       // took about 100 ms at 100,000 jobs on PGlite, inside this request when it ran here.
-      if (queued >= ANALYZE_AFTER_JOBS) afterAnswer(() => inBackground(() => repo.renewStatistics(ctx.database.query)));
+      if (queued >= ANALYZE_AFTER_JOBS) afterAnswer(() => inBackground(renewStatistics));
       worker.notify();
       return { queued, status: await repo.status(userId) };
     },
