@@ -75,9 +75,16 @@ export function errorMessage(err: unknown, fallback: string): string {
   }
 }
 
+/**
+ * The status a failed request was answered with; for an error wrapping one (a delete that failed
+ * part way, `PartlyDeleted`), that of its `cause`: its 401 went unseen by the session check.
+ */
 export const errorStatus = (err: unknown): number | undefined => {
-  const m = err instanceof Error ? /^(\d{3}):/.exec(err.message) : null;
-  return m ? Number(m[1]) : undefined;
+  for (let depth = 0; err instanceof Error && depth < 4; depth++, err = err.cause) {
+    const m = /^(\d{3}):/.exec(err.message);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
 };
 
 /** The `code` of the server's JSON error body, if it has one. */

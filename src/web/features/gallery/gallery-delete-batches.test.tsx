@@ -3,7 +3,8 @@ import type { Photo } from '@contract/photos';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { dismissAllToasts } from '../../lib/toast';
-import { renderGallery, stubResizeObserver } from './test-gallery';
+import { forgetAnswersOnAccountChange, useAuth } from '../auth';
+import { galleryQueryClient, renderGallery, stubResizeObserver } from './test-gallery';
 import { testPhoto as photo } from './test-photos';
 
 // Two photos a request, so three selected go in two requests (the app's 200 and 201).
@@ -14,22 +15,35 @@ vi.mock('@contract/photos-manage-limits', () => ({ DELETE_PHOTOS_MAX: 2 }));
 let library: Photo[];
 let deletes: string[][];
 let refreshRefused: boolean;
+/** How the second request ends: refused by the server, lost on the way back, or its session gone. */
+let second: 'refused' | 'lost' | 'signed out';
+let signedIn: boolean;
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 
 beforeEach(() => {
   library = [photo('p1', 'Beach'), photo('p2', 'Forest'), photo('p3', 'Harbour'), photo('p4', 'Meadow')];
   deletes = [];
   refreshRefused = false;
+  second = 'refused';
+  signedIn = true;
   stubResizeObserver();
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
+      if (url === '/api/auth/user')
+        return signedIn ? json({ user: { id: 'u1', firstName: 'Ada' } }) : json({ message: 'Not signed in' }, 401);
       if (url === '/api/photos/delete') {
         const { ids } = JSON.parse(init!.body as string) as { ids: string[] };
         deletes.push(ids);
+        if (deletes.length > 1 && second === 'signed out') {
+          signedIn = false;
+          return json({ message: 'Not signed in' }, 401);
+        }
         // The second request meets a server restarting: nothing of it is deleted.
-        if (deletes.length > 1)
-          return new Response(JSON.stringify({ message: 'Service unavailable.' }), { status: 503 });
+        if (deletes.length > 1 && second === 'refused') return json({ message: 'Service unavailable.' }, 503);
         library = library.filter((p) => !ids.includes(p.id));
+        // The server deleted them, but its answer never reached the browser.
+        if (deletes.length > 1) throw new TypeError('Failed to fetch');
         return new Response(JSON.stringify({ deleted: ids.length }));
       }
       if (url.startsWith('/api/photos/timeline')) {
@@ -46,9 +60,9 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function deleteThree() {
+async function deleteThree(options?: Parameters<typeof renderGallery>[0]) {
   const user = userEvent.setup();
-  renderGallery();
+  renderGallery(options);
   await user.click(await screen.findByRole('button', { name: 'Select' }, { timeout: 10_000 }));
   for (const name of ['Beach', 'Forest', 'Harbour'])
     await user.click(screen.getByRole('button', { name: `Select ${name}` }));
@@ -90,5 +104,40 @@ describe('a delete whose later request fails', () => {
     expect(screen.queryByRole('button', { name: 'Select Forest' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Select Harbour' })).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByTestId('selected-count')).toHaveTextContent('1 selected');
+  });
+
+  it('says the outcome of a request whose answer was lost is unknown, and the refresh takes those deleted off', async () => {
+    second = 'lost';
+    await deleteThree();
+    expect(deletes).toEqual([['p1', 'p2'], ['p3']]);
+    expect(await screen.findByText('2 of 3 photos deleted')).toBeInTheDocument();
+    // The server did delete Harbour: "not deleted" would be untrue.
+    expect(
+      screen.getByText(
+        'Whether the last photo was deleted is unknown: the connection was lost. Your photos are being refreshed, and any still shown stay selected.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/not deleted/)).toBeNull();
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Select Harbour' })).toBeNull());
+    expect(screen.getByTestId('selected-count')).toHaveTextContent('0 selected');
+    expect(screen.getByRole('button', { name: 'Select Meadow' })).toHaveAttribute('aria-pressed', 'false');
+  });
+
+  it('asks who is signed in when the later request is answered 401, as any other 401 does', async () => {
+    second = 'signed out';
+    function Who() {
+      const { user, isLoading } = useAuth();
+      if (isLoading) return null;
+      return <p>{user ? `Signed in as ${user.firstName}` : 'Signed out'}</p>;
+    }
+    const qc = galleryQueryClient();
+    const stop = forgetAnswersOnAccountChange(qc);
+    try {
+      await deleteThree({ qc, beside: <Who /> });
+      expect(await screen.findByText('2 of 3 photos deleted')).toBeInTheDocument();
+      expect(await screen.findByText('Signed out')).toBeInTheDocument();
+    } finally {
+      stop();
+    }
   });
 });

@@ -56,14 +56,19 @@ function editCachedPhotos(qc: QueryClient, edit: (items: Photo[]) => Photo[]) {
 
 /**
  * A delete sent in several requests whose later request failed: the photos of the requests
- * answered before it are gone (`deleted`), the rest are not; `cause` is the failure.
+ * answered before it are gone (`deleted`); `cause` is the failure. When the server refused it,
+ * the rest are not deleted (each request is all or nothing). When its answer never came (`lost`:
+ * a network error, or no answer within the client's wait), the server may have deleted them.
  */
 export class PartlyDeleted extends Error {
+  readonly lost: boolean;
   constructor(
     readonly deleted: string[],
     readonly cause: unknown,
   ) {
     super(`${deleted.length} photos deleted before a request failed`);
+    // apiRequest fails a request with no answer as a TypeError, as fetch does.
+    this.lost = cause instanceof TypeError;
   }
 }
 

@@ -29,7 +29,12 @@ export function SelectBar({ selected, onDone }: { selected: string[]; onDone: ()
           const left = selected.length - err.deleted.length;
           toast({
             title: `${err.deleted.length} of ${selected.length} photos deleted`,
-            description: `${left === 1 ? '1 photo was' : `${left} photos were`} not deleted and ${left === 1 ? 'is' : 'are'} still selected. ${errorMessage(err.cause, 'Please try again.')}`,
+            description: err.lost
+              ? // No answer came (a dropped connection, the client's wait): the server may have
+                // deleted them all the same, so "not deleted" could be untrue. The refresh after
+                // the delete takes those it did delete off the grid and the selection.
+                `${left === 1 ? 'Whether the last photo was deleted is' : `Whether the last ${left} photos were deleted is`} unknown: the connection was lost. Your photos are being refreshed, and any still shown stay selected.`
+              : `${left === 1 ? '1 photo was' : `${left} photos were`} not deleted and ${left === 1 ? 'is' : 'are'} still selected. ${errorMessage(err.cause, 'Please try again.')}`,
             variant: 'destructive',
           });
           return;
