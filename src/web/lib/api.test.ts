@@ -1,4 +1,16 @@
-import { apiRequest, createQueryClient, errorMessage, getQueryFn, PAYMENT_WAIT_MS, REQUEST_WAIT_MS } from './api';
+import { QueryClient } from '@tanstack/react-query';
+import {
+  apiRequest,
+  createQueryClient,
+  errorMessage,
+  getJson,
+  getQueryFn,
+  PAYMENT_WAIT_MS,
+  READ_WAIT_MS,
+  REQUEST_WAIT_MS,
+  SLOW_READ_WAIT_MS,
+  slowRead,
+} from './api';
 
 describe('api client', () => {
   const fetchMock = vi.fn();
@@ -32,7 +44,10 @@ describe('api client', () => {
     const fn = getQueryFn<{ ok: number }>({ on401: 'throw' });
     const ctx = { queryKey: ['/api/photos', 'abc'], signal: new AbortController().signal, meta: undefined };
     await expect(fn(ctx as never)).resolves.toEqual({ ok: 1 });
-    expect(fetchMock).toHaveBeenCalledWith('/api/photos/abc', { credentials: 'include' });
+    expect(fetchMock).toHaveBeenCalledWith('/api/photos/abc', {
+      credentials: 'include',
+      signal: expect.any(AbortSignal),
+    });
   });
 
   it('returns null on 401 only when asked to', async () => {
@@ -98,6 +113,59 @@ describe('api client', () => {
       expect(settled).not.toHaveBeenCalled();
       await vi.advanceTimersByTimeAsync(PAYMENT_WAIT_MS - REQUEST_WAIT_MS);
       expect(errorMessage(settled.mock.calls[0]![0], 'x')).toBe('Network error. Please try again.');
+    });
+
+    it("gives a screen's read up after READ_WAIT_MS, so its error and Try again show", async () => {
+      fetchMock.mockImplementation(hang);
+      const qc = new QueryClient({ defaultOptions: createQueryClient().getDefaultOptions() });
+      const read = qc.fetchQuery({ queryKey: ['/api/stats'] });
+      const settled = vi.fn();
+      read.catch(settled);
+      await vi.advanceTimersByTimeAsync(READ_WAIT_MS - 1);
+      expect(settled).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(errorMessage(settled.mock.calls[0]![0], 'x')).toBe('Network error. Please try again.');
+      // Failed, not tried again behind the user's back.
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      expect(qc.getQueryState(['/api/stats'])?.status).toBe('error');
+    });
+
+    it('waits SLOW_READ_WAIT_MS for a read marked slow (duplicates, similar photos, invoices)', async () => {
+      fetchMock.mockImplementation(hang);
+      const qc = new QueryClient({ defaultOptions: createQueryClient().getDefaultOptions() });
+      const settled = vi.fn();
+      qc.fetchQuery({ queryKey: ['/api/photos', 'duplicates'], meta: slowRead }).catch(settled);
+      await vi.advanceTimersByTimeAsync(SLOW_READ_WAIT_MS - 1);
+      expect(settled).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(errorMessage(settled.mock.calls[0]![0], 'x')).toBe('Network error. Please try again.');
+    });
+
+    it('gives up on an answer whose body stops arriving half-way', async () => {
+      let send!: ReadableStreamDefaultController<Uint8Array>;
+      fetchMock.mockImplementation((_url: string, init?: RequestInit) => {
+        const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+        init?.signal?.addEventListener('abort', () => send.error(new DOMException('Aborted', 'AbortError')));
+        return Promise.resolve(new Response(body, { status: 200 }));
+      });
+      const settled = vi.fn();
+      getJson('/api/photos/timeline').catch(settled);
+      await vi.advanceTimersByTimeAsync(0);
+      send.enqueue(new TextEncoder().encode('{"items":['));
+      await vi.advanceTimersByTimeAsync(READ_WAIT_MS);
+      expect(errorMessage(settled.mock.calls[0]![0], 'x')).toBe('Network error. Please try again.');
+    });
+
+    it("a read cancelled by its caller fails as the caller's cancel, not as a lost connection", async () => {
+      fetchMock.mockImplementation(hang);
+      const cancel = new AbortController();
+      const settled = vi.fn();
+      getJson('/api/photos/timeline', { signal: cancel.signal }).catch(settled);
+      await vi.advanceTimersByTimeAsync(0);
+      cancel.abort();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled.mock.calls[0]![0]).not.toBeInstanceOf(TypeError);
+      expect(vi.getTimerCount()).toBe(0);
     });
 
     it('leaves no timer behind once answered', async () => {

@@ -27,6 +27,58 @@ export const REQUEST_WAIT_MS = 30_000;
  */
 export const PAYMENT_WAIT_MS = 65_000;
 
+/**
+ * How long a read (a screen's GET) waits for its whole answer before it fails as a lost connection.
+ * Without a bound, a first screen on a dead connection (a phone's half-open TCP connection, a proxy
+ * holding the request) showed its skeleton or 'Loading...' for as long as the browser kept the
+ * request, minutes, with no error and no Try again. Reads answer in well under a second on a
+ * healthy server; the few that may not wait SLOW_READ_WAIT_MS instead (`meta: slowRead`).
+ */
+export const READ_WAIT_MS = REQUEST_WAIT_MS;
+/**
+ * For reads a healthy server may take long over: "Possible duplicates" and "Similar photos" make
+ * the fingerprints still missing (100 photos' thumbnails a request) and the invoices ask Stripe (20 s
+ * a try, retried). Past the server's own 60 s silence bound, so no answer it can give is cut.
+ */
+export const SLOW_READ_WAIT_MS = PAYMENT_WAIT_MS;
+/** A query's `meta` that gives its default query function SLOW_READ_WAIT_MS. */
+export const slowRead = { waitMs: SLOW_READ_WAIT_MS } as const;
+
+/**
+ * `fetch` given up after `waitMs` with a TypeError, as fetch's own network failures are, so every
+ * caller words it as one ('Network error. Please try again.'). `read` runs under the same bound, so
+ * a body that stops arriving half-way is given up too. A caller's own `signal` (TanStack's, when a
+ * query is cancelled) still aborts as itself.
+ */
+async function fetchWithin<T>(
+  url: string,
+  init: RequestInit,
+  waitMs: number,
+  read: (res: Response) => Promise<T>,
+): Promise<T> {
+  const giveUp = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    giveUp.abort();
+  }, waitMs);
+  const caller = init.signal;
+  const passOn = () => giveUp.abort(caller?.reason);
+  if (caller?.aborted) passOn();
+  else caller?.addEventListener('abort', passOn);
+  try {
+    const res = await fetch(url, { ...init, signal: giveUp.signal });
+    noteServerDate(res);
+    return await read(res);
+  } catch (err) {
+    if (timedOut) throw new TypeError(`No answer within ${waitMs} ms`, { cause: err });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', passOn);
+  }
+}
+
 export async function apiRequest(
   method: string,
   url: string,
@@ -34,26 +86,39 @@ export async function apiRequest(
   headers: Record<string, string> = {},
   { waitMs = REQUEST_WAIT_MS }: { waitMs?: number } = {},
 ) {
-  const giveUp = new AbortController();
-  const timer = setTimeout(() => giveUp.abort(), waitMs);
-  try {
-    const res = await fetch(url, {
+  return fetchWithin(
+    url,
+    {
       method,
       headers: data !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
       body: data !== undefined ? JSON.stringify(data) : undefined,
       credentials: 'include',
-      signal: giveUp.signal,
-    });
-    noteServerDate(res);
+    },
+    waitMs,
+    async (res) => {
+      await throwIfResNotOk(res);
+      return res;
+    },
+  );
+}
+
+/**
+ * A GET's JSON, read within READ_WAIT_MS (or `waitMs`); a failed status throws as
+ * `throwIfResNotOk` does, a 401 answers null when `on401` is 'returnNull'.
+ */
+export function getJson<T>(
+  url: string,
+  {
+    signal,
+    waitMs = READ_WAIT_MS,
+    on401 = 'throw',
+  }: { signal?: AbortSignal; waitMs?: number; on401?: UnauthorizedBehavior } = {},
+): Promise<T> {
+  return fetchWithin(url, { credentials: 'include', signal }, waitMs, async (res) => {
+    if (on401 === 'returnNull' && res.status === 401) return null as T;
     await throwIfResNotOk(res);
-    return res;
-  } catch (err) {
-    // A TypeError, as fetch's own network failures are, so every caller words it as one.
-    if (giveUp.signal.aborted) throw new TypeError(`No answer within ${waitMs} ms`, { cause: err });
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+    return (await res.json()) as T;
+  });
 }
 
 /**
@@ -100,15 +165,14 @@ export const errorCode = (err: unknown): string | undefined => {
 };
 
 type UnauthorizedBehavior = 'returnNull' | 'throw';
+/** A query's `meta.waitMs` (`slowRead`) lengthens its READ_WAIT_MS. */
 export const getQueryFn =
   <T>({ on401 }: { on401: UnauthorizedBehavior }): QueryFunction<T> =>
-  async ({ queryKey }) => {
-    const res = await fetch(queryKey.join('/'), { credentials: 'include' });
-    noteServerDate(res);
-    if (on401 === 'returnNull' && res.status === 401) return null as T;
-    await throwIfResNotOk(res);
-    return (await res.json()) as T;
-  };
+  ({ queryKey, meta }) =>
+    getJson<T>(queryKey.join('/'), {
+      on401,
+      waitMs: typeof meta?.waitMs === 'number' ? meta.waitMs : READ_WAIT_MS,
+    });
 
 export function createQueryClient() {
   return new QueryClient({

@@ -167,14 +167,15 @@ export default function GalleryPage() {
     };
   }, []);
   // Shown with the grid it counts (the same deferred answer), so the header changes once.
+  // Unknown, not 0, while the library's first page is refused or given up on.
   const libraryTotal =
     view === 'favorites'
       ? summary.data?.total
       : query === library
-        ? waiting
+        ? waiting || query.isLoadingError
           ? undefined
           : total
-        : library.isPending
+        : library.isPending || library.isLoadingError
           ? undefined
           : (library.data?.pages[0]?.total ?? 0);
   // The server painted this screen's first photos (web-pages.ts): kept on screen until the first
@@ -369,9 +370,19 @@ export default function GalleryPage() {
           ))}
         </div>
       ) : query.isLoadingError ? (
-        <p role="alert" className="text-danger">
-          {errorMessage(query.error, 'Could not load your photos.')}
-        </p>
+        // With a way forward: a first page given up on (a dead connection) left only reloading.
+        <div className="flex flex-col items-center gap-3 py-6 text-center">
+          <p key={query.errorUpdateCount} role="alert" className="text-danger">
+            {errorMessage(query.error, 'Could not load your photos.')}
+          </p>
+          <button
+            type="button"
+            onClick={() => void refetch()}
+            className="inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold"
+          >
+            Try again
+          </button>
+        </div>
       ) : photos.length === 0 && view === 'favorites' ? (
         <div className="flex flex-col items-center gap-2 py-12 text-center">
           <Heart className="size-12 text-muted" aria-hidden />

@@ -9,7 +9,7 @@ import {
 } from '@tanstack/react-query';
 import type { DeletePhotosResponse, PhotoInfo } from '@contract/photos-manage';
 import { DELETE_PHOTOS_MAX } from '@contract/photos-manage-limits';
-import { apiRequest, throwIfResNotOk } from '../../lib/api';
+import { apiRequest, getJson } from '../../lib/api';
 import type { Photo, PhotoPage } from '@contract/photos';
 import { GALLERY_PAGE_SIZE, refreshLibrary } from './photos-query';
 
@@ -25,9 +25,7 @@ export function favoritePagesQueryOptions(pageSize = GALLERY_PAGE_SIZE) {
     queryFn: async ({ pageParam }): Promise<PhotoPage> => {
       const qs = new URLSearchParams({ limit: String(pageSize) });
       if (pageParam) qs.set('cursor', pageParam);
-      const res = await fetch(`/api/photos/favorites?${qs}`, { credentials: 'include' });
-      await throwIfResNotOk(res);
-      return (await res.json()) as PhotoPage;
+      return getJson<PhotoPage>(`/api/photos/favorites?${qs}`);
     },
     getNextPageParam: (last) => last.nextCursor,
   });

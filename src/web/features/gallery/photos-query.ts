@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { Duplicates, TimelinePage } from '@contract/find';
 import type { Photo, PhotoPage, PhotoSummary } from '@contract/photos';
-import { throwIfResNotOk } from '../../lib/api';
+import { getJson, slowRead } from '../../lib/api';
 
 /**
  * The plain list (`GET /api/photos`): the newest photos only (the server bounds it), for
@@ -29,9 +29,7 @@ export function photoPagesQueryOptions(pageSize = GALLERY_PAGE_SIZE) {
     queryFn: async ({ pageParam }): Promise<PhotoPage> => {
       const qs = new URLSearchParams({ limit: String(pageSize) });
       if (pageParam) qs.set('cursor', pageParam);
-      const res = await fetch(`/api/photos?${qs}`, { credentials: 'include' });
-      await throwIfResNotOk(res);
-      return (await res.json()) as PhotoPage;
+      return getJson<PhotoPage>(`/api/photos?${qs}`);
     },
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -49,9 +47,7 @@ export function timelinePagesQueryOptions(q = '', pageSize = GALLERY_PAGE_SIZE) 
       const qs = new URLSearchParams({ limit: String(pageSize) });
       if (q) qs.set('q', q);
       if (pageParam) qs.set('cursor', pageParam);
-      const res = await fetch(`/api/photos/timeline?${qs}`, { credentials: 'include', signal });
-      await throwIfResNotOk(res);
-      return (await res.json()) as TimelinePage;
+      return getJson<TimelinePage>(`/api/photos/timeline?${qs}`, { signal });
     },
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -59,7 +55,7 @@ export function timelinePagesQueryOptions(q = '', pageSize = GALLERY_PAGE_SIZE) 
 
 /** The "Possible duplicates" smart album (`GET /api/photos/duplicates`). */
 export function duplicatesQueryOptions() {
-  return queryOptions<Duplicates>({ queryKey: ['/api/photos', 'duplicates'] });
+  return queryOptions<Duplicates>({ queryKey: ['/api/photos', 'duplicates'], meta: slowRead });
 }
 
 /**

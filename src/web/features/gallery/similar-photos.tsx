@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
 import { useState } from 'react';
 import type { SimilarPhotos as SimilarPhotosAnswer } from '@contract/find';
-import { errorMessage } from '../../lib/api';
+import { errorMessage, slowRead } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { PhotoImage } from './photo-image';
 import type { Photo } from '@contract/photos';
@@ -18,6 +18,7 @@ export function SimilarPhotos({ photoId, onShow }: { photoId: string; onShow: (p
     queryKey: ['/api/photos', photoId, 'similar'],
     enabled: open,
     staleTime: 60_000,
+    meta: slowRead,
   });
   const items = query.data?.items ?? [];
   return (

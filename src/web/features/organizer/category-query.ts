@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, type QueryKey } from '@tanstack/react-query';
 import type { TimelinePage } from '@contract/find';
 import type { CategoryResult } from '@domain/photo-categories';
-import { throwIfResNotOk } from '../../lib/api';
+import { getJson } from '../../lib/api';
 
 /** Photos per page of a category: a screenful of the 4-column grid several times over, within the server's 200. */
 export const CATEGORY_PAGE_SIZE = 100;
@@ -21,9 +21,7 @@ export function categoryPagesQueryOptions(category: CategoryResult, pageSize = C
     queryFn: async ({ pageParam, signal }): Promise<TimelinePage> => {
       const qs = new URLSearchParams({ limit: String(pageSize), category });
       if (pageParam) qs.set('cursor', pageParam);
-      const res = await fetch(`/api/photos/timeline?${qs}`, { credentials: 'include', signal });
-      await throwIfResNotOk(res);
-      return (await res.json()) as TimelinePage;
+      return getJson<TimelinePage>(`/api/photos/timeline?${qs}`, { signal });
     },
     getNextPageParam: (last) => last.nextCursor,
   });

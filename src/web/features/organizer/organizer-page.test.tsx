@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
-import { getQueryFn } from '../../lib/api';
+import { getQueryFn, READ_WAIT_MS } from '../../lib/api';
 import { dismissToast, useToasts } from '../../lib/toast';
 import OrganizerPage from './organizer-page';
 
@@ -46,6 +46,8 @@ function setup(opts: {
   albumRefusal?: { status: number; message: string };
   /** Every request fails as a lost connection does. */
   offline?: boolean;
+  /** `GET /api/photos` goes unanswered (a dead connection) while this says so. */
+  photosUnanswered?: () => boolean;
   /** The server's photos per category, newest first, as `GET /api/photos/timeline?category=` pages them. */
   categories?: Record<string, unknown[]>;
 }) {
@@ -56,6 +58,10 @@ function setup(opts: {
   let photos = opts.photos;
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (opts.offline) throw new TypeError('Failed to fetch');
+    if (url === '/api/photos' && opts.photosUnanswered?.())
+      return new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+      );
     if (url === '/api/photos') return jsonResponse(photos);
     if (url.startsWith('/api/photos/timeline?')) {
       const qs = new URL(url, 'http://x').searchParams;
@@ -599,5 +605,21 @@ describe('OrganizerPage', () => {
     expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
     expect(screen.queryByText('No photos yet')).toBeNull();
     expect(screen.queryByText('All photos analyzed! Smart albums are available.')).toBeNull();
+  });
+
+  it('a photo list never answered (a dead connection) says so after READ_WAIT_MS, and Try again asks again', async () => {
+    let unanswered = true;
+    setup({ photos: [photo(1)], status: { total: 1, analyzed: 1, pending: 0 }, photosUnanswered: () => unanswered });
+    await flush();
+    await act(async () => vi.advanceTimersByTimeAsync(READ_WAIT_MS - 1));
+    expect(screen.queryByRole('alert')).toBeNull();
+    // The failure's render comes on the scheduler's next turns.
+    await act(async () => vi.advanceTimersByTimeAsync(100));
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    unanswered = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    await act(async () => vi.advanceTimersByTimeAsync(100));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByRole('button', { name: /Photo 1/ })).toBeInTheDocument();
   });
 });

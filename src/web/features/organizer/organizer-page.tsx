@@ -130,7 +130,12 @@ export default function OrganizerPage() {
           </Tabs.Trigger>
         </Tabs.List>
         <Tabs.Content value="photos">
-          <PhotosTab photos={list} loading={photos.isLoading} error={photos.data ? null : photos.error} />
+          <PhotosTab
+            photos={list}
+            loading={photos.isLoading}
+            error={photos.data ? null : photos.error}
+            onRetry={() => void photos.refetch()}
+          />
         </Tabs.Content>
         <Tabs.Content value="albums">
           <AlbumsTab />
@@ -146,7 +151,17 @@ export default function OrganizerPage() {
 /** Said when an album was refused because a selected photo was deleted (in another tab, say). */
 const SELECTION_GONE_MESSAGE = 'A selected photo is no longer in your library. Your selection has been updated.';
 
-function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boolean; error: Error | null }) {
+function PhotosTab({
+  photos,
+  loading,
+  error,
+  onRetry,
+}: {
+  photos: Photo[];
+  loading: boolean;
+  error: Error | null;
+  onRetry: () => void;
+}) {
   const qc = useQueryClient();
   const [selected, setSelected] = useState<string[]>([]);
   const [name, setName] = useState('');
@@ -214,11 +229,17 @@ function PhotosTab({ photos, loading, error }: { photos: Photo[]; loading: boole
 
   if (loading) return <Spinner />;
   // Without an answer, "No photos yet" would be untrue (a lost connection, a server fault).
+  // With a way forward: a list given up on (a dead connection) left only reloading.
   if (error)
     return (
-      <p role="alert" className="py-8 text-center text-sm text-muted">
-        {errorMessage(error, 'Could not load your photos.')}
-      </p>
+      <div className="flex flex-col items-center gap-3 py-8 text-center">
+        <p role="alert" className="text-sm text-muted">
+          {errorMessage(error, 'Could not load your photos.')}
+        </p>
+        <Button variant="outline" size="sm" onClick={onRetry}>
+          Try again
+        </Button>
+      </div>
     );
   if (photos.length === 0) return <p className="py-8 text-center text-sm text-muted">No photos yet</p>;
 

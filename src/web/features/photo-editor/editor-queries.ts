@@ -2,7 +2,7 @@ import { queryOptions, useMutation, useMutationState, useQueryClient } from '@ta
 import type { Photo } from '@contract/photos';
 import type { EditResponse, FilterOption, PreviewResponse } from '@contract/filters';
 import type { FilterId } from '@domain/filters';
-import { apiRequest, errorMessage, errorStatus, PAYMENT_WAIT_MS, throwIfResNotOk } from '../../lib/api';
+import { apiRequest, errorMessage, errorStatus, getJson, PAYMENT_WAIT_MS } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { photosQueryOptions } from '../gallery';
 
@@ -18,12 +18,6 @@ export const isEditablePhotoId = (id: string) => id === 'demo' || PHOTO_ID.test(
 /** The photo being edited (`GET /api/photos/:id`, 'demo' for the editor demo photo). Under '/api/photos'. */
 export function editorPhotoQueryOptions(photoId: string) {
   return queryOptions<Photo>({ queryKey: ['/api/photos', photoId] });
-}
-
-async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { credentials: 'include' });
-  await throwIfResNotOk(res);
-  return (await res.json()) as T;
 }
 
 /** The six filter options with a swatch of this photo each. */
