@@ -29,14 +29,33 @@ export function filterOptionsQueryOptions(photoId: string) {
 }
 
 /**
+ * An apply waits in the process's one filter thread behind every other user's (about a second
+ * each), so a busy but healthy server may answer it (or a preview) after REQUEST_WAIT_MS: given up on then, it
+ * said 'Filter Failed' while the edit went on to be made. It waits as long as the server may still
+ * answer (past its own 60 s silence bound), as the payment requests do.
+ */
+export const APPLY_WAIT_MS = PAYMENT_WAIT_MS;
+
+/**
  * A filtered preview (`POST /api/photo-filters/preview`), as a query so each (photo, filter,
  * intensity) is asked once and a late answer for an old choice never replaces the current one.
  */
 export function filterPreviewQueryOptions(photoId: string, filterName: FilterId | null, intensity: number) {
   return queryOptions<PreviewResponse>({
     queryKey: ['/api/photo-filters/preview', photoId, filterName, intensity],
+    // Rendered in the same filter thread as an apply, behind every other user's: it waits as long.
     queryFn: async () =>
-      (await apiRequest('POST', '/api/photo-filters/preview', { photoId, filterName, intensity })).json(),
+      (
+        await apiRequest(
+          'POST',
+          '/api/photo-filters/preview',
+          { photoId, filterName, intensity },
+          {},
+          {
+            waitMs: APPLY_WAIT_MS,
+          },
+        )
+      ).json(),
     enabled: filterName !== null,
     staleTime: Infinity,
   });
@@ -70,13 +89,6 @@ function useEditMutation(
 }
 
 const APPLY_FAILED = 'Failed to apply filter. Please try again.';
-/**
- * An apply waits in the process's one filter thread behind every other user's (about a second
- * each), so a busy but healthy server may answer it after REQUEST_WAIT_MS: given up on then, it
- * said 'Filter Failed' while the edit went on to be made. It waits as long as the server may still
- * answer (past its own 60 s silence bound), as the payment requests do.
- */
-export const APPLY_WAIT_MS = PAYMENT_WAIT_MS;
 
 const APPLY_URL = '/api/photo-filters/apply';
 const REVERT_URL = '/api/photo-filters/revert';

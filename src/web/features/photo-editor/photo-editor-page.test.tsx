@@ -183,6 +183,28 @@ describe('PhotoEditorPage', () => {
     expect(screen.getByTestId('toast')).toHaveTextContent('Filter Applied');
   });
 
+  it('a preview queued behind other users past REQUEST_WAIT_MS is waited for, not said to have failed', async () => {
+    let answer!: () => void;
+    setup(`/photo-editor?photoId=${ID}`, (url, init) =>
+      url === '/api/photo-filters/preview'
+        ? new Promise<Response>((resolve, reject) => {
+            answer = () => resolve(jsonResponse({ previewUrl: '/api/photo-filters/render/late.jpg' }));
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')));
+          })
+        : undefined,
+    );
+    await flush();
+    await chooseFilter(/^Vintage/);
+    await act(async () => vi.advanceTimersByTimeAsync(REQUEST_WAIT_MS + 5000));
+    await flush();
+    // Given up at 30 s, it said the preview failed while the filter thread was still on it.
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByText('Generating preview...')).toBeInTheDocument();
+    answer();
+    await flush();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('an apply never answered (a dead connection) is given up after APPLY_WAIT_MS', async () => {
     setup(`/photo-editor?photoId=${ID}`, (url, init) =>
       url === '/api/photo-filters/apply'
