@@ -1,6 +1,7 @@
 import type { QueryObserverResult } from '@tanstack/react-query';
-import { useEffect, useRef, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, type RefObject } from 'react';
 import { errorMessage } from '../../lib/api';
+import { cn } from '../../lib/cn';
 import { Button } from './button';
 
 type Refreshed = Pick<QueryObserverResult, 'error' | 'errorUpdateCount' | 'isError' | 'isFetching' | 'refetch'>;
@@ -35,6 +36,55 @@ export function RefreshFailed({ query, what, onRetry }: { query: Refreshed; what
         {`Could not refresh ${what}. ${errorMessage(query.error, '')}`.trim()}
       </p>
       <Button variant="outline" size="sm" pending={query.isFetching} onClick={onRetry}>
+        Try again
+      </Button>
+    </div>
+  );
+}
+
+type Read = Pick<QueryObserverResult, 'error' | 'errorUpdateCount' | 'isFetching' | 'refetch'>;
+
+/** What `LoadFailed` needs of a query, kept as one object while those fields stay the same. */
+export function useReadRetry({ error, errorUpdateCount, isFetching, refetch }: Read): Read {
+  return useMemo(
+    () => ({ error, errorUpdateCount, isFetching, refetch }),
+    [error, errorUpdateCount, isFetching, refetch],
+  );
+}
+
+/**
+ * A first read that failed (refused, or given up after READ_WAIT_MS on a dead connection): says why
+ * and offers Try again, where leaving the screen and coming back was the only way to ask again. The
+ * block goes when the answer comes, and its button with it, so focus then moves to `target` (the
+ * card that now shows the answer, kept on screen throughout) unless the user has gone elsewhere
+ * meanwhile; refused again, focus stays on the button and the refusal is read out again.
+ */
+export function LoadFailed({
+  query,
+  fallback,
+  target,
+  className,
+}: {
+  query: Read;
+  fallback: string;
+  target: RefObject<HTMLElement | null>;
+  className?: string;
+}) {
+  const button = useRef<HTMLButtonElement>(null);
+  const retry = () => {
+    void query.refetch().then((answer) => {
+      if (answer.isError) return;
+      const at = document.activeElement;
+      if (at === button.current || at === null || at === document.body) target.current?.focus();
+    });
+  };
+  return (
+    <div className={cn('flex flex-col items-start gap-2', className)}>
+      {/* Keyed by the refusal: the same words refused again are read out again. */}
+      <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
+        {errorMessage(query.error, fallback)}
+      </p>
+      <Button ref={button} variant="outline" size="sm" pending={query.isFetching} onClick={retry}>
         Try again
       </Button>
     </div>

@@ -2,7 +2,7 @@
 import type { Subscription } from '@contract/subscriptions';
 import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { FREE_SUBSCRIPTION } from '@contract/subscriptions';
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Toaster } from '../../components/ui/toaster';
 import { createQueryClient, PAYMENT_WAIT_MS, REQUEST_WAIT_MS } from '../../lib/api';
@@ -101,6 +101,52 @@ describe('BillingPage', () => {
     );
     expect(within(plan).getByText('You are on the Free plan.')).toBeInTheDocument();
     expect(within(plan).queryByRole('button', { name: 'Cancel Subscription' })).toBeNull();
+  });
+
+  it('a plan or history that could not be read says so with Try again, never the Free plan or no history', async () => {
+    // A dead connection given up on (getJson's TypeError), then a connection that works again.
+    let up = false;
+    const qc = new QueryClient({
+      defaultOptions: {
+        queries: {
+          staleTime: Infinity,
+          retry: false,
+          queryFn: ({ queryKey }) => {
+            if (!up) return Promise.reject(new TypeError('No answer within 30000 ms'));
+            return Promise.resolve(
+              queryKey[0] === '/api/subscription'
+                ? subscription({ source: 'stripe', trial: false, trialEndsAt: null })
+                : { invoices: [] },
+            );
+          },
+        },
+      },
+    });
+    render(
+      <QueryClientProvider client={qc}>
+        <BillingPage />
+      </QueryClientProvider>,
+    );
+    const plan = screen.getByRole('region', { name: 'Current Plan' });
+    expect(await within(plan).findByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(within(plan).queryByText('You are on the Free plan.')).toBeNull();
+    expect(within(plan).queryByText('Free', { exact: true })).toBeNull();
+    expect(within(plan).queryByRole('link', { name: 'View Pricing Plans' })).toBeNull();
+    expect(screen.queryByLabelText('Not included')).toBeNull();
+    const history = screen.getByRole('region', { name: 'Billing History' });
+    expect(within(history).getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(within(history).queryByText('No billing history available')).toBeNull();
+
+    up = true;
+    const retry = within(plan).getByRole('button', { name: 'Try again' });
+    retry.focus();
+    act(() => retry.click());
+    expect(await within(plan).findByText('Active', { exact: true })).toBeInTheDocument();
+    expect(row(plan, 'Plan Type')).toHaveTextContent('Premium');
+    // Its button went with the failure: focus is on the plan it brought, not the page.
+    await waitFor(() => expect(plan).toHaveFocus());
+    act(() => within(history).getByRole('button', { name: 'Try again' }).click());
+    expect(await within(history).findByText('No billing history available')).toBeInTheDocument();
   });
 });
 

@@ -2,12 +2,13 @@ import { formatCents } from '@domain/format';
 import { formatPricePerCycle, planFor } from '@domain/plans';
 import { useQueryClient } from '@tanstack/react-query';
 import { Check, Loader2, Receipt, X } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { toast } from '../../lib/toast';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
+import { LoadFailed } from '../../components/ui/refresh-failed';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
@@ -70,8 +71,15 @@ function paymentReturnOf(search: string): 'succeeded' | 'processing' | 'failed' 
 }
 
 export default function BillingPage() {
-  const { subscription, isActive, isLoading, trialEndsAt } = useSubscriptionDetails();
+  const plan = useSubscriptionDetails();
+  const { subscription, isActive, isLoading, trialEndsAt } = plan;
+  // A plan that could not be read (refused, or given up on a dead connection) is not the Free plan:
+  // it showed 'Free', 'You are on the Free plan.' and no Cancel to a paying subscriber.
+  const planUnread = !subscription && plan.isError;
   const invoices = useInvoices();
+  // Where focus goes once a Try again is answered: the card that shows the answer.
+  const planCard = useRef<HTMLElement>(null);
+  const historyTitle = useRef<HTMLHeadingElement>(null);
   const cancel = useCancelSubscription();
   const [confirmOpen, setConfirmOpen] = useState(false);
   const [trialOpen, setTrialOpen] = useState(false);
@@ -162,7 +170,7 @@ export default function BillingPage() {
     <main className="flex flex-col gap-4 p-4 pb-24">
       <PageHeader title="Billing & Subscription" subtitle="Manage your plan and payments" />
 
-      <Card aria-labelledby="current-plan" className="flex flex-col gap-3">
+      <Card ref={planCard} tabIndex={-1} aria-labelledby="current-plan" className="flex flex-col gap-3">
         <div className="flex items-center justify-between gap-2">
           <h2 id="current-plan" className="text-lg font-bold">
             Current Plan
@@ -173,14 +181,16 @@ export default function BillingPage() {
                 Free trial
               </span>
             )}
-            <span
-              className={cn(
-                'rounded-full px-2.5 py-0.5 text-xs font-semibold',
-                isActive ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted',
-              )}
-            >
-              {isActive ? 'Active' : 'Free'}
-            </span>
+            {!planUnread && (
+              <span
+                className={cn(
+                  'rounded-full px-2.5 py-0.5 text-xs font-semibold',
+                  isActive ? 'bg-success text-success-fg' : 'bg-surface-2 text-muted',
+                )}
+              >
+                {isActive ? 'Active' : 'Free'}
+              </span>
+            )}
           </span>
         </div>
         {planLate && !awaitingPlan && !paidPlanActive && (
@@ -197,6 +207,8 @@ export default function BillingPage() {
         )}
         {isLoading ? (
           <Spinner label="Loading subscription" />
+        ) : planUnread ? (
+          <LoadFailed query={plan} fallback="Could not load your plan." target={planCard} />
         ) : isActive && subscription ? (
           <>
             <dl className="divide-y divide-border">
@@ -262,29 +274,35 @@ export default function BillingPage() {
         )}
       </Card>
 
-      <Card aria-labelledby="features-title">
-        <h2 id="features-title" className="mb-2 text-lg font-bold">
-          Features
-        </h2>
-        <ul className="flex flex-col gap-2 text-sm">
-          {features.map((f) => (
-            <li key={f.name} className="flex items-center gap-2">
-              {f.on ? (
-                <Check className="size-4 text-success" aria-label="Included" />
-              ) : (
-                <X className="size-4 text-muted" aria-label="Not included" />
-              )}
-              <span className={f.on ? '' : 'text-muted'}>{f.name}</span>
-            </li>
-          ))}
-        </ul>
-      </Card>
+      {/* Which features a plan never read includes is not known: 'Not included' could be untrue. */}
+      {!planUnread && (
+        <Card aria-labelledby="features-title">
+          <h2 id="features-title" className="mb-2 text-lg font-bold">
+            Features
+          </h2>
+          <ul className="flex flex-col gap-2 text-sm">
+            {features.map((f) => (
+              <li key={f.name} className="flex items-center gap-2">
+                {f.on ? (
+                  <Check className="size-4 text-success" aria-label="Included" />
+                ) : (
+                  <X className="size-4 text-muted" aria-label="Not included" />
+                )}
+                <span className={f.on ? '' : 'text-muted'}>{f.name}</span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      )}
 
       <Card aria-labelledby="history-title">
-        <h2 id="history-title" className="mb-2 text-lg font-bold">
+        <h2 ref={historyTitle} tabIndex={-1} id="history-title" className="mb-2 text-lg font-bold">
           Billing History
         </h2>
-        {list.length === 0 ? (
+        {/* Not 'No billing history available' for a history that could not be read. */}
+        {!invoices.data && invoices.isError ? (
+          <LoadFailed query={invoices} fallback="Could not load your billing history." target={historyTitle} />
+        ) : list.length === 0 ? (
           <div className="flex flex-col items-center gap-1 py-6 text-center">
             <Receipt className="size-8 text-muted" aria-hidden />
             <p className="font-semibold">No billing history available</p>

@@ -418,6 +418,53 @@ describe('Dashboard', () => {
     expect(screen.getByText('3%')).toBeInTheDocument();
   });
 
+  it('offers Try again where the points, plan, activities and app status could not be read, and shows them once answered', async () => {
+    // A dead connection given up on, then a connection that works again.
+    let up = false;
+    const answers: Record<string, unknown> = {
+      '/api/activities': [activity(0, 5)],
+      '/api/subscription': premiumUntil(NOW.getTime() + 30 * 86_400_000, true),
+      '/api/app-status': { ...INACTIVE, isActive: true },
+    };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!up) throw new TypeError('Failed to fetch');
+        const body = url.startsWith('/api/stats') ? stats({ totalPoints: 42 }) : answers[url];
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    renderDashboard({
+      createdAt: '2026-02-01T00:00:00Z',
+      summary: { total: 3, analyzed: 0, organized: 0, categories: [] },
+      asked: [[['/api/stats']], [['/api/activities']], [['/api/subscription']], [['/api/app-status']]],
+    });
+    await waitFor(() => expect(screen.getAllByRole('button', { name: 'Try again' })).toHaveLength(4));
+    for (const a of screen.getAllByRole('alert')) expect(a).toHaveTextContent('Network error. Please try again.');
+    up = true;
+
+    const figures = screen.getByRole('region', { name: 'Your stats' });
+    const points = within(figures).getByRole('button', { name: 'Try again' });
+    points.focus();
+    act(() => points.click());
+    await waitFor(() => expect(screen.getByTestId('total-points')).toHaveTextContent('42 pts'));
+    // Its button went with the failure: focus is on what it brought, not the page.
+    await waitFor(() => expect(figures).toHaveFocus());
+
+    const plan = screen.getByTestId('plan-card');
+    act(() => within(plan).getByRole('button', { name: 'Try again' }).click());
+    expect(await within(plan).findByText('Premium Plan')).toBeInTheDocument();
+
+    const recent = screen.getByRole('region', { name: 'Recent Activity' });
+    act(() => within(recent).getByRole('button', { name: 'Try again' }).click());
+    expect(await within(recent).findByText('YouTube')).toBeInTheDocument();
+
+    const status = screen.getByTestId('status-card');
+    act(() => within(status).getByRole('button', { name: 'Try again' }).click());
+    expect(await within(status).findByRole('heading', { name: 'Eyevu Active' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+  });
+
   it('says the points, activities and plan could not be read instead of showing zeros, no history and the Free plan', async () => {
     // Every request refused; the stats ask with their own query function (the browser's offset in the URL).
     vi.stubGlobal(

@@ -14,11 +14,11 @@ import {
   weeklyProgress,
 } from '@domain/insights';
 import { Award, Clock, Crown, FolderOpen, Images, SkipForward, TrendingUp } from 'lucide-react';
-import { memo, useCallback, useDeferredValue, useEffect, useMemo } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef } from 'react';
 import { Link } from 'wouter';
 import { forgetFirstPaint, pictureSrc, usePaintedContent } from '../../app/first-paint';
 import { Card } from '../../components/ui/card';
-import { errorMessage } from '../../lib/api';
+import { LoadFailed, useReadRetry } from '../../components/ui/refresh-failed';
 import { categoryLabel, photoCategoryOf } from '../../lib/photo-category';
 import { useAuth } from '../auth';
 import { useSubscription } from '../subscription';
@@ -54,18 +54,24 @@ export default function DashboardPage() {
 export function Dashboard({ onStartAd }: DashboardPageProps) {
   const { user } = useAuth();
   const now = useServerNow();
-  const { data: stats, isPending: statsPending, error: statsError } = useStats();
-  const { data: activitiesAnswer, isLoading: activitiesLoading, error: activitiesQueryError } = useActivities();
+  const statsQuery = useStats();
+  const { data: stats, isPending: statsPending, error: statsError } = statsQuery;
+  const statsRetry = useReadRetry(statsQuery);
+  const activitiesQuery = useActivities();
+  const { data: activitiesAnswer, isLoading: activitiesLoading, error: activitiesQueryError } = activitiesQuery;
+  const activitiesRetry = useReadRetry(activitiesQuery);
   const activities = activitiesAnswer ?? NO_ACTIVITIES;
   const activitiesError = activitiesAnswer ? null : activitiesQueryError;
   const { photos, total: photoTotal, analyzed, organized, isPending: photosPending } = useDashboardPhotos();
+  const subscriptionQuery = useSubscription();
   const {
     data: subscriptionAnswer,
     subscription,
     isActive: subscribed,
     isPending: subscriptionPending,
     error: subscriptionQueryError,
-  } = useSubscription();
+  } = subscriptionQuery;
+  const planRetry = useReadRetry(subscriptionQuery);
   // Only a first answer that never came: a refetch that fails keeps the plan it had.
   const subscriptionError = subscriptionAnswer ? null : subscriptionQueryError;
   const { isPending: statusPending } = useAppStatus();
@@ -91,9 +97,11 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         now,
         stats,
         statsError,
+        statsRetry,
         activities,
         activitiesLoading,
         activitiesError,
+        activitiesRetry,
         photos,
         photoTotal,
         analyzed,
@@ -101,6 +109,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         subscription,
         subscribed,
         subscriptionError,
+        planRetry,
         waiting,
       }),
       [
@@ -108,9 +117,11 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         now,
         stats,
         statsError,
+        statsRetry,
         activities,
         activitiesLoading,
         activitiesError,
+        activitiesRetry,
         photos,
         photoTotal,
         analyzed,
@@ -118,6 +129,7 @@ export function Dashboard({ onStartAd }: DashboardPageProps) {
         subscription,
         subscribed,
         subscriptionError,
+        planRetry,
         waiting,
       ],
     ),
@@ -152,9 +164,11 @@ interface DashboardView {
   now: Date;
   stats: Stats | undefined;
   statsError: Error | null;
+  statsRetry: Retry;
   activities: Activity[];
   activitiesLoading: boolean;
   activitiesError: Error | null;
+  activitiesRetry: Retry;
   photos: Photo[];
   photoTotal: number;
   analyzed: number;
@@ -162,7 +176,9 @@ interface DashboardView {
   subscription: Subscription;
   subscribed: boolean;
   subscriptionError: Error | null;
+  planRetry: Retry;
 }
+type Retry = ReturnType<typeof useReadRetry>;
 
 const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: DashboardView; startAd: StartAd }) {
   const {
@@ -170,9 +186,11 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
     now,
     stats,
     statsError,
+    statsRetry,
     activities,
     activitiesLoading,
     activitiesError,
+    activitiesRetry,
     photos,
     photoTotal,
     analyzed,
@@ -180,7 +198,12 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
     subscription,
     subscribed,
     subscriptionError,
+    planRetry,
   } = view;
+  // Where focus goes once a Try again is answered: the card that shows the answer.
+  const statsCard = useRef<HTMLElement>(null);
+  const planCard = useRef<HTMLElement>(null);
+  const activityTitle = useRef<HTMLHeadingElement>(null);
   const days = user ? memberDays(user.createdAt, now) : 0;
   const totalPoints = stats?.totalPoints ?? 0;
   const adsSkipped = stats?.adsSkipped ?? 0;
@@ -219,7 +242,7 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
         </section>
       )}
 
-      <section aria-label="Your stats" className="grid grid-cols-3 gap-2">
+      <section ref={statsCard} tabIndex={-1} aria-label="Your stats" className="grid grid-cols-3 gap-2">
         {[
           { label: 'Ads Skipped', value: known(String(adsSkipped)), icon: SkipForward },
           { label: 'Time Saved', value: known(formatTimeSaved(stats?.timeSaved ?? 0)), icon: Clock },
@@ -235,21 +258,22 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
           </div>
         ))}
         {!stats && statsError && (
-          <p role="alert" className="col-span-3 text-sm text-danger">
-            {errorMessage(statsError, 'Could not load your points.')}
-          </p>
+          <LoadFailed
+            query={statsRetry}
+            fallback="Could not load your points."
+            target={statsCard}
+            className="col-span-3"
+          />
         )}
       </section>
 
-      <Card aria-label="Plan" data-testid="plan-card">
+      <Card ref={planCard} tabIndex={-1} aria-label="Plan" data-testid="plan-card">
         <div className="flex items-center justify-between gap-3">
           <div className="flex min-w-0 items-center gap-3">
             <Crown className="size-6 shrink-0 text-primary" aria-hidden />
             {subscriptionError ? (
               // Not 'Free Plan' (and Upgrade) for a plan that could not be read: it may be a paid one.
-              <p role="alert" className="text-sm text-danger">
-                {errorMessage(subscriptionError, 'Could not load your plan.')}
-              </p>
+              <LoadFailed query={planRetry} fallback="Could not load your plan." target={planCard} />
             ) : subscribed ? (
               <div>
                 <p className="font-bold">{capitalize(subscription.tier)} Plan</p>
@@ -333,14 +357,12 @@ const DashboardBody = memo(function DashboardBody({ view, startAd }: { view: Das
       </Card>
 
       <Card aria-labelledby="activity-title">
-        <h2 id="activity-title" className="mb-3 text-lg font-bold">
+        <h2 ref={activityTitle} tabIndex={-1} id="activity-title" className="mb-3 text-lg font-bold">
           Recent Activity
         </h2>
         {activitiesError ? (
           // Not the empty state: a user with a history was told it was gone.
-          <p role="alert" className="text-sm text-danger">
-            {errorMessage(activitiesError, 'Could not load your activities.')}
-          </p>
+          <LoadFailed query={activitiesRetry} fallback="Could not load your activities." target={activityTitle} />
         ) : !activitiesLoading && activities.length === 0 ? (
           <div className="py-4 text-center">
             <p className="font-semibold">No activities yet</p>

@@ -2,12 +2,15 @@ import { formatElapsed } from '@domain/format';
 import { Power } from 'lucide-react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
-import { errorMessage } from '../../lib/api';
+import { LoadFailed } from '../../components/ui/refresh-failed';
+import { useRef } from 'react';
 import { useAppStatus, useSetAppActive } from '../rewards';
 
 /** Whether ad monitoring runs, since when, and the button that switches it. */
 export function StatusCard({ now }: { now: Date }) {
-  const { data, error } = useAppStatus();
+  const status = useAppStatus();
+  const { data, error } = status;
+  const title = useRef<HTMLHeadingElement>(null);
   const setActive = useSetAppActive();
   const active = !!data?.isActive;
   // A status that could not be read (a limit, a server restarting) is not 'Inactive': that told a
@@ -17,13 +20,11 @@ export function StatusCard({ now }: { now: Date }) {
     <Card aria-labelledby="status-card-title" data-testid="status-card">
       <div className="flex items-start justify-between gap-3">
         <div className="min-w-0">
-          <h2 id="status-card-title" className="text-lg font-bold">
+          <h2 ref={title} tabIndex={-1} id="status-card-title" className="text-lg font-bold">
             {active ? 'Eyevu Active' : unread ? 'Eyevu' : 'Inactive'}
           </h2>
           {unread ? (
-            <p role="alert" className="text-sm text-danger">
-              {errorMessage(error, 'Could not load the app status.')}
-            </p>
+            <LoadFailed query={status} fallback="Could not load the app status." target={title} />
           ) : (
             <p className="text-sm text-muted">
               {active ? 'Eyevu is running in the background' : 'Ad monitoring is off'}

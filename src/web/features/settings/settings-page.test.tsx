@@ -155,3 +155,30 @@ it('follows the tutorial completed or reset in another tab: Reset Tutorial appea
   act(() => window.dispatchEvent(new StorageEvent('storage', { key: ONBOARDING_COMPLETED_KEY, newValue: null })));
   expect(screen.queryByRole('button', { name: 'Reset Tutorial' })).toBeNull();
 });
+
+it('offers Try again where the plan and the activities could not be read, and shows them once answered', async () => {
+  // A dead connection given up on, then a connection that works again.
+  let up = false;
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (!up) throw new TypeError('Failed to fetch');
+      return json(url === '/api/subscription' ? FREE_SUBSCRIPTION : []);
+    }),
+  );
+  renderSettings();
+  await waitFor(() => expect(screen.getAllByRole('button', { name: 'Try again' })).toHaveLength(2));
+  for (const a of screen.getAllByRole('alert')) expect(a).toHaveTextContent('Network error. Please try again.');
+  up = true;
+
+  const history = screen.getByRole('region', { name: 'Activity History' });
+  const retry = within(history).getByRole('button', { name: 'Try again' });
+  retry.focus();
+  act(() => retry.click());
+  expect(await within(history).findByText('No activities yet')).toBeInTheDocument();
+  // Its button went with the failure: focus is on the section's title, not the page.
+  await waitFor(() => expect(within(history).getByRole('heading', { name: 'Activity History' })).toHaveFocus());
+
+  act(() => screen.getByRole('button', { name: 'Try again' }).click());
+  expect(await screen.findByRole('link', { name: 'Upgrade Plan' })).toBeInTheDocument();
+});

@@ -1,23 +1,31 @@
 import * as Switch from '@radix-ui/react-switch';
 import { CheckCircle2, LogOut } from 'lucide-react';
-import { useId, useRef, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { Link } from 'wouter';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
 import { useLogout } from '../auth';
 import { useSubscription } from '../subscription';
-import { errorMessage } from '../../lib/api';
+import { LoadFailed } from '../../components/ui/refresh-failed';
 import { useServerNow } from '../../lib/server-clock';
 import { openOnboarding, resetOnboarding, useOnboarding } from '../onboarding';
 import { ActivityList, useActivities } from '../rewards';
 import { ThemeCustomizer } from './theme-customizer';
 
-function Section({ title, children }: { title: string; children: ReactNode }) {
+function Section({
+  title,
+  titleRef,
+  children,
+}: {
+  title: string;
+  titleRef?: RefObject<HTMLHeadingElement | null>;
+  children: ReactNode;
+}) {
   const id = useId();
   return (
     <Card aria-labelledby={id}>
-      <h2 id={id} className="mb-3 text-lg font-bold">
+      <h2 ref={titleRef} tabIndex={titleRef ? -1 : undefined} id={id} className="mb-3 text-lg font-bold">
         {title}
       </h2>
       <div className="flex flex-col gap-3">{children}</div>
@@ -70,6 +78,9 @@ export default function SettingsPage() {
   const [quality, setQuality] = useState('high');
   const qualityId = useId();
   const viewTutorial = useRef<HTMLButtonElement>(null);
+  // Where focus goes once a Try again is answered: what shows the answer.
+  const activityTitle = useRef<HTMLHeadingElement>(null);
+  const planActions = useRef<HTMLDivElement>(null);
 
   return (
     <main className="flex flex-col gap-4 p-4 pb-6">
@@ -122,7 +133,7 @@ export default function SettingsPage() {
         <ThemeCustomizer />
       </Section>
 
-      <Section title="Activity History">
+      <Section title="Activity History" titleRef={activityTitle}>
         {/* 'No activities yet' only from an answer that says so: while loading, or when the list
             could not be read (a limit, the network), it told a user with a history that it was gone.
             A list already shown stays when a later refresh of it fails. */}
@@ -133,9 +144,7 @@ export default function SettingsPage() {
             <ActivityList activities={activitiesQuery.data} now={now} />
           )
         ) : activitiesQuery.isError ? (
-          <p role="alert" className="text-sm text-danger">
-            {errorMessage(activitiesQuery.error, 'Could not load your activities.')}
-          </p>
+          <LoadFailed query={activitiesQuery} fallback="Could not load your activities." target={activityTitle} />
         ) : (
           <p role="status" className="text-sm text-muted">
             Loading activities...
@@ -176,23 +185,23 @@ export default function SettingsPage() {
 
       {/* The plan's link only from an answer: while it loads, or when it could not be read (a
           limit, a restart), a paying subscriber was offered 'Upgrade Plan', as if on the Free plan. */}
-      {subscriptionQuery.data ? (
-        subscribed ? (
-          <Link href="/billing" className={`${linkButton} bg-primary text-primary-fg`}>
-            Manage Subscription
-          </Link>
+      <div ref={planActions} tabIndex={-1} className="flex flex-col">
+        {subscriptionQuery.data ? (
+          subscribed ? (
+            <Link href="/billing" className={`${linkButton} bg-primary text-primary-fg`}>
+              Manage Subscription
+            </Link>
+          ) : (
+            <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
+              Upgrade Plan
+            </Link>
+          )
         ) : (
-          <Link href="/pricing" className={`${linkButton} bg-primary text-primary-fg`}>
-            Upgrade Plan
-          </Link>
-        )
-      ) : (
-        subscriptionQuery.isError && (
-          <p role="alert" className="text-sm text-danger">
-            {errorMessage(subscriptionQuery.error, 'Could not load your plan.')}
-          </p>
-        )
-      )}
+          subscriptionQuery.isError && (
+            <LoadFailed query={subscriptionQuery} fallback="Could not load your plan." target={planActions} />
+          )
+        )}
+      </div>
       <Button variant="outline" onClick={() => logout.mutate()} pending={logout.isPending}>
         <LogOut className="size-4" aria-hidden />
         Sign Out
