@@ -1,23 +1,24 @@
 import { createTestDatabase, type TestDatabase } from '../test/harness';
 import { LockWaitTimeout, openDatabase, type Database } from './client';
 
+/** One database for the file; `small`, a pool of 3, is the least DATABASE_POOL_MAX allows. */
+let db: TestDatabase;
+let small: Database;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
+});
+afterAll(async () => {
+  await small?.close();
+  await db?.destroy();
+});
+
 /**
  * On PostgreSQL a run of `Database.serialise` holds a pool connection (its session lock) while it
  * runs: at most half the pool, so slow runs (Stripe timing out under checkouts) leave the rest to
  * requests, and a run finding no room waits its bound like any other wait.
  */
 describe('Database.serialise holds at most half the pool (postgres)', () => {
-  let db: TestDatabase;
-  let small: Database;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
-  });
-  afterAll(async () => {
-    await small?.close();
-    await db?.destroy();
-  });
-
   it('a run of another name waits for room past its bound, while plain statements still get a connection', async () => {
     let release!: () => void;
     let running!: () => void;
@@ -51,17 +52,6 @@ describe('Database.serialise holds at most half the pool (postgres)', () => {
  * pool's 10 s and answered 503.
  */
 describe('runs holding locks leave the pool a connection (postgres)', () => {
-  let db: TestDatabase;
-  let small: Database;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    small = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
-  });
-  afterAll(async () => {
-    await small?.close();
-    await db?.destroy();
-  });
-
   it('two runAlone runs and a checkout at once: statements still get a connection, and every run runs', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -105,14 +95,6 @@ describe('runs holding locks leave the pool a connection (postgres)', () => {
 });
 
 describe('a runAlone run whose turn comes after the database closed (postgres)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.destroy();
-  });
-
   it('does not run, and does not fail', async () => {
     const database = await openDatabase({ databaseUrl: db.url!, pgliteDir: '', databasePoolMax: 3 });
     let release!: () => void;
