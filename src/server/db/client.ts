@@ -454,6 +454,38 @@ async function applyMigrations(client: pg.Client, migrations: Migration[], warn:
 }
 
 /**
+ * Runs `work` on a pool connection of its own while that connection holds a session advisory lock
+ * (`take` takes it, answering whether it did; `unlock` gives it back). A connection whose lock
+ * statement failed, but for a wait that ran out (nothing is then held), or whose unlock failed may
+ * still hold the lock: it is closed, not reused.
+ */
+async function holdingSessionLock<T>(
+  pool: pg.Pool,
+  take: (client: pg.PoolClient) => Promise<boolean>,
+  unlock: [text: string, values: unknown[]],
+  work: () => Promise<T>,
+): Promise<{ ran: false } | { ran: true; value: T }> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const got = await take(client).catch((err: Error) => {
+      if (!(err instanceof LockWaitTimeout)) broken = err;
+      throw err;
+    });
+    if (!got) return { ran: false };
+    try {
+      return { ran: true, value: await work() };
+    } finally {
+      await client.query(unlock[0], unlock[1]).catch((err: Error) => {
+        broken = err;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * `Database.runAlone`. On PostgreSQL the gate is a session advisory lock on a connection held for
  * the run (a transaction-scoped lock would keep a transaction, and its snapshot, open as long as
  * the work lasts), tried rather than waited for: the later caller has nothing left to do. A
@@ -481,28 +513,15 @@ function aloneIn(pool: pg.Pool, kind: Database['kind'], closing: () => boolean):
       // Its turn came after the server closed (a shutdown does not wait for runs still waiting).
       if (closing()) return { ran: false };
       const key = "hashtext('eyevu'), hashtext($1)";
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        const got = await client
-          .query<{ got: boolean }>(`select pg_try_advisory_lock(${key}) as got`, [name])
-          .then((r) => r.rows[0]?.got === true)
-          .catch((err: Error) => {
-            broken = err;
-            throw err;
-          });
-        if (!got) return { ran: false };
-        try {
-          return { ran: true, value: await work() };
-        } finally {
-          await client.query(`select pg_advisory_unlock(${key})`, [name]).catch((err: Error) => {
-            broken = err;
-          });
-        }
-      } finally {
-        // A connection whose unlock failed may still hold the lock: it is closed, not reused.
-        client.release(broken);
-      }
+      return await holdingSessionLock(
+        pool,
+        (client) =>
+          client
+            .query<{ got: boolean }>(`select pg_try_advisory_lock(${key}) as got`, [name])
+            .then((r) => r.rows[0]?.got === true),
+        [`select pg_advisory_unlock(${key})`, [name]],
+        work,
+      );
     } finally {
       done();
       running.delete(name);
@@ -622,24 +641,15 @@ function serialiseIn(pool: pg.Pool, kind: Database['kind'], poolMax: number): Da
       if (kind === 'pglite') return await work(contended);
       await takeSlot(deadline, name);
       try {
-        const client = await pool.connect();
-        let broken: Error | undefined;
-        try {
-          await lockOn(client, name, deadline, tell).catch((err: Error) => {
-            if (!(err instanceof LockWaitTimeout)) broken = err;
-            throw err;
-          });
-          try {
-            return await work(contended);
-          } finally {
-            await client.query(`select pg_advisory_unlock(${key})`, [name]).catch((err: Error) => {
-              broken = err;
-            });
-          }
-        } finally {
-          // A connection whose unlock failed may still hold the lock: it is closed, not reused.
-          client.release(broken);
-        }
+        const held = await holdingSessionLock(
+          pool,
+          (client) => lockOn(client, name, deadline, tell).then(() => true),
+          [`select pg_advisory_unlock(${key})`, [name]],
+          () => work(contended),
+        );
+        // Taken, or thrown: a wait past the deadline is a LockWaitTimeout.
+        if (!held.ran) throw new Error('serialise: the lock was not taken');
+        return held.value;
       } finally {
         giveSlot();
       }
