@@ -3,13 +3,12 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FREE_PHOTO_LIMIT } from '@domain/plans';
-import { buildApp } from '../app';
 import { hashToken } from '../lib/tokens';
 import { sha256Hex } from '../storage/blob-store';
-import { testClock, testConfig, testDbKind } from '../test/harness';
+import { testDbKind } from '../test/harness';
 import { migrationsFolder } from '../test/migrations-folder';
 import { postPhotos } from '../test/multipart';
-import { emptyDatabase } from '../test/empty-database';
+import { appOn, emptyDatabase } from '../test/empty-database';
 import { openDatabase, type Database } from './client';
 
 /**
@@ -176,14 +175,7 @@ describe(`an upgrade over rows an older release wrote (${testDbKind})`, () => {
 
       // This release.
       const database = await openDatabase(where);
-      const config = testConfig();
-      const app = await buildApp(config, { database, now: testClock().now });
-      cleanups.push(async () => {
-        await app.close();
-        await database.close();
-        config.cleanup();
-      });
-      await app.ready();
+      const app = await appOn(database, cleanups);
       // The files were in the store all along (content-addressed: the keys the rows hold).
       expect(await app.ctx.blobs.put(beach)).toBe(beachKey);
       expect(await app.ctx.blobs.put(dinner)).toBe(dinnerKey);

@@ -2,13 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app';
 import { hashToken } from '../lib/tokens';
 import { sha256Hex } from '../storage/blob-store';
-import { testClock, testConfig, testDbKind } from '../test/harness';
+import { testDbKind } from '../test/harness';
 import { migrationsFolder, readJournal } from '../test/migrations-folder';
 import { postPhotos } from '../test/multipart';
-import { emptyDatabase } from '../test/empty-database';
+import { appOn, emptyDatabase } from '../test/empty-database';
 import { openDatabase, type Database } from './client';
 
 /**
@@ -78,14 +77,7 @@ async function reuploadRewardedPhoto(release: 'before 0015' | 'this release') {
   }
 
   const database = await open(where, release === 'before 0015' ? before0015 : undefined);
-  const config = testConfig();
-  const app = await buildApp(config, { database, now: testClock().now });
-  cleanups.push(async () => {
-    await app.close();
-    await database.close();
-    config.cleanup();
-  });
-  await app.ready();
+  const app = await appOn(database, cleanups);
   // The backfill moves no points.
   const summary = await app.inject({ method: 'GET', url: '/api/rewards', headers: { cookie } });
   expect((summary.json() as { totalPoints: number }).totalPoints).toBe(5);

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { testDbKind } from './harness';
+import { buildApp } from '../app';
+import type { Database } from '../db/client';
+import { testClock, testConfig, testDbKind } from './harness';
 
 /**
  * Where a database with nothing in it lives, for tests of what a start does to a database (its
@@ -35,4 +37,17 @@ export async function emptyDatabase(
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { databaseUrl: url.toString(), pgliteDir: '' };
+}
+
+/** The app on `database` (a database a test opened itself), closed with it by `cleanups`. */
+export async function appOn(database: Database, cleanups: Array<() => Promise<void> | void>) {
+  const config = testConfig();
+  const app = await buildApp(config, { database, now: testClock().now });
+  cleanups.push(async () => {
+    await app.close();
+    await database.close();
+    config.cleanup();
+  });
+  await app.ready();
+  return app;
 }
