@@ -156,6 +156,16 @@ export function startupWarnings(config: Pick<Config, 'demoMode' | 'smtpUrl' | 'h
         'network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
     ];
   }
+  if (config.demoMode && !config.smtpUrl) {
+    // fromThisMachine refuses every request that shows a proxy, but a proxy on this machine that
+    // speaks HTTP/1.1 and sends no forwarding headers (nginx's WebSocket snippet) looks exactly like
+    // a local browser, and nothing in the request can tell them apart: only the operator can.
+    return [
+      'Local demo: forgot-password shows the reset token to browsers on this machine. Before a ' +
+        'reverse proxy forwards to this server, set SMTP_URL, TRUST_PROXY or DEMO_MODE=false: a proxy ' +
+        'that sends no X-Forwarded-For looks like a local browser, and then anyone could reset any password.',
+    ];
+  }
   if (!config.demoMode && !config.smtpUrl) {
     return ['No SMTP_URL: forgot-password cannot send reset links (set SMTP_URL to enable password resets).'];
   }

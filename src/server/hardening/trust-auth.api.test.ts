@@ -105,7 +105,11 @@ describe('reset tokens', () => {
     const onPurpose = cfg({ HOST: '0.0.0.0', DEMO_MODE: 'true' });
     expect(onPurpose.demoMode).toBe(true);
     expect(startupWarnings(onPurpose).join(' ')).toMatch(/ANYONE who can reach this server can reset ANY account/);
-    expect(startupWarnings(cfg({ HOST: '127.0.0.1', DEMO_MODE: 'true' }))).toEqual([]);
+    // A loopback demo still tells the operator what a header-less proxy in front of it would do.
+    for (const local of [cfg({ HOST: '127.0.0.1', DEMO_MODE: 'true' }), cfg({ HOST: '127.0.0.1' })]) {
+      expect(startupWarnings(local).join(' ')).toMatch(/Before a reverse proxy forwards to this server, set SMTP_URL/);
+    }
+    expect(startupWarnings(cfg({ HOST: '127.0.0.1', SMTP_URL: 'smtp://127.0.0.1:2525' }))).toEqual([]);
   });
 
   it('with a mail transport the answer never waits for the lookup or the mail, is the same for every email, and mail failures are logged', async () => {
