@@ -372,7 +372,7 @@ export const jobs = pgTable(
 /**
  * Request limits shared by every server process on PostgreSQL (http/rate-limit-store.ts): one
  * fixed-window counter per rule and key. `key` is a SHA-256 of the rule and the client's key, so no
- * address or email is stored; `resets_at` is in ms since the epoch, by the server's clock.
+ * address or email is stored; `resets_at` is in ms since the epoch, by the database's clock.
  */
 export const rateLimitCounters = pgTable(
   'rate_limit_counters',
@@ -383,3 +383,17 @@ export const rateLimitCounters = pgTable(
   },
   (t) => [index('rate_limit_counters_resets_idx').on(t.resetsAt)],
 );
+
+/**
+ * Passes over every row that a database needs once, not at every start (the smart-album repair,
+ * `db/passes.ts`). A pass is due while `done` (the `wanted` it completed) is behind `wanted`;
+ * a write that leaves rows for it to bring in step again raises `wanted`. `resume_after` is how far
+ * the pass under way for `resume_for` had come, so one cut short by a shutdown goes on from there.
+ */
+export const dataPasses = pgTable('data_passes', {
+  name: text('name').primaryKey(),
+  wanted: integer('wanted').notNull().default(1),
+  done: integer('done'),
+  resumeFor: integer('resume_for'),
+  resumeAfter: text('resume_after'),
+});

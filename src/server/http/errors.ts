@@ -10,6 +10,8 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code = 'error',
+    /** Sent as Retry-After: a temporary refusal that the same request may pass later. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -21,6 +23,13 @@ export const notFound = (message = 'Not found.') => new AppError(404, message, '
 export const conflict = (message: string) => new AppError(409, message, 'conflict');
 export const tooMany = (message: string) => new AppError(429, message, 'rate_limited');
 export const unavailable = (message: string) => new AppError(503, message, 'unavailable');
+/**
+ * A wait for the caller's turn ran out (another request of the same account held it): 503 and
+ * Retry-After, not 409, as nothing in the request conflicts with anything stored; `busy` tells it
+ * apart from a service that is not there (`unavailable`).
+ */
+export const busy = (message: string, retryAfterSeconds: number) =>
+  new AppError(503, message, 'busy', retryAfterSeconds);
 
 /** A photo file the store could not give or take (`BlobStoreUnavailable`): said as a 503's message. */
 export const STORE_UNAVAILABLE_MESSAGE = 'The photo store is temporarily unavailable. Please try again shortly.';
@@ -73,6 +82,7 @@ export function registerErrorHandler(app: FastifyInstance) {
     reply.removeHeader('etag');
     reply.header('cache-control', API_CACHE_CONTROL);
     if (err instanceof AppError) {
+      if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
       return reply.status(err.statusCode).send({ message: err.message, code: err.code });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {

@@ -13,11 +13,10 @@ export function postgresRateLimitStore(db: Db): FastifyRateLimitStoreCtor {
   const repo = createRateLimitRepository(db);
   class PostgresRateLimitStore implements FastifyRateLimitStore {
     incr(key: string, cb: IncrCallback, timeWindow: number) {
-      const now = Date.now();
       // Hashed: the table holds no address or email, and every key has the same small size.
       const hashed = createHash('sha256').update(key).digest('base64url');
-      repo.hit(hashed, timeWindow, now).then(
-        (r) => cb(null, { current: r.hits, ttl: Math.max(0, r.resetsAt - now) }),
+      repo.hit(hashed, timeWindow).then(
+        (r) => cb(null, { current: r.hits, ttl: r.ttlMs }),
         (err: Error) => cb(err),
       );
     }

@@ -248,8 +248,7 @@ export async function registerRateLimits(
   });
   if (opts.shared && opts.prune) {
     const repo = createRateLimitRepository(opts.shared);
-    const prune = () =>
-      repo.removeEnded(Date.now()).catch((err: unknown) => app.log.warn({ err }, 'rate limit pruning failed'));
+    const prune = () => repo.removeEnded().catch((err: unknown) => app.log.warn({ err }, 'rate limit pruning failed'));
     const timer = setInterval(prune, PRUNE_EVERY_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));

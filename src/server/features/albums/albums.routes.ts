@@ -4,10 +4,8 @@ import { album, albumList, createAlbumBody } from '@contract/albums';
 import type { AppContext } from '../../context';
 import { userOf } from '../../http/session';
 import { createAlbumsRepository } from './albums.repository';
-import { createAlbumsService, idempotencyKeyOf, repairSmartAlbums } from './albums.service';
-
-/** The name the smart-album repair runs under, once across processes (`Database.runAlone`). */
-export const SMART_ALBUM_REPAIR = 'smart-album-repair';
+import { createPasses } from '../../db/passes';
+import { createAlbumsService, idempotencyKeyOf, repairSmartAlbumsOnce, SMART_ALBUM_REPAIR } from './albums.service';
 
 export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const repo = createAlbumsRepository(ctx.db);
@@ -16,8 +14,8 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
   ctx.onPhotoDeleted?.push(({ userId }) => repo.syncSmartAlbums(userId, []));
   (ctx.onPhotosDeleted ??= []).push((userId) => repo.syncSmartAlbums(userId, []));
   if (ctx.config.startWorkers) {
-    // After start, in the background and once across processes: photos analysed while their
-    // album write was lost stay out of their smart album until this runs.
+    // After start, in the background, once across processes and while due in the database: photos
+    // analysed while their album write was lost stay out of their smart album until this runs.
     let stopping = false;
     let begun = false;
     let repairing: Promise<unknown> = Promise.resolve();
@@ -25,13 +23,13 @@ export async function albumsRoutes(app: FastifyInstance, ctx: AppContext): Promi
       repairing = ctx.database
         .runAlone(SMART_ALBUM_REPAIR, () => {
           begun = true;
-          return repairSmartAlbums(repo, {
+          return repairSmartAlbumsOnce(repo, createPasses(ctx.db), {
             pause: () => new Promise<void>((resolve) => ctx.activity.whenQuiet(resolve)),
             stopping: () => stopping,
             log: (msg, err) => app.log.warn({ err }, msg),
           });
         })
-        .then((r) => r.ran && app.log.info(r.value, 'smart album repair done'))
+        .then((r) => r.ran && r.value && app.log.info(r.value, 'smart album repair done'))
         .catch((err: unknown) => app.log.error({ err }, 'smart album repair failed'));
     });
     ctx.onClose.push(async () => {

@@ -2,6 +2,8 @@ import { and, count, eq, getTableName, inArray, sql } from 'drizzle-orm';
 import type { Database, Db } from '../../db/client';
 import type { Tx } from '../../db/locks';
 import { jobs, photos } from '../../db/schema';
+import { wantPassAgain } from '../../db/passes';
+import { SMART_ALBUM_REPAIR } from '../albums/index';
 import { lockOwner } from '../photos/index';
 
 export const ANALYZE_JOB = 'analyze-photo';
@@ -52,7 +54,8 @@ export interface AnalysisOutcome {
  * the photo is tried again with its albums. On the last, the whole transaction failing too left
  * the job 'running' under its lock, taken again every 5 minutes and failing again for as long as
  * the album write did, never marked done or failed. The photo's smart albums are then brought in
- * step by the next sync of them (`repairSmartAlbums` at start).
+ * step by the next sync of them: the smart-album repair, made due again for the next start in the
+ * same transaction (it runs once per database, `repairSmartAlbumsOnce`).
  */
 async function settleIn(
   tx: Tx,
@@ -69,6 +72,7 @@ async function settleIn(
     await tx.transaction((sp) => settle(sp, job.userId, job.photoId));
     return 'settled';
   } catch {
+    await wantPassAgain(tx, SMART_ALBUM_REPAIR);
     return 'left';
   }
 }

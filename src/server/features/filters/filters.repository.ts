@@ -33,7 +33,7 @@ export function createFiltersRepository(db: Db) {
     storageUsed: photosRepo.storageUsed,
     /** The row as shown, with its current version overlaid. */
     shown: photosRepo.withCurrentVersion,
-    /** Removes each of these blobs that no row references, under its blob-key lock (the orphan sweep's check). */
+    /** Removes those of these blobs that no row references, under their blob-key locks (the orphan sweep's check). */
     deleteIfUnreferenced: photosRepo.deleteIfUnreferenced,
 
     /** Bytes of the photo's stored versions (what a new apply replaces). */

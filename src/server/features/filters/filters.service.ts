@@ -10,6 +10,7 @@ import {
   decodeRefusal,
   EDITOR_DEMO_KEY,
   PREVIEW_SIZE,
+  removeOrLeaveToSweep,
   THUMBNAIL_SIZE,
   toPhoto,
   type PhotoRow,
@@ -198,15 +199,7 @@ export function createFiltersService(deps: {
   async function release(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     await repo
-      .deleteIfUnreferenced([...new Set(keys)], async (key) => {
-        try {
-          await blobs.delete(key);
-          return true;
-        } catch (err) {
-          deps.log?.(`blob ${key} of a dropped version could not be removed; left to the orphan sweep`, err);
-          return false;
-        }
-      })
+      .deleteIfUnreferenced([...new Set(keys)], removeOrLeaveToSweep(blobs, deps.log ?? (() => undefined)))
       .catch((err: unknown) => deps.log?.('files of a dropped version left to the orphan sweep', err));
   }
 

@@ -5,6 +5,7 @@ import { buildApp } from '../../app';
 import { openDatabase, type Database } from '../../db/client';
 import {
   CHECKOUT_BUSY_MESSAGE,
+  CHECKOUT_RETRY_AFTER_SECONDS,
   CHECKOUT_WAIT_MS,
   LIVE_ON_STRIPE_MESSAGE,
   PAYMENT_DUE_MESSAGE,
@@ -246,7 +247,7 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     expect(await getSub(cookie)).toMatchObject({ status: 'active', tier: 'basic' });
   });
 
-  it('a checkout that waits past its bound for another of the account is refused (409), and the next one goes through', async () => {
+  it('a checkout that waits past its bound for another of the account is answered 503 with Retry-After, and the next one goes through', async () => {
     const { cookie, user } = await signUp(t.app);
     let release!: () => void;
     let holding!: () => void;
@@ -267,8 +268,10 @@ describe(`payments API with a Stripe test double (${testDbKind})`, () => {
     t.database.serialise = (name, work, opts) => original(name, work, { ...opts, waitMs: 50 });
     try {
       const refused = await createSub(cookie, { tier: 'basic', billingCycle: 'monthly' });
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json().message).toBe(CHECKOUT_BUSY_MESSAGE);
+      // A moment's wait that ran out, not a conflict: 409 told the client to choose again.
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toEqual({ message: CHECKOUT_BUSY_MESSAGE, code: 'busy' });
+      expect(refused.headers['retry-after']).toBe(String(CHECKOUT_RETRY_AFTER_SECONDS));
     } finally {
       t.database.serialise = original;
       release();

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { isBillingCycle, isTier, priceFor, type BillingCycle, type Tier } from '@domain/plans';
 import type { CreateSubscriptionBody, Invoice } from '@contract/subscriptions';
-import { badRequest, conflict, unavailable } from '../../http/errors';
+import { badRequest, busy, conflict, unavailable } from '../../http/errors';
 import type { SessionUser } from '../../http/session';
 import type { EventTx, SubscriptionRow, SubscriptionsRepository } from '../subscriptions/index';
 import { isPaymentDue, isSubscriptionActive, PAYMENT_DUE_MESSAGE } from '@domain/plans';
@@ -113,6 +113,9 @@ export const CHECKOUTS_BUSY_MESSAGE = 'Many checkouts are being opened right now
  */
 export const CHECKOUT_WAIT_MS = 10_000;
 
+/** Retry-After of a checkout that waited CHECKOUT_WAIT_MS: the other's few Stripe calls are about done. */
+export const CHECKOUT_RETRY_AFTER_SECONDS = 5;
+
 export function createPaymentsService({ repo, stripe, webhookSecret, now = () => new Date(), log, serialise }: Deps) {
   /**
    * Applies one verified event's state. Out-of-order delivery: an event older than the newest one
@@ -220,8 +223,13 @@ export function createPaymentsService({ repo, stripe, webhookSecret, now = () =>
           waitMs: CHECKOUT_WAIT_MS,
         });
       } catch (err) {
+        // A wait that ran out is a moment's condition, not a conflict with what is stored (409
+        // stays for those: a plan already running, a checkout superseded).
         if (err instanceof LockWaitTimeout) {
-          throw conflict(err.waitedFor === 'name' ? CHECKOUT_BUSY_MESSAGE : CHECKOUTS_BUSY_MESSAGE);
+          throw busy(
+            err.waitedFor === 'name' ? CHECKOUT_BUSY_MESSAGE : CHECKOUTS_BUSY_MESSAGE,
+            CHECKOUT_RETRY_AFTER_SECONDS,
+          );
         }
         throw err;
       }

@@ -11,6 +11,12 @@ export {
   type PhotosRepository,
 } from './photos.repository';
 export { type FirstPages } from './first-pages';
-export { createStorageCheck, toPhoto, type PhotosService, type StorageCheck } from './photos.service';
+export {
+  createStorageCheck,
+  removeOrLeaveToSweep,
+  toPhoto,
+  type PhotosService,
+  type StorageCheck,
+} from './photos.service';
 export { EDITOR_DEMO_KEY } from './demo-library';
 export { decodeRefusal, DEFAULT_MAX_PIXELS, PREVIEW_SIZE, THUMBNAIL_SIZE } from './image-pipeline';

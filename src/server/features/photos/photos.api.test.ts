@@ -11,7 +11,7 @@ import { sha256Hex } from '../../storage/blob-store';
 import { createTestApp, signUp, testDbKind, type TestApp } from '../../test/harness';
 import { zeroPng } from '../../test/png';
 import { createPhotosRepository } from './photos.repository';
-import { createPhotosService, DECODE_SLOTS } from './photos.service';
+import { BLOB_REMOVALS_AT_ONCE, createPhotosService, DECODE_SLOTS, SWEEP_MAX_FAILURES } from './photos.service';
 import { photoUpload } from '../../test/multipart';
 import { SMALL_THUMBNAIL_SIZE } from './image-pipeline';
 
@@ -680,6 +680,56 @@ describe(`photos API (${testDbKind})`, () => {
     expect(await blobs.has(orphanNew)).toBe(true);
     for (const k of [row!.originalKey, row!.previewKey, row!.thumbnailKey]) expect(await blobs.has(k)).toBe(true);
     expect((await get(cookie, p.thumbnailUrl)).statusCode).toBe(200);
+  });
+
+  /** `count` old orphans, and the store with its deletes watched (`failing`: each delete refused). */
+  const orphansAndWatchedStore = async (count: number, label: string, failing = false) => {
+    const blobs = t.app.ctx.blobs;
+    const keys = await Promise.all(
+      Array.from({ length: count }, (_, i) => blobs.put(Buffer.from(`${label} orphan ${i}`))),
+    );
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    const file = (k: string) => path.join(t.config.blobDir, k.slice(0, 2), k.slice(2, 4), k);
+    for (const k of keys) await utimes(file(k), old, old);
+    const ours = new Set(keys);
+    const watch = { inFlight: 0, most: 0, begun: 0 };
+    const watched: typeof blobs = Object.create(blobs);
+    watched.delete = async (key) => {
+      if (!ours.has(key)) return blobs.delete(key);
+      watch.begun += 1;
+      watch.inFlight += 1;
+      watch.most = Math.max(watch.most, watch.inFlight);
+      try {
+        // The store's round trip: the others begun meanwhile are on their way too.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (failing) throw new Error('the store refused');
+        return await blobs.delete(key);
+      } finally {
+        watch.inFlight -= 1;
+      }
+    };
+    return { keys, watched, watch };
+  };
+
+  it('the sweep removes a batch of orphans a few at once, as a delete does, not one at a time', async () => {
+    const { keys, watched, watch } = await orphansAndWatchedStore(40, 'few at once');
+    const result = await serviceWith({ blobs: watched }).sweepOrphanBlobs();
+    expect(result.failed).toBe(0);
+    for (const k of keys) expect(await t.app.ctx.blobs.has(k)).toBe(false);
+    // One at a time, 500 orphans under their locks took 1,000 store round trips in turn.
+    expect(watch.most).toBe(BLOB_REMOVALS_AT_ONCE);
+  });
+
+  it('a sweep stopped by failing removals begins none after its last failure and settles every one begun first', async () => {
+    const { keys, watched, watch } = await orphansAndWatchedStore(40, 'failing store', true);
+    const sweep = serviceWith({ blobs: watched }).sweepOrphanBlobs();
+    await expect(sweep).rejects.toThrow('the store refused');
+    // Settled while the batch's blob-key locks were held: none goes on after they are let go.
+    expect(watch.inFlight).toBe(0);
+    expect(watch.begun).toBeGreaterThanOrEqual(SWEEP_MAX_FAILURES);
+    expect(watch.begun).toBeLessThan(SWEEP_MAX_FAILURES + BLOB_REMOVALS_AT_ONCE);
+    for (const k of keys) expect(await t.app.ctx.blobs.has(k)).toBe(true);
+    await serviceWith().sweepOrphanBlobs();
   });
 
   it("a new account's demo library never points at files the orphan sweep removed while it was seeded", async () => {

@@ -501,15 +501,17 @@ export function createPhotosRepository(db: Db) {
       });
     },
 
-    /** For the orphan sweep: deletes each candidate that no row references, under its lock. */
-    async deleteIfUnreferenced(keys: string[], removeBlob: (key: string) => Promise<boolean>): Promise<number> {
-      if (keys.length === 0) return 0;
-      return db.transaction(async (tx) => {
+    /**
+     * For the orphan sweep and dropped versions: hands `removeBlobs` the candidates no row
+     * references, under their locks, which are held until it has settled.
+     */
+    async deleteIfUnreferenced(keys: string[], removeBlobs: (keys: string[]) => Promise<unknown>): Promise<void> {
+      if (keys.length === 0) return;
+      await db.transaction(async (tx) => {
         await lockBlobKeys(tx, keys);
         const still = await referencedKeys(tx, keys);
-        let removed = 0;
-        for (const key of keys) if (!still.has(key) && (await removeBlob(key))) removed += 1;
-        return removed;
+        const unreferenced = keys.filter((key) => !still.has(key));
+        if (unreferenced.length > 0) await removeBlobs(unreferenced);
       });
     },
   };

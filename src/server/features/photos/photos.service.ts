@@ -37,6 +37,7 @@ import type {
 } from './photos.repository';
 import { photoListJson, photoPageJson } from './photo-json';
 import { cutText } from '../../lib/cut-text';
+import { fewAtOnce } from '../../lib/few-at-once';
 import { safeFileName } from './download-name';
 
 /** PostgreSQL's text form of a timestamptz, e.g. '2024-01-01 00:00:00.123456+00'. */
@@ -183,11 +184,13 @@ export function decodeCursor(s: string): PhotoCursor {
 /**
  * A display name from an upload's file name: no folders, no extension, no control characters (the
  * client chooses the name, and PostgreSQL refuses a NUL in text: the insert failed with a 500), at
- * most 200 characters.
+ * most 200 characters. Composed (NFC), as search words are (`searchWords`): a name from macOS
+ * arrives decomposed, and PostgreSQL lowercases its 'İ' (I + U+0307) to 'i' + U+0307, a word
+ * that 'istanbul' is no prefix of; composed, 'İ' is lowercased to 'i'.
  */
 export function photoNameFrom(fileName: string | undefined): string {
   const base =
-    withoutControlCharacters(fileName ?? '')
+    withoutControlCharacters((fileName ?? '').normalize('NFC'))
       .split(/[\\/]/)
       .pop() ?? '';
   const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim();
@@ -262,19 +265,17 @@ function pageJsonOf({ state, items, next }: ShownPageRows): string {
  */
 export function removeOrLeaveToSweep(blobs: BlobStore, log: (msg: string, err?: unknown) => void) {
   return async (keys: string[]) => {
-    let next = 0;
-    let failed = false;
-    const removeInTurn = async () => {
-      while (!failed && next < keys.length) {
-        const key = keys[next++]!;
-        await blobs.delete(key).catch((err: unknown) => {
-          failed = true;
+    const begun = await fewAtOnce(keys, BLOB_REMOVALS_AT_ONCE, (key) =>
+      blobs.delete(key).then(
+        () => true,
+        (err: unknown) => {
           log(`blob ${key} could not be removed; left to the orphan sweep`, err);
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BLOB_REMOVALS_AT_ONCE, keys.length) }, removeInTurn));
-    if (next < keys.length) log(`${keys.length - next} more blobs not tried after a failure; left to the orphan sweep`);
+          return false;
+        },
+      ),
+    );
+    if (begun < keys.length)
+      log(`${keys.length - begun} more blobs not tried after a failure; left to the orphan sweep`);
   };
 }
 
@@ -677,12 +678,18 @@ export function createPhotosService(deps: {
     let removed = 0;
     let failed = 0;
     let batch: string[] = [];
-    const flush = async () => {
-      removed += await repo.deleteIfUnreferenced(batch, async (key) => {
+    // Inside the transaction that holds the batch's blob-key locks (`deleteIfUnreferenced`),
+    // BLOB_REMOVALS_AT_ONCE at a time as a delete's removals: one at a time, a batch of 500
+    // orphans took 1,000 store round trips with its locks held. A failure stops only the run's
+    // last (SWEEP_MAX_FAILURES), after every removal begun has settled (`fewAtOnce`), so none
+    // outlives the locks.
+    const removeUnreferenced = (keys: string[]) =>
+      fewAtOnce(keys, BLOB_REMOVALS_AT_ONCE, async (key) => {
         try {
           const info = await blobs.stat(key);
-          if (!info || info.modifiedAt >= cutoff) return false;
+          if (!info || info.modifiedAt >= cutoff) return true;
           await blobs.delete(key);
+          removed += 1;
           return true;
         } catch (err) {
           // Thrown, one object the store refused (or a moment's 5xx) ended the run there, and
@@ -691,9 +698,11 @@ export function createPhotosService(deps: {
           failed += 1;
           deps.log(`orphan blob ${key} could not be removed; left for the next sweep`, err);
           if (failed >= SWEEP_MAX_FAILURES) throw err;
-          return false;
+          return true;
         }
       });
+    const flush = async () => {
+      await repo.deleteIfUnreferenced(batch, removeUnreferenced);
       batch = [];
     };
     for await (const b of blobs.list()) {

@@ -12,6 +12,8 @@ vi.mock('@stripe/stripe-js', () => ({ loadStripe: () => new Promise(() => {}) })
 const STILL_ON_ITS_WAY =
   'Your account still has a subscription with our payment provider that is not shown here yet. Please try again in a few minutes.';
 
+const CHECKOUT_BUSY = 'A checkout is already being opened for your account. Please try again in a moment.';
+
 function jsonResponse(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
@@ -64,6 +66,15 @@ describe('CheckoutPage', () => {
       'Checkout could not be prepared. Please try again.',
     ],
     [
+      'another checkout of the account holding its turn (503 busy, with Retry-After)',
+      () =>
+        new Response(JSON.stringify({ message: CHECKOUT_BUSY, code: 'busy' }), {
+          status: 503,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': '5' },
+        }),
+      CHECKOUT_BUSY,
+    ],
+    [
       'a lost connection',
       (): Response => {
         throw new TypeError('Failed to fetch');
@@ -79,6 +90,15 @@ describe('CheckoutPage', () => {
       expect(screen.getByText(said)).toBeInTheDocument();
     },
   );
+
+  it('payments not set up (503) shows the unavailable screen, not a toast', async () => {
+    renderCheckout('/checkout?tier=premium&billing=monthly', () =>
+      jsonResponse({ message: 'Payments are not configured.', code: 'unavailable' }, 503),
+    );
+    expect(await screen.findByText('Payment System Unavailable')).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/checkout');
+    expect(screen.queryByText('Checkout Failed')).toBeNull();
+  });
 
   it('without its parameters goes to pricing without asking the server', async () => {
     const fetchMock = renderCheckout('/checkout?tier=premium', () => jsonResponse({}, 500));

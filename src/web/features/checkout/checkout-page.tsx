@@ -6,7 +6,7 @@ import { useEffect, useMemo } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { Card } from '../../components/ui/card';
 import { CenteredSpinner } from '../../components/ui/spinner';
-import { errorMessage, errorStatus } from '../../lib/api';
+import { errorCode, errorMessage, errorStatus } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { CheckoutForm } from './checkout-form';
 import { usePublicConfig } from './config-query';
@@ -58,7 +58,9 @@ export default function CheckoutPage() {
     valid && !!publicKey,
   );
   const notConfigured = config.isSuccess && !publicKey;
-  const creationUnavailable = errorStatus(created.error) === 503;
+  // A 503 `busy` (another checkout of the account held its turn) is a moment's wait, said and
+  // sent back to choose again like any failure, not the screen of payments not set up.
+  const creationUnavailable = errorStatus(created.error) === 503 && errorCode(created.error) !== 'busy';
 
   useEffect(() => {
     // Missing params, or a failed subscription creation, go back to /pricing to choose again.
@@ -69,10 +71,10 @@ export default function CheckoutPage() {
     // the browser's Back from a payment): without it the user was only put back on the pricing
     // screen, to choose a plan that would be refused again. So does a fault (the payment provider's
     // error, a server restarting behind its proxy, a lost connection), which sent the user back
-    // without a word, as if the press had done nothing. A 503 stays on the unavailable screen.
-    if (!created.error) return;
+    // without a word, as if the press had done nothing. A 503 (but `busy`) stays on the
+    // unavailable screen.
+    if (!created.error || creationUnavailable) return;
     const status = errorStatus(created.error);
-    if (status === 503) return;
     toast({
       title: 'Checkout Failed',
       description: errorMessage(
@@ -83,7 +85,7 @@ export default function CheckoutPage() {
       ),
       variant: 'destructive',
     });
-  }, [created.error]);
+  }, [created.error, creationUnavailable]);
 
   if (!valid) return null;
   if (notConfigured || creationUnavailable || config.isError) return <Unavailable />;
