@@ -71,6 +71,11 @@ export interface Config {
    * test of a silent server need not wait the real one. Never read from the environment.
    */
   databaseQueryTimeoutMs?: number;
+  /**
+   * Test-only: in place of BLOB_REMOVAL_DEADLINE_MS (features/photos/photos.service.ts), so a test
+   * of a silent store need not wait the real one. Never read from the environment.
+   */
+  blobRemovalDeadlineMs?: number;
   /** Where PGlite keeps its files; 'memory://' keeps it in memory (tests). */
   pgliteDir: string;
   blobDir: string;

@@ -3,7 +3,7 @@ import { FILTER_IDS, type FilterId } from '@domain/filters';
 import type { FilterOption, FilterRenderSize, FilterRequest } from '@contract/filters';
 import type { Photo } from '@contract/photos';
 import { AppError, conflict, notFound } from '../../http/errors';
-import type { BlobStore } from '../../storage/blob-store';
+import { BLOB_REMOVAL_DEADLINE_MS, type BlobStore } from '../../storage/blob-store';
 import { RenderCache } from '../../lib/render-cache';
 import {
   DEFAULT_MAX_PIXELS,
@@ -197,10 +197,13 @@ export function createFiltersService(deps: {
    */
   async function release(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
+    // The blob-key locks are held meanwhile: a silent store gets BLOB_REMOVAL_DEADLINE_MS in all.
+    const signal = AbortSignal.timeout(BLOB_REMOVAL_DEADLINE_MS);
     await repo
       .deleteIfUnreferenced([...new Set(keys)], async (key) => {
+        if (signal.aborted) return false;
         try {
-          await blobs.delete(key);
+          await blobs.delete(key, { signal });
           return true;
         } catch (err) {
           deps.log?.(`blob ${key} of a dropped version could not be removed; left to the orphan sweep`, err);

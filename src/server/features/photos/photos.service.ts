@@ -17,7 +17,13 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { createSlots } from '../../lib/slots';
-import { sha256Hex, type BlobStore, type OpenedBlob, type StreamStagedBlob } from '../../storage/blob-store';
+import {
+  BLOB_REMOVAL_DEADLINE_MS,
+  sha256Hex,
+  type BlobStore,
+  type OpenedBlob,
+  type StreamStagedBlob,
+} from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import {
   BROWSER_IMAGE_MIMES,
@@ -260,16 +266,23 @@ function pageJsonOf({ state, items, next }: ShownPageRows): string {
  * failed: a store that is failing would make each wait out its tries while the locks are held,
  * and the sweep finds whatever is left (unreferenced files under the blob prefix).
  */
-export function removeOrLeaveToSweep(blobs: BlobStore, log: (msg: string, err?: unknown) => void) {
+export function removeOrLeaveToSweep(
+  blobs: BlobStore,
+  log: (msg: string, err?: unknown) => void,
+  deadlineMs = BLOB_REMOVAL_DEADLINE_MS,
+) {
   return async (keys: string[]) => {
+    if (keys.length === 0) return;
+    const signal = AbortSignal.timeout(deadlineMs);
     let next = 0;
     let failed = false;
     const removeInTurn = async () => {
-      while (!failed && next < keys.length) {
+      while (!failed && !signal.aborted && next < keys.length) {
         const key = keys[next++]!;
-        await blobs.delete(key).catch((err: unknown) => {
+        await blobs.delete(key, { signal }).catch((err: unknown) => {
           failed = true;
-          log(`blob ${key} could not be removed; left to the orphan sweep`, err);
+          const why = signal.aborted ? `was not removed within ${deadlineMs} ms` : 'could not be removed';
+          log(`blob ${key} ${why}; left to the orphan sweep`, err);
         });
       }
     };
@@ -450,7 +463,11 @@ export function createPhotosService(deps: {
 
     async remove(userId: string, id: string) {
       if (!UUID.test(id)) throw notFound('Photo not found.');
-      const removed = await repo.deletePhoto(userId, id, removeOrLeaveToSweep(blobs, deps.log));
+      const removed = await repo.deletePhoto(
+        userId,
+        id,
+        removeOrLeaveToSweep(blobs, deps.log, config.blobRemovalDeadlineMs),
+      );
       if (!removed) throw notFound('Photo not found.');
       for (const hook of hooks.onPhotoDeleted ?? []) {
         await hook({ id, userId }).catch((err) => deps.log('onPhotoDeleted hook failed', err));
