@@ -75,7 +75,7 @@ export interface Config {
    */
   databaseQueryTimeoutMs?: number;
   /**
-   * Test-only: in place of BLOB_REMOVAL_DEADLINE_MS (features/photos/photos.service.ts), so a test
+   * Test-only: in place of BLOB_REMOVAL_DEADLINE_MS (storage/blob-store.ts), so a test
    * of a silent store need not wait the real one. Never read from the environment.
    */
   blobRemovalDeadlineMs?: number;
