@@ -10,6 +10,7 @@ import type { AppContext } from './context';
 import { openDatabase, type Database } from './db/client';
 import { registerBodyDeadline, type After } from './http/body-deadline';
 import { registerClosingConnections } from './http/closing';
+import { registerConnectionLimit } from './http/connection-limit';
 import { registerCompression } from './http/compression';
 import { answerRouterError, registerErrorHandler, registerNotFound } from './http/errors';
 import { registerJsonBodyParser } from './http/json-body';
@@ -61,6 +62,8 @@ export interface BuildOptions {
   idleConnectionMs?: number;
   /** Tests fire the request body deadline (BODY_DEADLINE_MS) themselves instead of waiting it out. */
   bodyDeadline?: After;
+  /** Tests: loopback peers count against MAX_CONNECTIONS_PER_ADDRESS too (they stand for remote clients). */
+  limitLoopbackConnections?: boolean;
 }
 
 /**
@@ -157,6 +160,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     done();
   });
   registerClosingConnections(app);
+  registerConnectionLimit(app, config, { limitLoopback: opts.limitLoopbackConnections });
   await app.register(cookie);
   const spa = !!config.webDir && existsSync(path.join(config.webDir, 'index.html'));
   const pages = spa ? loadWebPages(config.webDir!) : null;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { MAX_CONNECTIONS_PER_ADDRESS } from './http/connection-limit';
 import { DEFAULT_RATE_LIMITS, type RateLimitTable } from './http/rate-limits';
 import type { S3StoreSettings } from './storage/s3-blob-store';
 
@@ -46,6 +47,8 @@ const envSchema = z.object({
   // 'off' only for load tests on this machine: refused unless the server listens on loopback.
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   TRUST_PROXY: z.string().optional(),
+  // Without TRUST_PROXY only (http/connection-limit.ts); 0 turns the limit off.
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(MAX_CONNECTIONS_PER_ADDRESS),
   VISION_THREADS: z.coerce.number().int().min(1).max(16).optional(),
   IMAGE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
 });
@@ -71,6 +74,11 @@ export interface Config {
    * test of a silent server need not wait the real one. Never read from the environment.
    */
   databaseQueryTimeoutMs?: number;
+  /**
+   * Test-only: in place of BLOB_REMOVAL_DEADLINE_MS (storage/blob-store.ts), so a test
+   * of a silent store need not wait the real one. Never read from the environment.
+   */
+  blobRemovalDeadlineMs?: number;
   /** Where PGlite keeps its files; 'memory://' keeps it in memory (tests). */
   pgliteDir: string;
   blobDir: string;
@@ -103,6 +111,11 @@ export interface Config {
    * and CIDRs (proxy-addr syntax). Never `true`: that would let any client choose its own IP.
    */
   trustProxy: false | number | string[];
+  /**
+   * Connections one client address may hold open at once (MAX_CONNECTIONS_PER_ADDRESS, default
+   * 64; 0: no limit). Applied only without TRUST_PROXY: behind a proxy, the proxy limits clients.
+   */
+  maxConnectionsPerAddress: number;
   /** Built client served by the API process; absent in API-only tests. */
   webDir?: string;
   /** Every request limit, by 'METHOD /url' (http/rate-limits.ts); tests and the load suite raise them. */
@@ -330,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
     logLevel: e.LOG_LEVEL,
     trustProxy,
+    maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     webDir: path.resolve('dist/web'),
     rateLimits: e.RATE_LIMITS === 'off' ? {} : DEFAULT_RATE_LIMITS,
     visionThreads: e.VISION_THREADS ?? Math.max(1, Math.min(2, os.availableParallelism())),

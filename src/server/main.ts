@@ -5,6 +5,7 @@ import { closeWithin } from './http/closing';
 import { openDatabase } from './db/client';
 import { tuneHeapGrowth } from './lib/heap-growth';
 import { superviseWorkers } from './lib/supervisor';
+import { defaultEnd, endProcess } from './lib/worker-threads';
 
 async function main() {
   let config;
@@ -34,14 +35,15 @@ async function runServer(config: Config) {
   });
   for (const warning of startupWarnings(config)) app.log.warn(warning);
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
     app.log.info(`${signal} received, finishing in-flight requests`);
     // Stops accepting, waits for in-flight requests (cut after SHUTDOWN_GRACE_MS), then runs
-    // onClose (the analysis worker, the database).
+    // onClose (the analysis worker, the database). A vision thread still inside its run is left
+    // running; `endProcess` then ends the process by the signal, since exiting would abort it.
     closeWithin(app).then(
-      () => process.exit(0),
+      () => endProcess(signal, { ...defaultEnd, warn: (msg) => app.log.warn(msg) }),
       (err) => {
         app.log.error({ err }, 'shutdown failed');
         process.exit(1);

@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
  * before IDLE_CONNECTION_MS drops it), held `app.close()` for as long as it liked (a request may
  * take REQUEST_TIMEOUT_MS, 30 minutes): the orchestrator's own limit (Kubernetes 30 s, `docker stop`
  * 10 s) then killed the process before its close ran, so its analysis jobs stayed claimed for their
- * whole lock and its database connections were dropped mid-session. This plus the analysis worker's
- * own bound (VISION_CLOSE_WAIT_MS, 15 s) stays within Kubernetes' 30 s.
+ * whole lock and its database connections were dropped mid-session. The analysis worker's own bound
+ * (VISION_CLOSE_WAIT_MS, 15 s) runs alongside this one, from the close's start, so the close stays
+ * within Kubernetes' 30 s.
  */
 export const SHUTDOWN_GRACE_MS = 10_000;
 

@@ -18,6 +18,53 @@ export function spawnThread(
   return new Worker(new URL(entry.bundled, callerUrl), options);
 }
 
+/**
+ * Threads a pool's close left running because they were inside native code (ONNX Runtime's
+ * synchronous run): terminating such a thread aborts the whole process when its run returns
+ * ("terminate called after throwing an instance of 'Napi::Error'", exit 134), and so does
+ * `process.exit`, which terminates every thread still running and waits for it.
+ */
+const leftRunning = new Set<Worker>();
+
+/** Leaves a busy thread to finish on its own: it no longer keeps the process alive. */
+export function leaveRunning(worker: Worker): void {
+  worker.unref();
+  leftRunning.add(worker);
+  worker.once('exit', () => leftRunning.delete(worker));
+}
+
+export function threadsLeftRunning(): number {
+  return leftRunning.size;
+}
+
+/**
+ * Ends the process once its close is done. With a thread still inside native code, the signal that
+ * asked for the stop is raised again with its handlers gone: the process ends by that signal's
+ * default action at once (exit status 128 + signal, as with no handler at all), its threads with
+ * it, where `process.exit` would have aborted it. The database is closed by then.
+ */
+export interface ProcessEnd {
+  exit: (code: number) => void;
+  raise: (signal: NodeJS.Signals) => void;
+  warn: (msg: string) => void;
+}
+
+export const defaultEnd: ProcessEnd = {
+  exit: (code) => process.exit(code),
+  raise: (signal) => {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  },
+  warn: (msg) => console.warn(msg),
+};
+
+export function endProcess(signal: NodeJS.Signals, io: ProcessEnd = defaultEnd): void {
+  const busy = threadsLeftRunning();
+  if (busy === 0) return io.exit(0);
+  io.warn(`${busy} thread(s) still inside native code after the close: ending the process by ${signal}`);
+  io.raise(signal);
+}
+
 interface Rejectable {
   reject: (e: Error) => void;
 }

@@ -39,6 +39,16 @@ export class BlobStoreUnavailable extends Error {
   readonly code = 'EBLOBSTORE';
 }
 
+/**
+ * The longest a delete's (or a dropped version's) removals may hold its blob-key locks (and the owner's, and a pool
+ * connection). Each removal against a silent store waited out the SDK's three tries (~90 s), while
+ * an upload or edit of the same file waited for the lock past its own 30 s statement bound (a
+ * 503), and on PGlite every transaction waited. At the deadline the removals still running are
+ * aborted (no try is sent after it) and the rest left to the orphan sweep: the rows are gone, so
+ * those files are orphans like any other.
+ */
+export const BLOB_REMOVAL_DEADLINE_MS = 10_000;
+
 /** A blob staged from a stream: its key and size are known once the last byte has arrived. */
 export interface StreamStagedBlob extends StagedBlob {
   size: number;
@@ -68,7 +78,8 @@ export interface BlobStore {
    * fails at its first read is an error after the answer's headers).
    */
   open(key: string): Promise<OpenedBlob>;
-  delete(key: string): Promise<void>;
+  /** `signal` gives the removal up (an object store's request is aborted, none sent after it). */
+  delete(key: string, opts?: { signal?: AbortSignal }): Promise<void>;
   /** Every stored blob, in no particular order. */
   list(): AsyncIterable<BlobInfo>;
 }

@@ -188,8 +188,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** The client's `send`, any failure but a missing object thrown as `BlobStoreUnavailable`. */
-  private readonly send = ((command: Parameters<S3Client['send']>[0]) =>
-    this.client.send(command).catch((err: unknown) => {
+  private readonly send = ((command: Parameters<S3Client['send']>[0], options?: { abortSignal?: AbortSignal }) =>
+    this.client.send(command, options).catch((err: unknown) => {
       throw unavailable(err);
     })) as unknown as S3Client['send'];
 
@@ -235,9 +235,9 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
-  private async remove(objectKey: string) {
+  private async remove(objectKey: string, signal?: AbortSignal) {
     // S3 answers a delete of a missing object with success, so this is idempotent like unlink-if-present.
-    await this.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+    await this.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }), { abortSignal: signal });
   }
 
   async put(bytes: Buffer): Promise<string> {
@@ -388,8 +388,8 @@ export class S3BlobStore implements BlobStore {
     return { size: res.ContentLength ?? null, stream: res.Body as Readable };
   }
 
-  async delete(key: string) {
-    await this.remove(this.objectKey(key));
+  async delete(key: string, opts: { signal?: AbortSignal } = {}) {
+    await this.remove(this.objectKey(key), opts.signal);
   }
 
   private async *objects(prefix: string): AsyncIterable<_Object> {

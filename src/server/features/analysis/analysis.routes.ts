@@ -11,6 +11,11 @@ export type AnalysisRoutesOptions = Omit<AnalysisServiceOptions, 'log'>;
 export async function analysisRoutes(app: FastifyInstance, ctx: AppContext, opts: AnalysisRoutesOptions = {}) {
   const service = createAnalysisService(ctx, { ...opts, log: (msg, err) => app.log.warn({ err }, msg) });
   if (ctx.config.startWorkers) app.addHook('onReady', async () => service.start());
+  // At the close's start, before the requests in flight are waited for (http/closing.ts).
+  app.addHook('preClose', (done) => {
+    service.beginStop();
+    done();
+  });
 
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post('/api/photos/analyze-all', { schema: { response: { 200: analyzeAllResult } } }, async (request, reply) =>

@@ -38,6 +38,11 @@ export interface AnalysisService {
   status(userId: string): ReturnType<AnalysisRepository['status']>;
   /** Queues what a crash left without a job, then starts claiming jobs (only when the server runs workers). */
   start(): Promise<void>;
+  /**
+   * A shutdown has begun (called before the requests in flight finish): no job is claimed and no
+   * photo goes to a vision thread from now on, and the wait for the photos in the threads starts.
+   */
+  beginStop(): void;
   readonly worker: AnalysisWorker;
   readonly repo: AnalysisRepository;
 }
@@ -78,14 +83,25 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
     log,
   });
   ctx.activity.onQuiet(() => worker.notify());
-  // A statistics renewal still running first (the database closes after this). Then the worker,
-  // so the photos in analysis finish and are recorded (not counted as failed attempts because
-  // their threads went away), those still running after the wait given back to the queue for
-  // another process, then the threads.
+  /**
+   * The worker's bounded stop, begun when the shutdown begins rather than after the requests'
+   * grace (SHUTDOWN_GRACE_MS): waited one after the other, the two bounds and the threads' own
+   * wait came to 40 s, past Kubernetes' 30 s. Jobs still in the threads when it ends are given
+   * back to the queue (no attempt spent, nothing they finish later written).
+   */
+  let stopping: Promise<void> | undefined;
+  const beginStop = () => {
+    vision?.stopTaking();
+    stopping ??= worker.stop({ waitMs: opts.closeWaitMs ?? VISION_CLOSE_WAIT_MS });
+  };
+  // A statistics renewal still running first (the database closes after this). Then the worker's
+  // stop, then the threads: each idle one ended, one still inside its run (its jobs given back
+  // already) left to finish on its own, since ending it there aborted the process.
   ctx.onClose.push(async () => {
     await Promise.all([...background]);
-    await worker.stop({ waitMs: opts.closeWaitMs ?? VISION_CLOSE_WAIT_MS });
-    await vision?.close();
+    beginStop();
+    await stopping;
+    await vision?.close({ waitMs: 0 });
   });
   // New uploads (and the demo library) are analysed without anyone pressing Analyze Photos.
   // Queued durably at once; the threads are woken only once the upload has been answered, so
@@ -101,6 +117,7 @@ export function createAnalysisService(ctx: AppContext, opts: AnalysisServiceOpti
   return {
     worker,
     repo,
+    beginStop,
     async analyzeAll(userId, afterAnswer = (work) => void work()) {
       const queued = await repo.enqueueUnanalysed(userId);
       // Until then the claim is planned for the queue as it was before this library (the

@@ -4,7 +4,10 @@ import { createVisionPool } from './vision/pool';
 
 export interface VisionAnalyzer {
   analyze: PhotoAnalyzer;
-  close(): Promise<void>;
+  /** A shutdown has begun: no new photo goes to a thread. */
+  stopTaking(): void;
+  /** Ends the threads; one still inside its run is left to finish on its own (`leaveRunning`). */
+  close(opts?: { waitMs?: number }): Promise<void>;
 }
 
 /**
@@ -30,6 +33,7 @@ export function createVisionAnalyzer(threads: number, imageThreads?: number): Vi
       const r = await pool.analyze(image);
       return { category: r.category, tags: r.tags, description: r.description, faceCount: r.faceCount };
     },
-    close: () => pool.close(),
+    stopTaking: () => pool.stopTaking(),
+    close: (opts) => pool.close(opts),
   };
 }

@@ -198,6 +198,8 @@ export function createFiltersService(deps: {
    */
   async function release(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
+    // The blob-key locks are held meanwhile: a silent store gets BLOB_REMOVAL_DEADLINE_MS in all
+    // (removeOrLeaveToSweep's bound).
     await repo
       .deleteIfUnreferenced([...new Set(keys)], removeOrLeaveToSweep(blobs, deps.log ?? (() => undefined)))
       .catch((err: unknown) => deps.log?.('files of a dropped version left to the orphan sweep', err));

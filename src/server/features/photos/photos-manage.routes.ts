@@ -29,6 +29,7 @@ export async function photosManageRoutes(app: FastifyInstance, ctx: AppContext):
     blobs: ctx.blobs,
     onPhotosDeleted: () => ctx.onPhotosDeleted ?? [],
     log: (msg, err) => app.log.error({ err }, msg),
+    removalDeadlineMs: ctx.config.blobRemovalDeadlineMs,
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

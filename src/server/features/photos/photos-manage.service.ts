@@ -46,6 +46,8 @@ export function createPhotosManageService(deps: {
   /** Read when a batch is deleted (listeners may register after this service is made). */
   onPhotosDeleted: () => DeleteHook[];
   log: (msg: string, err?: unknown) => void;
+  /** BLOB_REMOVAL_DEADLINE_MS unless set (config.blobRemovalDeadlineMs, tests). */
+  removalDeadlineMs?: number;
 }) {
   const { repo, photos, blobs } = deps;
 
@@ -60,7 +62,7 @@ export function createPhotosManageService(deps: {
       const ids = [...new Set(rawIds)];
       const bad = ids.find((id) => !UUID.test(id));
       if (bad !== undefined) throw badRequest(`ids: "${bad.slice(0, 64)}" is not a photo id; nothing was deleted.`);
-      const rows = await repo.deleteMany(userId, ids, removeOrLeaveToSweep(blobs, deps.log));
+      const rows = await repo.deleteMany(userId, ids, removeOrLeaveToSweep(blobs, deps.log, deps.removalDeadlineMs));
       if (rows === 'missing') throw notFound(`${NOT_FOUND} Nothing was deleted.`);
       for (const hook of deps.onPhotosDeleted()) {
         await hook(userId, ids).catch((err) => deps.log('onPhotosDeleted hook failed', err));

@@ -17,7 +17,13 @@ import { AppError, badRequest, notFound } from '../../http/errors';
 import { withoutControlCharacters } from '../../lib/control-characters';
 import { isTimestampText } from '../../lib/timestamps';
 import { createSlots } from '../../lib/slots';
-import { sha256Hex, type BlobStore, type OpenedBlob, type StreamStagedBlob } from '../../storage/blob-store';
+import {
+  BLOB_REMOVAL_DEADLINE_MS,
+  sha256Hex,
+  type BlobStore,
+  type OpenedBlob,
+  type StreamStagedBlob,
+} from '../../storage/blob-store';
 import { EDITOR_DEMO_KEY, loadDemoLibrary, type DemoAsset } from './demo-library';
 import {
   BROWSER_IMAGE_MIMES,
@@ -263,16 +269,25 @@ function pageJsonOf({ state, items, next }: ShownPageRows): string {
  * failed: a store that is failing would make each wait out its tries while the locks are held,
  * and the sweep finds whatever is left (unreferenced files under the blob prefix).
  */
-export function removeOrLeaveToSweep(blobs: BlobStore, log: (msg: string, err?: unknown) => void) {
+export function removeOrLeaveToSweep(
+  blobs: BlobStore,
+  log: (msg: string, err?: unknown) => void,
+  deadlineMs = BLOB_REMOVAL_DEADLINE_MS,
+) {
   return async (keys: string[]) => {
+    if (keys.length === 0) return;
+    const signal = AbortSignal.timeout(deadlineMs);
     const begun = await fewAtOnce(keys, BLOB_REMOVALS_AT_ONCE, (key) =>
-      blobs.delete(key).then(
-        () => true,
-        (err: unknown) => {
-          log(`blob ${key} could not be removed; left to the orphan sweep`, err);
-          return false;
-        },
-      ),
+      signal.aborted
+        ? Promise.resolve(false)
+        : blobs.delete(key, { signal }).then(
+            () => true,
+            (err: unknown) => {
+              const why = signal.aborted ? `was not removed within ${deadlineMs} ms` : 'could not be removed';
+              log(`blob ${key} ${why}; left to the orphan sweep`, err);
+              return false;
+            },
+          ),
     );
     if (begun < keys.length)
       log(`${keys.length - begun} more blobs not tried after a failure; left to the orphan sweep`);
@@ -451,7 +466,11 @@ export function createPhotosService(deps: {
 
     async remove(userId: string, id: string) {
       if (!UUID.test(id)) throw notFound('Photo not found.');
-      const removed = await repo.deletePhoto(userId, id, removeOrLeaveToSweep(blobs, deps.log));
+      const removed = await repo.deletePhoto(
+        userId,
+        id,
+        removeOrLeaveToSweep(blobs, deps.log, config.blobRemovalDeadlineMs),
+      );
       if (!removed) throw notFound('Photo not found.');
       for (const hook of hooks.onPhotoDeleted ?? []) {
         await hook({ id, userId }).catch((err) => deps.log('onPhotoDeleted hook failed', err));

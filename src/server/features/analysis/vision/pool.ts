@@ -1,5 +1,5 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { closeThreadSlots, spawnThread } from '../../../lib/worker-threads';
+import { leaveRunning, spawnThread } from '../../../lib/worker-threads';
 import {
   decodeForModels,
   type DecodedInputs,
@@ -30,6 +30,8 @@ export interface VisionPoolOptions extends VisionEngineOptions {
   nice?: number;
   /** libvips threads (config.imageThreads), set again in each thread after it loads sharp. */
   imageThreads?: number;
+  /** Test-only: the threads' entry in place of ./thread.ts (a thread that stands for a slow run). */
+  entry?: { source: string; bundled: string };
 }
 
 type Task = { type: 'load' } | { type: 'analyze' | 'embed'; inputs: DecodedInputs };
@@ -50,20 +52,21 @@ interface Slot {
   idle?: () => void;
 }
 
-/** How long closing waits for a thread to finish the task it is running before terminating it. */
+/**
+ * How long a shutdown waits for the photos in the threads, from the moment it begins (alongside
+ * the requests' SHUTDOWN_GRACE_MS); those still running then are given back to the queue.
+ */
 export const VISION_CLOSE_WAIT_MS = 15_000;
 
-const spawn = (options: VisionEngineOptions, thread: Omit<ThreadData, 'options'>, resourceLimits?: ResourceLimits) =>
-  spawnThread(
-    import.meta.url,
-    { source: './thread.ts', bundled: './vision-thread.js' },
-    { workerData: { options, ...thread } satisfies ThreadData, resourceLimits },
-  );
+const THREAD_ENTRY = { source: './thread.ts', bundled: './vision-thread.js' };
 
-export function createVisionPool(
-  o: VisionPoolOptions,
-): VisionEngine & { readonly threads: number; readonly running: number } {
-  const { threads, resourceLimits, nice, imageThreads, batch = 1, ...options } = o;
+export function createVisionPool(o: VisionPoolOptions): VisionEngine & {
+  readonly threads: number;
+  readonly running: number;
+  stopTaking(): void;
+  close(opts?: { waitMs?: number }): Promise<void>;
+} {
+  const { threads, resourceLimits, nice, imageThreads, batch = 1, entry = THREAD_ENTRY, ...options } = o;
   if (!Number.isInteger(threads) || threads < 1) throw new Error('vision pool: threads must be a positive integer');
   if (!Number.isInteger(batch) || batch < 1) throw new Error('vision pool: batch must be a positive integer');
   const slots: Slot[] = Array.from({ length: threads }, () => ({ own: [] }));
@@ -71,6 +74,8 @@ export function createVisionPool(
   let nextId = 1;
   let loadMs: number | undefined;
   let closed = false;
+  /** Set when a shutdown begins: what is queued stays queued, no new task goes to a thread. */
+  let paused = false;
 
   function settled(slot: Slot) {
     const idle = slot.idle;
@@ -102,7 +107,10 @@ export function createVisionPool(
 
   function ensureWorker(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
-    const w = spawn(options, { nice, imageThreads }, resourceLimits);
+    const w = spawnThread(import.meta.url, entry, {
+      workerData: { options, nice, imageThreads } satisfies ThreadData,
+      resourceLimits,
+    });
     w.unref();
     w.on('message', (r: ThreadReply) => {
       const cur = slot.current;
@@ -130,7 +138,7 @@ export function createVisionPool(
   }
 
   function pump() {
-    if (closed) return;
+    if (closed || paused) return;
     for (const slot of slots) {
       if (slot.current) continue;
       const next = slot.own.shift() ?? queue.shift();
@@ -212,17 +220,38 @@ export function createVisionPool(
       return slots.filter((s) => s.current).length;
     },
     /**
-     * Refuses what is queued, lets each thread finish the task it is running (at most
-     * VISION_CLOSE_WAIT_MS), then ends the threads. A thread terminated inside ONNX Runtime's
-     * native run aborts the whole process ("terminate called after throwing an instance of
-     * 'Napi::Error'"), so a server stopping mid-analysis would crash instead of exiting.
+     * A shutdown has begun: no task goes to a thread from now on. What is queued waits (refused
+     * at `close`): refused now, its photo's failure would be recorded as a spent attempt before the
+     * analysis worker gives it back.
      */
-    async close() {
+    stopTaking() {
+      paused = true;
+    },
+    /**
+     * Refuses what is queued, lets each thread finish the task it is running (at most `waitMs`,
+     * VISION_CLOSE_WAIT_MS by default), then ends the idle threads. A thread still running is
+     * refused and left to finish on its own (`leaveRunning`): terminated inside ONNX Runtime's
+     * native run, it aborted the whole process ("terminate called after throwing an instance of
+     * 'Napi::Error'"), so a server stopping mid-analysis crashed instead of exiting.
+     */
+    async close(opts: { waitMs?: number } = {}) {
       closed = true;
-      for (const p of queue.splice(0)) p.reject(new Error('vision pool is closed'));
-      for (const s of slots) for (const p of s.own.splice(0)) p.reject(new Error('vision pool is closed'));
-      await Promise.all(slots.map((s) => whenIdle(s, VISION_CLOSE_WAIT_MS)));
-      await closeThreadSlots(queue, slots, 'vision pool is closed');
+      const refused = () => new Error('vision pool is closed');
+      for (const p of queue.splice(0)) p.reject(refused());
+      for (const s of slots) for (const p of s.own.splice(0)) p.reject(refused());
+      await Promise.all(slots.map((s) => whenIdle(s, opts.waitMs ?? VISION_CLOSE_WAIT_MS)));
+      await Promise.all(
+        slots.map(async (s) => {
+          const w = s.worker;
+          const busy = s.current;
+          s.worker = undefined;
+          s.current = undefined;
+          busy?.reject(refused());
+          if (!w) return;
+          if (busy) leaveRunning(w);
+          else await w.terminate();
+        }),
+      );
     },
   };
 }
