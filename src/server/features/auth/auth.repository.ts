@@ -169,18 +169,16 @@ export function createAuthRepository(db: Db) {
           where ${passwordResets.expiresAt} <= ${instant(now)} limit ${limit}::int)`);
       return (res as unknown as { rowCount: number | null }).rowCount ?? 0;
     },
-    /** A reset token that lives `ttlMs` from `now`. */
-    async insertReset(id: string, userId: string, ttlMs: number, now: Date | undefined) {
+    /** A reset token that lives `ttlMs` from `now` (a test's clock; by default the database's). */
+    async insertReset(id: string, userId: string, ttlMs: number, now?: Date) {
       await db.insert(passwordResets).values({ id, userId, expiresAt: before(now, -ttlMs) });
     },
     /** True when the token is known, unused and unexpired (read only; the reset itself re-checks). */
-    async isResetLive(id: string, now: Date | undefined): Promise<boolean> {
+    async isResetLive(id: string): Promise<boolean> {
       const [row] = await db
         .select({ id: passwordResets.id })
         .from(passwordResets)
-        .where(
-          and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, instant(now))),
-        )
+        .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)))
         .limit(1);
       return !!row;
     },
@@ -208,16 +206,15 @@ export function createAuthRepository(db: Db) {
     async consumeResetAndSetPassword(
       id: string,
       passwordHash: string,
-      now: Date | undefined,
       /** The resetting browser's new device cookie (hashed): its standing is written with the reset. */
       device?: { id: string; at: Date | undefined },
     ): Promise<string | null> {
       return db.transaction(async (tx) => {
         const [reset] = await tx
           .update(passwordResets)
-          .set({ usedAt: instant(now) })
+          .set({ usedAt: sql`now()` })
           .where(
-            and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, instant(now))),
+            and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)),
           )
           .returning({ userId: passwordResets.userId });
         if (!reset) return null;
@@ -225,7 +222,7 @@ export function createAuthRepository(db: Db) {
         // Other tokens of this user (mailed earlier, perhaps to an inbox someone else reads) die too.
         await tx
           .update(passwordResets)
-          .set({ usedAt: instant(now) })
+          .set({ usedAt: sql`now()` })
           .where(
             and(eq(passwordResets.userId, reset.userId), ne(passwordResets.id, id), isNull(passwordResets.usedAt)),
           );

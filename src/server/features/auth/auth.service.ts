@@ -35,9 +35,9 @@ export function createAuthService(deps: {
    */
   rewardsNow?: () => Date;
   /**
-   * A test's clock for the per-account sign-in limit (sign-in-limit.ts), browser standings and
-   * reset tokens. Without it they are kept by the database's clock, the one every machine on it
-   * shares (auth.repository.ts): never the process's.
+   * A test's clock for the per-account sign-in limit (sign-in-limit.ts) and browser standings.
+   * Without it they are kept by the database's clock, the one every machine on it shares
+   * (auth.repository.ts), never the process's; reset tokens always are.
    */
   limitNow?: () => Date;
   signInBudget?: SignInBudget;
@@ -69,7 +69,7 @@ export function createAuthService(deps: {
     const user = await repo.findUserByEmail(email);
     if (!user) return;
     const token = newToken();
-    await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS, limitNow());
+    await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS);
     await mailer.send(
       email,
       'Reset your Eyevu password',
@@ -221,7 +221,7 @@ export function createAuthService(deps: {
       if (config.demoMode && (config.demoModeOnPurpose || fromThisMachine)) {
         const token = newToken();
         const user = await repo.findUserByEmail(email);
-        if (user) await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS, limitNow());
+        if (user) await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS);
         return { message: DEMO_RESET_MESSAGE, resetToken: token };
       }
       deps.log.warn('password reset requested, but no mail transport is configured (SMTP_URL)');
@@ -231,20 +231,15 @@ export function createAuthService(deps: {
     /** The token is checked before the new password is hashed: scrypt's 128 MiB is spent on real resets only. */
     async resetPassword(token: string, password: string) {
       const id = hashToken(token);
-      if (!(await repo.isResetLive(id, limitNow()))) throw badRequest(INVALID_RESET);
+      if (!(await repo.isResetLive(id))) throw badRequest(INVALID_RESET);
       // The mailbox was proven: this browser gets standing outside the failure budget (every other
       // browser's ends with the reset), in the reset's own transaction, so an owner on a new device
       // signs in during an attack.
       const device = newToken();
-      const userId = await repo.consumeResetAndSetPassword(
-        id,
-        await hashPassword(normalisePassword(password)),
-        limitNow(),
-        {
-          id: hashToken(device),
-          at: limitNow(),
-        },
-      );
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(normalisePassword(password)), {
+        id: hashToken(device),
+        at: limitNow(),
+      });
       // The reset deleted every session of the user; none may be served from the cache either.
       if (userId) await deps.sessionCache.evictUser(userId);
       if (!userId) throw badRequest(INVALID_RESET);
