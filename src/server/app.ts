@@ -143,6 +143,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       opts.activity ?? createServerActivity({ log: (err) => app.log.error({ err }, 'work after a request failed') }),
     onClose: [],
     now,
+    testNow: opts.now,
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {

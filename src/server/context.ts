@@ -66,4 +66,9 @@ export interface AppContext {
   onClose: Array<() => Promise<void>>;
   /** The clock of time rules (ad breaks); injectable so tests never sleep. */
   now: () => Date;
+  /**
+   * The clock a test handed in (BuildOptions.now), absent in a real server: windows several
+   * machines share are kept by the database's clock then, and by this one only in tests.
+   */
+  testNow?: () => Date;
 }

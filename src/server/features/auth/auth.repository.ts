@@ -1,9 +1,20 @@
 import { and, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { passwordResets, sessions, signInDevices, signInFailures, users } from '../../db/schema';
-import { DEVICE_DAYS, DEVICE_FAILURES, drainedLevel, type SignInBudget } from './sign-in-limit';
+import { DEVICE_DAYS, DEVICE_FAILURES, type SignInBudget } from './sign-in-limit';
 
 export type UserRow = typeof users.$inferSelect;
+
+/**
+ * The instant the failure buckets, browser standings and reset tokens are kept by: the database's
+ * clock (`now()`, one for the whole statement) unless a test hands in its own. Each server's clock
+ * counted them apart on machines whose clocks disagree: one 20 minutes ahead found two places of a
+ * locked account's bucket drained and let guesses through, one behind drained nothing and kept its
+ * owner out longer, and a reset token lived an hour by whichever clock issued and checked it.
+ */
+const instant = (at: Date | undefined) => (at ? sql`${at.toISOString()}::timestamptz` : sql`now()`);
+/** `ms` before an instant. */
+const before = (at: Date | undefined, ms: number) => sql`(${instant(at)} - ${ms}::float8 * interval '1 millisecond')`;
 
 export function createAuthRepository(db: Db) {
   return {
@@ -66,36 +77,32 @@ export function createAuthRepository(db: Db) {
      * process take places one at a time and never more than the budget. Answers null when a place
      * was taken, else the drained level that refused it.
      */
-    async takeSignInPlace(key: string, now: Date, budget: SignInBudget): Promise<number | null> {
-      const at = now.toISOString();
-      const drained = sql`greatest(0, ${signInFailures.level} - greatest(0, extract(epoch from (${at}::timestamptz - ${signInFailures.updatedAt})) * 1000) / ${budget.refillMs}::float8)`;
+    async takeSignInPlace(key: string, now: Date | undefined, budget: SignInBudget): Promise<number | null> {
+      const drained = drainedLevel(now, budget);
       const taken = await db
         .insert(signInFailures)
-        .values({ key, level: 1, updatedAt: now })
+        .values({ key, level: 1, updatedAt: instant(now) })
         .onConflictDoUpdate({
           target: signInFailures.key,
-          set: {
-            level: sql`${drained} + 1`,
-            updatedAt: sql`greatest(${signInFailures.updatedAt}, ${at}::timestamptz)`,
-          },
+          set: { level: sql`${drained} + 1`, updatedAt: lastUpdate(now) },
           setWhere: sql`${drained} + 1 <= ${budget.failures}::float8`,
         })
         .returning({ level: signInFailures.level });
       if (taken.length) return null;
-      const [row] = await db.select().from(signInFailures).where(eq(signInFailures.key, key)).limit(1);
-      if (row) return drainedLevel(row.level, row.updatedAt, now, budget.refillMs);
+      const [row] = await db
+        .select({ level: sql<number>`${drained}` })
+        .from(signInFailures)
+        .where(eq(signInFailures.key, key))
+        .limit(1);
+      if (row) return Number(row.level);
       // Purged between the two statements (only a drained row is): there is room again.
       return this.takeSignInPlace(key, now, budget);
     },
     /** A right password gives its place back. */
-    async returnSignInPlace(key: string, now: Date, budget: SignInBudget) {
-      const at = now.toISOString();
+    async returnSignInPlace(key: string, now: Date | undefined, budget: SignInBudget) {
       await db
         .update(signInFailures)
-        .set({
-          level: sql`greatest(0, ${signInFailures.level} - greatest(0, extract(epoch from (${at}::timestamptz - ${signInFailures.updatedAt})) * 1000) / ${budget.refillMs}::float8 - 1)`,
-          updatedAt: sql`greatest(${signInFailures.updatedAt}, ${at}::timestamptz)`,
-        })
+        .set({ level: sql`greatest(0, ${drainedLevel(now, budget)} - 1)`, updatedAt: lastUpdate(now) })
         .where(eq(signInFailures.key, key));
     },
     /**
@@ -104,8 +111,7 @@ export function createAuthRepository(db: Db) {
      * `trustDevice` when the password was right), in the same statement, so racing guesses with a
      * stolen cookie cannot all pass the check before any is counted.
      */
-    async takeDeviceAttempt(id: string, userId: string, now: Date): Promise<boolean> {
-      const since = new Date(now.getTime() - DEVICE_DAYS * 86_400_000);
+    async takeDeviceAttempt(id: string, userId: string, now: Date | undefined): Promise<boolean> {
       const rows = await db
         .update(signInDevices)
         .set({ failures: sql`${signInDevices.failures} + 1` })
@@ -114,7 +120,7 @@ export function createAuthRepository(db: Db) {
             eq(signInDevices.id, id),
             eq(signInDevices.userId, userId),
             lt(signInDevices.failures, DEVICE_FAILURES),
-            gt(signInDevices.lastUsedAt, since),
+            gt(signInDevices.lastUsedAt, before(now, DEVICE_DAYS * 86_400_000)),
           ),
         )
         .returning({ id: signInDevices.id });
@@ -126,11 +132,10 @@ export function createAuthRepository(db: Db) {
      * its check just before a reset would otherwise write back the standing the reset had just
      * ended, and that browser kept 10 guesses outside the account's budget. False when it did not.
      */
-    async trustDevice(id: string, userId: string, passwordHash: string, now: Date): Promise<boolean> {
-      const at = now.toISOString();
+    async trustDevice(id: string, userId: string, passwordHash: string, now: Date | undefined): Promise<boolean> {
       const res = await db.execute(sql`
         insert into ${signInDevices} (id, user_id, failures, last_used_at)
-        select ${id}, u.id, 0, ${at}::timestamptz from ${users} u
+        select ${id}, u.id, 0, ${instant(now)} from ${users} u
         where u.id = ${userId} and u.password_hash = ${passwordHash}
         for share
         on conflict (id, user_id) do update set failures = 0, last_used_at = excluded.last_used_at`);
@@ -141,17 +146,15 @@ export function createAuthRepository(db: Db) {
      * each; answers the larger of the two counts (a batch came back full while it equals `limit`).
      * Nothing they hold limits anyone any more.
      */
-    async deleteSpentSignInRecords(now: Date, budget: SignInBudget, limit: number): Promise<number> {
-      const drainedBefore = new Date(now.getTime() - budget.failures * budget.refillMs).toISOString();
-      const unusedBefore = new Date(now.getTime() - DEVICE_DAYS * 86_400_000).toISOString();
+    async deleteSpentSignInRecords(now: Date | undefined, budget: SignInBudget, limit: number): Promise<number> {
       const a = await db.execute(sql`
         delete from ${signInFailures} where ${signInFailures.key} in (
           select ${signInFailures.key} from ${signInFailures}
-          where ${signInFailures.updatedAt} < ${drainedBefore}::timestamptz limit ${limit}::int)`);
+          where ${signInFailures.updatedAt} < ${before(now, budget.failures * budget.refillMs)} limit ${limit}::int)`);
       const b = await db.execute(sql`
         delete from ${signInDevices} where (${signInDevices.id}, ${signInDevices.userId}) in (
           select ${signInDevices.id}, ${signInDevices.userId} from ${signInDevices}
-          where ${signInDevices.lastUsedAt} < ${unusedBefore}::timestamptz limit ${limit}::int)`);
+          where ${signInDevices.lastUsedAt} < ${before(now, DEVICE_DAYS * 86_400_000)} limit ${limit}::int)`);
       const count = (res: unknown) => (res as { rowCount: number | null }).rowCount ?? 0;
       return Math.max(count(a), count(b));
     },
@@ -159,22 +162,23 @@ export function createAuthRepository(db: Db) {
      * Deletes up to `limit` reset tokens past their expiry (used ones included: a use never
      * outlives the hour); answers how many. Each forgot-password of an account left a row for ever.
      */
-    async deleteExpiredResets(now: Date, limit: number): Promise<number> {
+    async deleteExpiredResets(now: Date | undefined, limit: number): Promise<number> {
       const res = await db.execute(sql`
         delete from ${passwordResets} where ${passwordResets.id} in (
           select ${passwordResets.id} from ${passwordResets}
-          where ${passwordResets.expiresAt} <= ${now.toISOString()}::timestamptz limit ${limit}::int)`);
+          where ${passwordResets.expiresAt} <= ${instant(now)} limit ${limit}::int)`);
       return (res as unknown as { rowCount: number | null }).rowCount ?? 0;
     },
-    async insertReset(id: string, userId: string, expiresAt: Date) {
-      await db.insert(passwordResets).values({ id, userId, expiresAt });
+    /** A reset token that lives `ttlMs` from `now` (a test's clock; by default the database's). */
+    async insertReset(id: string, userId: string, ttlMs: number, now?: Date) {
+      await db.insert(passwordResets).values({ id, userId, expiresAt: before(now, -ttlMs) });
     },
     /** True when the token is known, unused and unexpired (read only; the reset itself re-checks). */
-    async isResetLive(id: string, now: Date): Promise<boolean> {
+    async isResetLive(id: string): Promise<boolean> {
       const [row] = await db
         .select({ id: passwordResets.id })
         .from(passwordResets)
-        .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, now)))
+        .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)))
         .limit(1);
       return !!row;
     },
@@ -202,22 +206,23 @@ export function createAuthRepository(db: Db) {
     async consumeResetAndSetPassword(
       id: string,
       passwordHash: string,
-      now: Date,
       /** The resetting browser's new device cookie (hashed): its standing is written with the reset. */
-      device?: { id: string; at: Date },
+      device?: { id: string; at: Date | undefined },
     ): Promise<string | null> {
       return db.transaction(async (tx) => {
         const [reset] = await tx
           .update(passwordResets)
-          .set({ usedAt: now })
-          .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, now)))
+          .set({ usedAt: sql`now()` })
+          .where(
+            and(eq(passwordResets.id, id), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)),
+          )
           .returning({ userId: passwordResets.userId });
         if (!reset) return null;
         await tx.update(users).set({ passwordHash }).where(eq(users.id, reset.userId));
         // Other tokens of this user (mailed earlier, perhaps to an inbox someone else reads) die too.
         await tx
           .update(passwordResets)
-          .set({ usedAt: now })
+          .set({ usedAt: sql`now()` })
           .where(
             and(eq(passwordResets.userId, reset.userId), ne(passwordResets.id, id), isNull(passwordResets.usedAt)),
           );
@@ -228,11 +233,17 @@ export function createAuthRepository(db: Db) {
         if (device) {
           await tx
             .insert(signInDevices)
-            .values({ id: device.id, userId: reset.userId, failures: 0, lastUsedAt: device.at });
+            .values({ id: device.id, userId: reset.userId, failures: 0, lastUsedAt: instant(device.at) });
         }
         return reset.userId;
       });
     },
   };
 }
+/** A bucket's level at `now`, drained since it was last updated (never below 0; a clock behind drains nothing). */
+const drainedLevel = (now: Date | undefined, budget: SignInBudget) =>
+  sql`greatest(0, ${signInFailures.level} - greatest(0, extract(epoch from (${instant(now)} - ${signInFailures.updatedAt})) * 1000) / ${budget.refillMs}::float8)`;
+/** A bucket's new update time: never moved back (by a test's clock set earlier, or a clock change). */
+const lastUpdate = (now: Date | undefined) => sql`greatest(${signInFailures.updatedAt}, ${instant(now)})`;
+
 export type AuthRepository = ReturnType<typeof createAuthRepository>;

@@ -81,7 +81,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
     log: app.log,
     sessionCache: app.sessionEnds,
     rewardsNow: ctx.now,
-    limitNow: ctx.now,
+    limitNow: ctx.testNow,
   });
   // Reset mail still on its way is finished before the database closes.
   ctx.onClose.push(() => service.drain());
@@ -91,7 +91,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext, opts: Au
       purge = startSessionPurge({
         purge: async (now) => {
           // Drained failure buckets, long-unused browsers and expired reset tokens go with the expired sessions.
-          await purgeSpentAuthRecords(repo, now);
+          await purgeSpentAuthRecords(repo, ctx.testNow ? now : undefined);
           return purgeExpiredSessions(repo, now);
         },
         now: ctx.now,

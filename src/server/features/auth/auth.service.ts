@@ -27,20 +27,25 @@ export function createAuthService(deps: {
   log: { error(obj: object, msg: string): void; warn(msg: string): void };
   /** The session caches (http/session-events.ts): ended sessions are evicted in every process. */
   sessionCache: { evict(sessionId: string): Promise<void>; evictUser(userId: string): Promise<void> };
+  /** The clock of session expiry (this process's). */
   now?: () => Date;
   /**
    * The clock the rewards read days by (the server's, injectable in tests apart from `now`): when
    * the stored zone changed is compared with their days (rewardDayRange).
    */
   rewardsNow?: () => Date;
-  /** The clock of the per-account sign-in limit (sign-in-limit.ts), injectable in tests. */
+  /**
+   * A test's clock for the per-account sign-in limit (sign-in-limit.ts) and browser standings.
+   * Without it they are kept by the database's clock, the one every machine on it shares
+   * (auth.repository.ts), never the process's; reset tokens always are.
+   */
   limitNow?: () => Date;
   signInBudget?: SignInBudget;
 }) {
   const { repo, config } = deps;
   const now = deps.now ?? (() => new Date());
   const rewardsNow = deps.rewardsNow ?? now;
-  const limitNow = deps.limitNow ?? now;
+  const limitNow = () => deps.limitNow?.();
   const budget = deps.signInBudget ?? SIGN_IN_BUDGET;
   const pending = new Set<Promise<void>>();
 
@@ -64,7 +69,7 @@ export function createAuthService(deps: {
     const user = await repo.findUserByEmail(email);
     if (!user) return;
     const token = newToken();
-    await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));
+    await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS);
     await mailer.send(
       email,
       'Reset your Eyevu password',
@@ -216,7 +221,7 @@ export function createAuthService(deps: {
       if (config.demoMode && (config.demoModeOnPurpose || fromThisMachine)) {
         const token = newToken();
         const user = await repo.findUserByEmail(email);
-        if (user) await repo.insertReset(hashToken(token), user.id, new Date(now().getTime() + RESET_TTL_MS));
+        if (user) await repo.insertReset(hashToken(token), user.id, RESET_TTL_MS);
         return { message: DEMO_RESET_MESSAGE, resetToken: token };
       }
       deps.log.warn('password reset requested, but no mail transport is configured (SMTP_URL)');
@@ -226,12 +231,12 @@ export function createAuthService(deps: {
     /** The token is checked before the new password is hashed: scrypt's 128 MiB is spent on real resets only. */
     async resetPassword(token: string, password: string) {
       const id = hashToken(token);
-      if (!(await repo.isResetLive(id, now()))) throw badRequest(INVALID_RESET);
+      if (!(await repo.isResetLive(id))) throw badRequest(INVALID_RESET);
       // The mailbox was proven: this browser gets standing outside the failure budget (every other
       // browser's ends with the reset), in the reset's own transaction, so an owner on a new device
       // signs in during an attack.
       const device = newToken();
-      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(normalisePassword(password)), now(), {
+      const userId = await repo.consumeResetAndSetPassword(id, await hashPassword(normalisePassword(password)), {
         id: hashToken(device),
         at: limitNow(),
       });

@@ -36,7 +36,7 @@ describe(`a sign-in racing a password reset (${testDbKind})`, () => {
       ...repo,
       async findUserByEmail(email: string) {
         const row = await repo.findUserByEmail(email);
-        expect(await repo.consumeResetAndSetPassword(hashToken(resetToken), newHash, new Date())).toBe(user.id);
+        expect(await repo.consumeResetAndSetPassword(hashToken(resetToken), newHash)).toBe(user.id);
         return row;
       },
     };

@@ -35,7 +35,8 @@ export async function purgeExpiredSessions(
  */
 export async function purgeSpentAuthRecords(
   repo: Pick<AuthRepository, 'deleteSpentSignInRecords' | 'deleteExpiredResets'>,
-  now: Date,
+  /** A test's clock; by default the database's, which keeps them (auth.repository.ts). */
+  now: Date | undefined,
   opts: { batch?: number; maxBatches?: number } = {},
 ): Promise<void> {
   const batch = opts.batch ?? SESSION_PURGE_BATCH;

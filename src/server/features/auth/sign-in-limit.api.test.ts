@@ -292,7 +292,7 @@ describe('failed sign-ins per account', () => {
     const [row] = (
       (await t.database.db.execute(`select id from users limit 1`)) as unknown as { rows: Array<{ id: string }> }
     ).rows;
-    await repo.insertReset('still-live', row!.id, new Date(t.clock.now().getTime() + 60_000));
+    await repo.insertReset('still-live', row!.id, 60_000, t.clock.now());
     await purgeSpentAuthRecords(repo, t.clock.now(), { batch: 2 });
     expect(await count()).toEqual({ f: 0, d: 0, r: 1 });
   });

@@ -32,11 +32,6 @@ export interface SignInBudget {
 }
 export const SIGN_IN_BUDGET: SignInBudget = { failures: FAILURE_BUDGET, refillMs: REFILL_MS };
 
-/** The bucket's level at `now`, drained since `updatedAt` (never below 0; a clock behind drains nothing). */
-export function drainedLevel(level: number, updatedAt: Date, now: Date, refillMs: number): number {
-  return Math.max(0, level - Math.max(0, now.getTime() - updatedAt.getTime()) / refillMs);
-}
-
 /** How long until one more attempt fits, in whole seconds (at least 1). */
 export function secondsUntilRoom(level: number, budget: SignInBudget): number {
   return Math.max(1, Math.ceil(((level + 1 - budget.failures) * budget.refillMs) / 1000));
