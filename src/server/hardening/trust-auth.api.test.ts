@@ -376,7 +376,9 @@ describe('limits', () => {
     for (let i = 0; i < 5; i++) codes.push((await from('192.0.2.50', i)).statusCode);
     expect(codes).toEqual([201, 201, 201, 429, 429]);
     const refused = await from('192.0.2.50', 9);
-    expect(refused.headers['retry-after']).toBe(String(15 * 60));
+    // On PostgreSQL the shared counters keep the database's clock, which runs on during the sign-ups.
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(15 * 60 - 60);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
     expect(refused.json().message).toBe('Too many attempts. Please wait 15 minute(s) and try again.');
     // An X-Forwarded-For from a client is not a new address: no proxy is trusted by default.
     const spoofed = await post(tight, '/api/auth/register', account(10), {
@@ -387,6 +389,8 @@ describe('limits', () => {
     expect((await from('192.0.2.51', 11)).statusCode).toBe(201);
 
     vi.setSystemTime(Date.now() + 15 * MINUTE + 1000);
+    // A fake Date does not move the database's clock: the shared counters' window ends there.
+    await database.db.execute(sql`update rate_limit_counters set resets_at = resets_at - ${15 * MINUTE + 1000}`);
     expect((await from('192.0.2.50', 12)).statusCode).toBe(201);
   });
 
