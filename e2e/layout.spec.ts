@@ -282,3 +282,45 @@ test('with a home indicator the selection bar clears the bottom navigation, and 
     expect(Math.max(...circle.map((c) => contrastOver(c, backdrop)))).toBeGreaterThanOrEqual(3);
   }
 });
+
+test.describe('settings: the plan link', () => {
+  // The plan read is held and failed by page.route, which a service worker would pass by.
+  test.use({ serviceWorkers: 'block' });
+
+  /** Where Sign Out, just below the plan's slot, sits on the page. */
+  const signOutTop = (page: Page) =>
+    page
+      .getByRole('button', { name: 'Sign Out' })
+      .evaluate((el) => Math.round(el.getBoundingClientRect().top + window.scrollY));
+
+  for (const width of [360, 320]) {
+    test(`keeps its place while the plan loads and when it cannot be read, at ${width} px`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 740 });
+      await register(page);
+      const plan = /\/api\/subscription$/;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await page.route(plan, async (route) => {
+        await released;
+        await route.continue();
+      });
+      await page.goto('/settings');
+      await expect(page.getByRole('button', { name: 'Sign Out' })).toBeVisible();
+      // The activity history above it has its own read: measured once it has come.
+      await expect(page.getByText('Loading activities...')).toHaveCount(0);
+      const loading = await signOutTop(page);
+      release();
+      await expect(page.getByRole('link', { name: 'Upgrade Plan' })).toBeVisible();
+      // The empty slot added one gap while loading, and the link moved Sign Out 44 px on its answer.
+      expect(await signOutTop(page)).toBe(loading);
+
+      await page.unroute(plan);
+      await page.route(plan, (route) => route.abort('internetdisconnected'));
+      await page.reload();
+      await expect(page.getByRole('alert').filter({ hasText: 'Network error. Please try again.' })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Try again' })).toBeVisible();
+      await expect(page.getByText('Loading activities...')).toHaveCount(0);
+      expect(await signOutTop(page)).toBe(loading);
+    });
+  }
+});

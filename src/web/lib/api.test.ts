@@ -5,6 +5,7 @@ import {
   errorMessage,
   getJson,
   getQueryFn,
+  outcomeUnknown,
   PAYMENT_WAIT_MS,
   READ_WAIT_MS,
   REQUEST_WAIT_MS,
@@ -173,5 +174,25 @@ describe('api client', () => {
       await apiRequest('POST', '/api/photos/analyze-all');
       expect(vi.getTimerCount()).toBe(0);
     });
+  });
+});
+
+describe('outcomeUnknown', () => {
+  it.each([
+    ['no answer', new TypeError('Failed to fetch'), true],
+    ["a gateway's 502 page", new Error('502: <html><title>502 Bad Gateway</title></html>'), true],
+    ["a gateway's 504, even in JSON", new Error('504: {"message":"The upstream server is timing out"}'), true],
+    ["a proxy's 503 in plain text", new Error('503: Service Unavailable'), true],
+    ["a CDN's 524 page", new Error('524: <!DOCTYPE html>'), true],
+    [
+      "the server's own 503",
+      new Error('503: {"message":"Service temporarily unavailable.","code":"unavailable"}'),
+      false,
+    ],
+    ["the server's own 500", new Error('500: {"statusCode":500,"message":"Internal Server Error"}'), false],
+    ['a refusal', new Error('409: {"message":"Storage full"}'), false],
+    ["a proxy's 413 page (the request never reached the server)", new Error('413: <html>Too large</html>'), false],
+  ])('%s: %s', (_, err, unknown) => {
+    expect(outcomeUnknown(err)).toBe(unknown);
   });
 });

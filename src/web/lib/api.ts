@@ -152,17 +152,37 @@ export const errorStatus = (err: unknown): number | undefined => {
   return undefined;
 };
 
-/** The `code` of the server's JSON error body, if it has one. */
-export const errorCode = (err: unknown): string | undefined => {
+/** The JSON object a failed response's body held, if it held one (the server's own refusals do). */
+function errorBody(err: unknown): Record<string, unknown> | undefined {
   const m = err instanceof Error ? /^\d{3}: ([\s\S]*)$/.exec(err.message) : null;
   if (!m) return undefined;
   try {
-    const { code } = JSON.parse(m[1]!) as { code?: unknown };
-    return typeof code === 'string' ? code : undefined;
+    const body: unknown = JSON.parse(m[1]!);
+    return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `code` of the server's JSON error body, if it has one. */
+export const errorCode = (err: unknown): string | undefined => {
+  const code = errorBody(err)?.code;
+  return typeof code === 'string' ? code : undefined;
 };
+
+/**
+ * Whether a failed write may have been carried out all the same. True when no answer came (a
+ * TypeError: the network, the client's wait) and when something in front of the server answered in
+ * its place: a gateway's 502 or 504 (its connection to the server lost or timed out, maybe after
+ * the server acted), or a 5xx without the server's JSON `{message}` (a proxy's or CDN's error page).
+ * The server's own refusals carry that body and undo what they began.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof TypeError) return true;
+  const status = err instanceof Error ? /^(\d{3}):/.exec(err.message)?.[1] : undefined;
+  if (status === undefined || Number(status) < 500) return false;
+  return status === '502' || status === '504' || typeof errorBody(err)?.message !== 'string';
+}
 
 type UnauthorizedBehavior = 'returnNull' | 'throw';
 /** A query's `meta.waitMs` (`slowRead`) lengthens its READ_WAIT_MS. */

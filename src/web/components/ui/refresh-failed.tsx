@@ -64,11 +64,17 @@ export function LoadFailed({
   fallback,
   target,
   className,
+  inline = false,
 }: {
   query: Read;
   fallback: string;
   target: RefObject<HTMLElement | null>;
   className?: string;
+  /**
+   * The reason beside its button, in the button's height while the words fit two lines: for a
+   * slot that keeps one control's height whatever its read did (Settings' plan link).
+   */
+  inline?: boolean;
 }) {
   const button = useRef<HTMLButtonElement>(null);
   const retry = () => {
@@ -79,12 +85,19 @@ export function LoadFailed({
     });
   };
   return (
-    <div className={cn('flex flex-col items-start gap-2', className)}>
+    <div className={cn(inline ? 'flex items-center gap-3' : 'flex flex-col items-start gap-2', className)}>
       {/* Keyed by the refusal: the same words refused again are read out again. */}
-      <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
+      <p key={query.errorUpdateCount} role="alert" className={cn('text-sm text-danger', inline && 'min-w-0 flex-1')}>
         {errorMessage(query.error, fallback)}
       </p>
-      <Button ref={button} variant="outline" size="sm" pending={query.isFetching} onClick={retry}>
+      <Button
+        ref={button}
+        variant="outline"
+        size="sm"
+        className={inline ? 'shrink-0' : undefined}
+        pending={query.isFetching}
+        onClick={retry}
+      >
         Try again
       </Button>
     </div>

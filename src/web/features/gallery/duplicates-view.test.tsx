@@ -22,6 +22,21 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
+function renderAlbum() {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
+  });
+  const location = memoryLocation({ path: '/gallery?album=duplicates' });
+  render(
+    <QueryClientProvider client={qc}>
+      <Router hook={location.hook} searchHook={location.searchHook}>
+        <DuplicatesView />
+      </Router>
+    </QueryClientProvider>,
+  );
+  return qc;
+}
+
 describe('the Possible duplicates album', () => {
   it('keeps its photos when a refresh is refused, says so under them and offers to ask again', async () => {
     let refused = false;
@@ -34,17 +49,7 @@ describe('the Possible duplicates album', () => {
           : new Response(JSON.stringify({ name: 'Possible duplicates', groups: [group], photoCount: 2 })),
       ),
     );
-    const qc = new QueryClient({
-      defaultOptions: { queries: { queryFn: getQueryFn({ on401: 'throw' }), retry: false, staleTime: Infinity } },
-    });
-    const location = memoryLocation({ path: '/gallery?album=duplicates' });
-    render(
-      <QueryClientProvider client={qc}>
-        <Router hook={location.hook} searchHook={location.searchHook}>
-          <DuplicatesView />
-        </Router>
-      </QueryClientProvider>,
-    );
+    const qc = renderAlbum();
     expect(await screen.findByRole('button', { name: 'Open Beach copy' }, { timeout: 10_000 })).toBeInTheDocument();
     // A photo deleted elsewhere refreshes the album; the server refuses (its per-user limit).
     refused = true;
@@ -58,5 +63,27 @@ describe('the Possible duplicates album', () => {
     expect(screen.getByRole('button', { name: 'Open Beach copy' })).toBeInTheDocument();
     // The pressed button went: focus is on the album's title.
     expect(screen.getByRole('heading', { name: 'Possible duplicates' })).toHaveFocus();
+  });
+
+  it('a first read refused says why and offers Try again, and focus goes to the title once answered', async () => {
+    let refused = true;
+    const group = [photo('p1', 'Beach'), photo('p2', 'Beach copy')];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () =>
+        refused
+          ? new Response('<html><body>502 Bad Gateway</body></html>', { status: 502 })
+          : new Response(JSON.stringify({ name: 'Possible duplicates', groups: [group], photoCount: 2 })),
+      ),
+    );
+    renderAlbum();
+    expect(await screen.findByRole('alert', {}, { timeout: 10_000 })).toHaveTextContent(
+      'Could not look for duplicates.',
+    );
+    refused = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('button', { name: 'Open Beach copy' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+    await waitFor(() => expect(screen.getByRole('heading', { name: 'Possible duplicates' })).toHaveFocus());
   });
 });

@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
-import { errorMessage } from '../../lib/api';
+import { LoadFailed, RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
 import { PhotoGrid, SkeletonTile } from './photo-grid';
 import { PhotoViewer } from './lazy-dialogs';
 import { duplicatesQueryOptions } from './photos-query';
@@ -77,9 +76,8 @@ export function DuplicatesView() {
           ))}
         </div>
       ) : !query.data ? (
-        <p role="alert" className="text-danger">
-          {errorMessage(query.error, 'Could not look for duplicates.')}
-        </p>
+        // With Try again: leaving the album and coming back was the only way to ask again.
+        <LoadFailed query={query} fallback="Could not look for duplicates." target={title} />
       ) : (
         photos.length > 0 && (
           <PhotoGrid photos={photos} total={photos.length} hasMore={false} loadMore={noop} onOpen={openViewer} />

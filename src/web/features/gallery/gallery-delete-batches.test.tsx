@@ -15,8 +15,11 @@ vi.mock('@contract/photos-manage-limits', () => ({ DELETE_PHOTOS_MAX: 2 }));
 let library: Photo[];
 let deletes: string[][];
 let refreshRefused: boolean;
-/** How the second request ends: refused by the server, lost on the way back, or its session gone. */
-let second: 'refused' | 'lost' | 'signed out';
+/**
+ * How the second request ends: refused by the server, lost on the way back, answered by a proxy in
+ * front of the server (its page, after the server deleted them), or its session gone.
+ */
+let second: 'refused' | 'lost' | Response | 'signed out';
 let signedIn: boolean;
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 
@@ -42,6 +45,7 @@ beforeEach(() => {
         // The second request meets a server restarting: nothing of it is deleted.
         if (deletes.length > 1 && second === 'refused') return json({ message: 'Service unavailable.' }, 503);
         library = library.filter((p) => !ids.includes(p.id));
+        if (deletes.length > 1 && second instanceof Response) return second;
         // The server deleted them, but its answer never reached the browser.
         if (deletes.length > 1) throw new TypeError('Failed to fetch');
         return new Response(JSON.stringify({ deleted: ids.length }));
@@ -122,6 +126,27 @@ describe('a delete whose later request fails', () => {
     expect(screen.getByTestId('selected-count')).toHaveTextContent('0 selected');
     expect(screen.getByRole('button', { name: 'Select Meadow' })).toHaveAttribute('aria-pressed', 'false');
   });
+
+  it.each([
+    ['502 page', () => new Response('<html><head><title>502 Bad Gateway</title></head></html>', { status: 502 })],
+    ['504 text', () => new Response('Gateway Timeout', { status: 504 })],
+    ['503 page', () => new Response('<!DOCTYPE html><p>Service Unavailable</p>', { status: 503 })],
+  ])(
+    "says the outcome is unknown when a proxy's %s answers the later request, not that it was refused",
+    async (_, page) => {
+      second = page();
+      await deleteThree();
+      expect(await screen.findByText('2 of 3 photos deleted')).toBeInTheDocument();
+      expect(
+        screen.getByText(
+          'Whether the last photo was deleted is unknown: the server did not answer. Your photos are being refreshed, and any still shown stay selected.',
+        ),
+      ).toBeInTheDocument();
+      expect(screen.queryByText(/not deleted/)).toBeNull();
+      await waitFor(() => expect(screen.queryByRole('button', { name: 'Select Harbour' })).toBeNull());
+      expect(screen.getByTestId('selected-count')).toHaveTextContent('0 selected');
+    },
+  );
 
   it('asks who is signed in when the later request is answered 401, as any other 401 does', async () => {
     second = 'signed out';

@@ -112,8 +112,52 @@ describe('selecting and deleting in the gallery', () => {
     onlineManager.setOnline(false);
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    // Offline now, the connection may have dropped after the request left: not 'Delete failed'.
+    expect(await screen.findByText('Delete not confirmed')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Whether the 2 photos were deleted is unknown: the connection was lost. Your photos are being refreshed, and any still shown stay selected.',
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it.each([
+    [
+      "a gateway's timeout",
+      () => new Response('<html><body><h1>504 Gateway Time-out</h1></body></html>', { status: 504 }),
+    ],
+    ["a proxy's error page", () => new Response('<!doctype html><title>503</title>', { status: 503 })],
+  ])(
+    'a delete answered by %s says its outcome is unknown, and the refresh takes off those deleted',
+    async (_, answer) => {
+      onDelete = async (ids) => {
+        // The server deleted them; the proxy in front of it gave up waiting for its answer.
+        library = library.filter((p) => !ids.includes(p.id));
+        return answer();
+      };
+      const { user, dialog } = await selectTwo();
+      await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+      expect(await screen.findByText('Delete not confirmed')).toBeInTheDocument();
+      expect(
+        screen.getByText(
+          'Whether the 2 photos were deleted is unknown: the server did not answer. Your photos are being refreshed, and any still shown stay selected.',
+        ),
+      ).toBeInTheDocument();
+      expect(screen.queryByText('Delete failed')).toBeNull();
+      await waitFor(() => expect(screen.queryByRole('button', { name: 'Select Beach' })).toBeNull());
+      expect(screen.getByTestId('selected-count')).toHaveTextContent('0 selected');
+    },
+  );
+
+  it("the server's own refusal is still 'Delete failed' with its reason", async () => {
+    onDelete = async () =>
+      new Response(JSON.stringify({ message: 'Service temporarily unavailable.', code: 'unavailable' }), {
+        status: 503,
+      });
+    const { user, dialog } = await selectTwo();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     expect(await screen.findByText('Delete failed')).toBeInTheDocument();
-    expect(screen.getByText('Network error. Please try again.')).toBeInTheDocument();
+    expect(screen.getByText('Service temporarily unavailable.')).toBeInTheDocument();
   });
 });
 
@@ -125,6 +169,25 @@ describe('deleting in the viewer', () => {
     await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
   }
+
+  it('says a delete a gateway answered 504 may have been done, and the refresh takes the photo off', async () => {
+    onDelete = async (ids) => {
+      library = library.filter((p) => !ids.includes(p.id));
+      return new Response('<html><body>504 Gateway Time-out</body></html>', { status: 504 });
+    };
+    const user = userEvent.setup();
+    renderGallery();
+    await findSelect();
+    await user.click(screen.getByRole('button', { name: 'Open Beach' }));
+    await deleteInViewer(user);
+    expect(await screen.findByText('Delete not confirmed')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Whether the photo was deleted is unknown: the server did not answer. Your photos are being refreshed.',
+      ),
+    ).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Open Beach' })).toBeNull());
+  });
 
   it('gives focus to Upload when the viewer deleted the last photo and closed', async () => {
     library = [photo('p1', 'Beach')];

@@ -197,8 +197,10 @@ export default function GalleryPage() {
   const failure = failedAfterPhotos
     ? `${query.isFetchNextPageError ? 'Could not load more photos.' : 'Could not refresh your photos.'} ${errorMessage(query.error, '')}`.trim()
     : undefined;
-  const retrying = failedAfterPhotos && query.isFetching;
-  // Where focus goes once Try again is answered: the first photo it brought (the button goes).
+  // A refused read asked again (a first page, a next page or a refresh), its answer not yet come.
+  const retrying = query.isError && query.isFetching;
+  // Where focus goes once Try again is answered: the first photo it brought (the button goes; of a
+  // first page, the first photo of all, or Upload when the library is empty).
   const retryFrom = useRef<number | null>(null);
   const { refetch } = query;
   const tryAgain = () => {
@@ -207,6 +209,20 @@ export default function GalleryPage() {
     if (query.isFetchNextPageError) loadMore();
     else void refetch();
   };
+  const tryAgainButton = (
+    <button
+      type="button"
+      onClick={tryAgain}
+      // Not `disabled`: Chrome would move focus off it to the page.
+      aria-disabled={retrying || undefined}
+      className={cn(
+        'inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
+        retrying && 'cursor-progress opacity-60',
+      )}
+    >
+      Try again
+    </button>
+  );
   // Below the grid, or under an empty library's words when a refresh of it was refused.
   const failureNote = failure ? (
     <div className="flex flex-col items-center gap-3 py-6 text-center">
@@ -214,18 +230,7 @@ export default function GalleryPage() {
       <p key={query.errorUpdateCount} role="alert" className="text-sm text-danger">
         {failure}
       </p>
-      <button
-        type="button"
-        onClick={tryAgain}
-        // Not `disabled`: Chrome would move focus off it to the page.
-        aria-disabled={retrying || undefined}
-        className={cn(
-          'inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold',
-          retrying && 'cursor-progress opacity-60',
-        )}
-      >
-        Try again
-      </button>
+      {tryAgainButton}
     </div>
   ) : null;
   const settled = shown === query.data;
@@ -233,10 +238,14 @@ export default function GalleryPage() {
     const from = retryFrom.current;
     if (from === null || failedAfterPhotos || !settled) return;
     retryFrom.current = null;
-    if (document.activeElement !== document.body && document.activeElement !== null) return;
-    const tiles = [...document.querySelectorAll<HTMLElement>('[data-photo-id]')];
     const id = photos[Math.min(from, photos.length - 1)]?.id;
-    (tiles.find((t) => t.dataset.photoId === id) ?? selectToggle.current ?? uploadButton.current)?.focus();
+    // A frame later: a grid drawn for the first time (a first page's Try again) lays out its tiles
+    // in a render after this one, and focus went to Select, past the photos.
+    requestAnimationFrame(() => {
+      if (document.activeElement !== document.body && document.activeElement !== null) return;
+      const tiles = [...document.querySelectorAll<HTMLElement>('[data-photo-id]')];
+      (tiles.find((t) => t.dataset.photoId === id) ?? selectToggle.current ?? uploadButton.current)?.focus();
+    });
   }, [failedAfterPhotos, settled, photos]);
 
   const onFiles = (list: FileList | null) => {
@@ -375,13 +384,7 @@ export default function GalleryPage() {
           <p key={query.errorUpdateCount} role="alert" className="text-danger">
             {errorMessage(query.error, 'Could not load your photos.')}
           </p>
-          <button
-            type="button"
-            onClick={() => void refetch()}
-            className="inline-flex min-h-11 items-center rounded-xl border border-border bg-surface px-4 text-sm font-semibold"
-          >
-            Try again
-          </button>
+          {tryAgainButton}
         </div>
       ) : photos.length === 0 && view === 'favorites' ? (
         <div className="flex flex-col items-center gap-2 py-12 text-center">

@@ -64,11 +64,15 @@ it('a first page never answered says so after READ_WAIT_MS, and Try again asks a
   expect(asks).toHaveLength(1);
 
   answerFirstPage = 'answer';
-  fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  const retry = screen.getByRole('button', { name: 'Try again' });
+  retry.focus();
+  fireEvent.click(retry);
   await flush();
   expect(asks.filter((u) => !u.includes('cursor='))).toHaveLength(2);
   expect(screen.getByRole('button', { name: 'Open Beach' })).toBeInTheDocument();
   expect(screen.queryByRole('alert')).toBeNull();
+  // The button went with the failure: focus goes to the first photo, not past it to Select.
+  expect(screen.getByRole('button', { name: 'Open Beach' })).toHaveFocus();
 });
 
 it('a next page never answered says so below the photos after READ_WAIT_MS, with Try again', async () => {

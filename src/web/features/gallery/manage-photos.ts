@@ -9,7 +9,7 @@ import {
 } from '@tanstack/react-query';
 import type { DeletePhotosResponse, PhotoInfo } from '@contract/photos-manage';
 import { DELETE_PHOTOS_MAX } from '@contract/photos-manage-limits';
-import { apiRequest, getJson } from '../../lib/api';
+import { apiRequest, errorMessage, getJson, outcomeUnknown } from '../../lib/api';
 import type { Photo, PhotoPage } from '@contract/photos';
 import { GALLERY_PAGE_SIZE, refreshLibrary } from './photos-query';
 
@@ -55,19 +55,54 @@ function editCachedPhotos(qc: QueryClient, edit: (items: Photo[]) => Photo[]) {
 /**
  * A delete sent in several requests whose later request failed: the photos of the requests
  * answered before it are gone (`deleted`); `cause` is the failure. When the server refused it,
- * the rest are not deleted (each request is all or nothing). When its answer never came (`lost`:
- * a network error, or no answer within the client's wait), the server may have deleted them.
+ * the rest are not deleted (each request is all or nothing). When the server's answer never came
+ * (a network error, no answer within the client's wait, a proxy's 502/504 or error page: see
+ * `deleteFailure`), it may have deleted them.
  */
 export class PartlyDeleted extends Error {
-  readonly lost: boolean;
   constructor(
     readonly deleted: string[],
     readonly cause: unknown,
   ) {
     super(`${deleted.length} photos deleted before a request failed`);
-    // apiRequest fails a request with no answer as a TypeError, as fetch does.
-    this.lost = cause instanceof TypeError;
   }
+}
+
+/**
+ * What the toast says of a delete of `count` photos that failed. 'Delete failed' and "not deleted"
+ * are said only of the server's own refusal: without its answer (see `outcomeUnknown`) it may have
+ * deleted them, and the refresh after every delete then takes them off the screen under those
+ * words. `selecting`: the photos were chosen in the grid, where those still shown stay selected.
+ */
+export function deleteFailure(
+  err: unknown,
+  count: number,
+  selecting: boolean,
+): { title: string; description: string; variant: 'destructive' } {
+  const partly = err instanceof PartlyDeleted ? err : null;
+  const cause = partly ? partly.cause : err;
+  const left = count - (partly?.deleted.length ?? 0);
+  const title = partly ? `${partly.deleted.length} of ${count} photos deleted` : 'Delete failed';
+  if (outcomeUnknown(cause)) {
+    const which = partly
+      ? `the last ${left === 1 ? 'photo was' : `${left} photos were`}`
+      : left === 1
+        ? 'the photo was'
+        : `the ${left} photos were`;
+    const why = cause instanceof TypeError ? 'the connection was lost' : 'the server did not answer';
+    return {
+      title: partly ? title : 'Delete not confirmed',
+      description: `Whether ${which} deleted is unknown: ${why}. Your photos are being refreshed${selecting ? ', and any still shown stay selected' : ''}.`,
+      variant: 'destructive',
+    };
+  }
+  return {
+    title,
+    description: partly
+      ? `${left === 1 ? '1 photo was' : `${left} photos were`} not deleted and ${left === 1 ? 'is' : 'are'} still selected. ${errorMessage(cause, 'Please try again.')}`
+      : errorMessage(err, `The ${count === 1 ? 'photo' : 'photos'} could not be deleted. Please try again.`),
+    variant: 'destructive',
+  };
 }
 
 /**

@@ -1,10 +1,10 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useQuery } from '@tanstack/react-query';
 import { X } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { formatSizeMb } from '@domain/format';
 import { formatExposure, formatPlace, placeMapUrl } from '@domain/photo-details';
-import { errorMessage } from '../../lib/api';
+import { LoadFailed } from '../../components/ui/refresh-failed';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { photoInfoQueryOptions, type PhotoInfo } from './manage-photos';
 
@@ -57,6 +57,8 @@ export function PhotoInfoDialog({
   const info = useQuery({ ...photoInfoQueryOptions(photoId), enabled: open });
   // Opened by the viewer's Info button, not a Radix trigger: closing gives focus back to it.
   const returnFocus = useReturnFocus(open);
+  // Where focus goes once a Try again is answered.
+  const title = useRef<HTMLHeadingElement>(null);
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
@@ -67,7 +69,9 @@ export function PhotoInfoDialog({
           className="fixed inset-x-0 bottom-0 z-[61] mx-auto flex max-h-[80dvh] w-full max-w-[430px] flex-col gap-3 overflow-y-auto rounded-t-2xl bg-surface p-5 text-fg shadow-xl"
         >
           <div className="flex items-center justify-between">
-            <Dialog.Title className="text-lg font-bold">Photo info</Dialog.Title>
+            <Dialog.Title ref={title} tabIndex={-1} className="text-lg font-bold">
+              Photo info
+            </Dialog.Title>
             <Dialog.Close
               aria-label="Close info"
               className="grid size-11 place-items-center rounded-full hover:bg-surface-2"
@@ -78,9 +82,8 @@ export function PhotoInfoDialog({
           {info.isPending ? (
             <p className="text-sm text-muted">Loading...</p>
           ) : info.isError ? (
-            <p role="alert" className="text-sm text-danger">
-              {errorMessage(info.error, 'Could not load the photo details.')}
-            </p>
+            // With Try again: closing the panel and opening it again was the only way to ask again.
+            <LoadFailed query={info} fallback="Could not load the photo details." target={title} />
           ) : (
             <>
               <p className="font-semibold break-words">{info.data.name}</p>

@@ -1,9 +1,8 @@
 import { Trash2, X } from 'lucide-react';
 import { useState } from 'react';
 import { toast } from '../../lib/toast';
-import { errorMessage } from '../../lib/api';
 import { ConfirmDeleteDialog } from './lazy-dialogs';
-import { PartlyDeleted, useDeletePhotos } from './manage-photos';
+import { deleteFailure, useDeletePhotos } from './manage-photos';
 
 /**
  * The bar shown while photos are being selected: how many, Delete (after a confirmation that
@@ -25,25 +24,7 @@ export function SelectBar({ selected, onDone }: { selected: string[]; onDone: ()
       onError: (err) => {
         setConfirming(false);
         // Those deleted leave the grid and the selection; the rest stay selected, to try again.
-        if (err instanceof PartlyDeleted) {
-          const left = selected.length - err.deleted.length;
-          toast({
-            title: `${err.deleted.length} of ${selected.length} photos deleted`,
-            description: err.lost
-              ? // No answer came (a dropped connection, the client's wait): the server may have
-                // deleted them all the same, so "not deleted" could be untrue. The refresh after
-                // the delete takes those it did delete off the grid and the selection.
-                `${left === 1 ? 'Whether the last photo was deleted is' : `Whether the last ${left} photos were deleted is`} unknown: the connection was lost. Your photos are being refreshed, and any still shown stay selected.`
-              : `${left === 1 ? '1 photo was' : `${left} photos were`} not deleted and ${left === 1 ? 'is' : 'are'} still selected. ${errorMessage(err.cause, 'Please try again.')}`,
-            variant: 'destructive',
-          });
-          return;
-        }
-        toast({
-          title: 'Delete failed',
-          description: errorMessage(err, 'The photos could not be deleted. Please try again.'),
-          variant: 'destructive',
-        });
+        toast(deleteFailure(err, selected.length, true));
       },
     });
 

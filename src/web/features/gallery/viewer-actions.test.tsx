@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import type { Photo } from '@contract/photos';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getQueryFn } from '../../lib/api';
 import { ViewerActions, ViewerManageActions } from './viewer-actions';
@@ -40,5 +40,24 @@ describe('the viewer’s Info, Download and Delete dialogs', () => {
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole(role)).toBeNull());
     await waitFor(() => expect(screen.getByRole('button', { name: button })).toHaveFocus());
+  });
+});
+
+describe('the Info panel', () => {
+  it('says why its details could not be read and offers Try again, which shows them', async () => {
+    const user = userEvent.setup();
+    setup(<ViewerActions photo={photo} />);
+    await user.click(screen.getByRole('button', { name: 'Info' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Photo info' });
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Could not load the photo details.');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(JSON.stringify({ name: 'Beach.jpg', description: 'A sunny beach', tags: [] }))),
+    );
+    await user.click(within(dialog).getByRole('button', { name: 'Try again' }));
+    expect(await within(dialog).findByText('A sunny beach')).toBeInTheDocument();
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    // Focus stays in the panel, on its title, not on the page behind it.
+    await waitFor(() => expect(within(dialog).getByRole('heading', { name: 'Photo info' })).toHaveFocus());
   });
 });

@@ -6,7 +6,7 @@ import { errorMessage } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { useReturnFocus } from '../../lib/use-return-focus';
 import { ConfirmDeleteDialog } from './confirm-delete-dialog';
-import { downloadUrl, useDeletePhotos, useFavoriteSaving, useSetFavorite } from './manage-photos';
+import { deleteFailure, downloadUrl, useDeletePhotos, useFavoriteSaving, useSetFavorite } from './manage-photos';
 import { PhotoInfoDialog } from './photo-info';
 import type { Photo } from '@contract/photos';
 import { sharePhoto } from './share-photo';
@@ -111,11 +111,7 @@ export function ViewerManageActions({ photo, onDeleted }: { photo: Photo; onDele
       },
       onError: (err) => {
         setConfirming(null);
-        toast({
-          title: 'Delete failed',
-          description: errorMessage(err, 'The photo could not be deleted. Please try again.'),
-          variant: 'destructive',
-        });
+        toast(deleteFailure(err, 1, false));
       },
     });
 

@@ -50,6 +50,8 @@ function setup(opts: {
   photosUnanswered?: () => boolean;
   /** The server's photos per category, newest first, as `GET /api/photos/timeline?category=` pages them. */
   categories?: Record<string, unknown[]>;
+  /** A category's pages are refused (a server restarting) while this says so. */
+  categoriesRefused?: () => boolean;
 }) {
   let status = opts.status;
   let refused = false;
@@ -63,6 +65,8 @@ function setup(opts: {
         init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
       );
     if (url === '/api/photos') return jsonResponse(photos);
+    if (url.startsWith('/api/photos/timeline?') && opts.categoriesRefused?.())
+      return jsonResponse({ message: 'Service temporarily unavailable.' }, 503);
     if (url.startsWith('/api/photos/timeline?')) {
       const qs = new URL(url, 'http://x').searchParams;
       const all = opts.categories?.[qs.get('category') ?? ''] ?? [];
@@ -522,6 +526,35 @@ describe('OrganizerPage', () => {
     expect(within(food).queryByRole('button', { name: /View All/ })).toBeNull();
     const list = within(food).getByRole('list', { name: 'food drink photos' });
     expect(within(list).getAllByRole('img')).toHaveLength(5);
+    expect(document.activeElement).toBe(list);
+  });
+
+  it('View All refused: says why, and Try again shows the photos and moves focus to them, not to the page', async () => {
+    const foodPhotos = [1, 2, 3, 4, 5].map((i) => photo(i));
+    let refused = true;
+    setup({
+      photos: foodPhotos,
+      status: { total: 5, analyzed: 5, pending: 0 },
+      categories: { food_drink: foodPhotos },
+      categoriesRefused: () => refused,
+    });
+    await flush();
+    fireEvent.mouseDown(screen.getByRole('tab', { name: 'Categories' }));
+    await flush();
+    const food = screen.getByRole('region', { name: 'food drink' });
+    fireEvent.click(within(food).getByRole('button', { name: 'View All 5 Photos' }));
+    await flush();
+    expect(within(food).getByRole('alert')).toHaveTextContent('Service temporarily unavailable.');
+    refused = false;
+    const retry = within(food).getByRole('button', { name: 'Try again' });
+    retry.focus();
+    fireEvent.click(retry);
+    await flush();
+    expect(within(food).queryByRole('button', { name: 'Try again' })).toBeNull();
+    const list = within(food).getByRole('list', { name: 'food drink photos' });
+    expect(within(list).getAllByRole('img')).toHaveLength(5);
+    expect(within(food).getByText('Showing 5 of 5 photos')).toBeInTheDocument();
+    // The button went with the refusal; focus went with it to the page.
     expect(document.activeElement).toBe(list);
   });
 

@@ -6,7 +6,7 @@ import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
-import { RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
+import { LoadFailed, RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { toast } from '../../lib/toast';
@@ -516,19 +516,21 @@ function CategoryCard({
           {pages.isPending ? 'Loading photos...' : `Showing ${shown.length} of ${count} photos`}
         </p>
       )}
-      {open && pages.isError && (
-        <p role="alert" className="text-sm text-muted">
-          {errorMessage(pages.error, 'Could not load these photos.')}
-        </p>
-      )}
+      {/* A first page refused offers Try again, and focus then goes to the photos it brought: the
+          button went with the refusal, and focus with it to the page. A later page is asked again
+          by Show more photos. */}
+      {open &&
+        pages.isError &&
+        (pages.data ? (
+          <p role="alert" className="text-sm text-muted">
+            {errorMessage(pages.error, 'Could not load these photos.')}
+          </p>
+        ) : (
+          <LoadFailed query={pages} fallback="Could not load these photos." target={list} />
+        ))}
       {count > 4 && !open && (
         <Button variant="outline" size="sm" onClick={() => setOpen(true)}>
           View All {count} Photos
-        </Button>
-      )}
-      {open && pages.isError && !pages.data && (
-        <Button variant="outline" size="sm" onClick={() => void pages.refetch()}>
-          Try again
         </Button>
       )}
       {open && pages.hasNextPage && (

@@ -4,7 +4,7 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { getQueryFn, REQUEST_WAIT_MS } from '../../lib/api';
+import { getQueryFn, READ_WAIT_MS, REQUEST_WAIT_MS } from '../../lib/api';
 import { dismissToast, useToasts } from '../../lib/toast';
 import { APPLY_WAIT_MS } from './editor-queries';
 import PhotoEditorPage from './photo-editor-page';
@@ -275,6 +275,29 @@ describe('PhotoEditorPage', () => {
     },
   );
 
+  it('a preview the browser cannot load ends Generating preview... and says so, showing the photo instead', async () => {
+    setup(`/photo-editor?photoId=${ID}`);
+    await flush();
+    await chooseFilter(/^Dramatic/);
+    const image = screen.getByTestId('editor-image');
+    expect(image).toHaveAttribute('src', '/render?f=dramatic&i=100');
+    expect(screen.getByText('Generating preview...')).toBeInTheDocument();
+    fireEvent.error(image);
+    await flush();
+    // No load ever came: the overlay stayed over the photo for good.
+    expect(screen.queryByText('Generating preview...')).toBeNull();
+    expect(screen.getByRole('alert')).toHaveTextContent('The preview could not be generated.');
+    expect(image).toHaveAttribute('src', `/api/photos/${ID}/preview?v=a`);
+    expect(image).toHaveAccessibleName('Fig in a Red Bowl');
+    expect(screen.getByRole('button', { name: 'Apply Filter' })).toBeEnabled();
+    // Another intensity is another preview, asked and shown as usual.
+    fireEvent.keyDown(screen.getByRole('slider', { name: 'Intensity' }), { key: 'ArrowLeft' });
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    await flush();
+    expect(image).toHaveAttribute('src', '/render?f=dramatic&i=90');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it("'Generating preview...' is said in a status region that was already there (one added with its words is often not read)", async () => {
     setup(`/photo-editor?photoId=${ID}`, (url) =>
       url === '/api/photo-filters/preview' ? new Promise<Response>(() => undefined) : undefined,
@@ -386,6 +409,71 @@ describe('PhotoEditorPage', () => {
     await flush();
     expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
     expect(screen.queryByRole('button', { name: 'Apply Filter' })).toBeNull();
+  });
+
+  it('a photo the server answers not found says Photo not found, with nothing to try again', async () => {
+    setup(`/photo-editor?photoId=${ID}`, (url) =>
+      url === `/api/photos/${ID}` ? jsonResponse({ message: 'Photo not found.' }, 404) : undefined,
+    );
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent('Photo not found');
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+  });
+
+  it.each([
+    [
+      'a server fault',
+      () => jsonResponse({ message: 'Service temporarily unavailable.' }, 503),
+      'Service temporarily unavailable.',
+    ],
+    [
+      "a proxy's error page",
+      () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502 }),
+      'This photo could not be loaded.',
+    ],
+    [
+      'a dropped connection',
+      () => Promise.reject(new TypeError('Failed to fetch')),
+      'Network error. Please try again.',
+    ],
+  ])(
+    'a first read of the photo failed by %s says why and offers Try again, not Photo not found',
+    async (_, fail, said) => {
+      let failing = true;
+      setup(`/photo-editor?photoId=${ID}`, (url) => (failing && url === `/api/photos/${ID}` ? fail() : undefined));
+      await flush();
+      expect(screen.getByRole('alert')).toHaveTextContent(said);
+      expect(screen.queryByText('Photo not found')).toBeNull();
+      failing = false;
+      const retry = screen.getByRole('button', { name: 'Try again' });
+      retry.focus();
+      fireEvent.click(retry);
+      await flush();
+      expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
+      // The button went with the failure: focus goes to the screen's heading, not to the page.
+      expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Photo Editor' }));
+    },
+  );
+
+  it('a first read of the photo never answered is given up after READ_WAIT_MS with Try again', async () => {
+    let hold = true;
+    setup(`/photo-editor?photoId=${ID}`, (url, init) =>
+      hold && url === `/api/photos/${ID}`
+        ? new Promise<Response>((_, reject) =>
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError'))),
+          )
+        : undefined,
+    );
+    await flush();
+    expect(screen.getByRole('status')).toHaveTextContent('Loading photo...');
+    await act(async () => vi.advanceTimersByTimeAsync(READ_WAIT_MS));
+    await flush();
+    expect(screen.getByRole('alert')).toHaveTextContent('Network error. Please try again.');
+    expect(screen.queryByText('Photo not found')).toBeNull();
+    hold = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'Fig in a Red Bowl' })).toBeInTheDocument();
   });
 
   it('revert: the original comes back and focus moves to the filters, not lost with the Revert button', async () => {

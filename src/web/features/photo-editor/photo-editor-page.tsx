@@ -1,11 +1,12 @@
 import * as Slider from '@radix-ui/react-slider';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft, Loader2, RotateCcw } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { Link, useSearch } from 'wouter';
 import type { EditResponse } from '@contract/filters';
 import { FILTER_LIST, FILTERS, INTENSITY, type FilterId } from '@domain/filters';
 import { Button } from '../../components/ui/button';
+import { LoadFailed } from '../../components/ui/refresh-failed';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import {
@@ -37,6 +38,8 @@ function useSettled<T>(value: T, ms: number): T {
  */
 export default function PhotoEditorPage() {
   const photoId = new URLSearchParams(useSearch()).get('photoId') || 'demo';
+  // Where focus goes once a Try again is answered: kept on screen while the photo comes.
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <main className="flex flex-col gap-4 p-4">
       <div className="flex items-center gap-2">
@@ -47,11 +50,13 @@ export default function PhotoEditorPage() {
         >
           <ArrowLeft className="size-6" aria-hidden />
         </Link>
-        <h1 className="text-2xl font-bold">Photo Editor</h1>
+        <h1 ref={heading} tabIndex={-1} className="text-2xl font-bold">
+          Photo Editor
+        </h1>
       </div>
       {isEditablePhotoId(photoId) ? (
         // Keyed: another photo starts with no filter chosen, not the last photo's choice.
-        <Editor key={photoId} photoId={photoId} />
+        <Editor key={photoId} photoId={photoId} heading={heading} />
       ) : (
         <NotFound message="This photo could not be loaded." />
       )}
@@ -68,7 +73,7 @@ function NotFound({ message }: { message: string }) {
   );
 }
 
-function Editor({ photoId }: { photoId: string }) {
+function Editor({ photoId, heading }: { photoId: string; heading: RefObject<HTMLHeadingElement | null> }) {
   const qc = useQueryClient();
   const photoQuery = useQuery(editorPhotoQueryOptions(photoId));
   const optionsQuery = useQuery(filterOptionsQueryOptions(photoId));
@@ -80,6 +85,9 @@ function Editor({ photoId }: { photoId: string }) {
     placeholderData: keepPreviousData,
   });
   const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
+  // A rendered preview the browser could not load (the render refused, the connection dropped):
+  // without it, no load ever came and 'Generating preview...' stayed over the photo for good.
+  const [failedSrc, setFailedSrc] = useState<string | null>(null);
   const apply = useApplyFilter();
   const revert = useRevertFilter();
   const filtersRef = useRef<HTMLUListElement>(null);
@@ -88,7 +96,10 @@ function Editor({ photoId }: { photoId: string }) {
   // Also an apply or revert begun before this screen was left and opened again.
   const running = useEditsRunning(photo?.id);
   const busy = running.applying || running.reverting;
-  const previewUrl = selected ? previewQuery.data?.previewUrl : undefined;
+  const answeredUrl = selected ? previewQuery.data?.previewUrl : undefined;
+  const previewFailed = answeredUrl !== undefined && failedSrc === answeredUrl;
+  // The photo itself in place of a preview that would not load.
+  const previewUrl = previewFailed ? undefined : answeredUrl;
   const shownSrc = previewUrl ?? photo?.previewUrl;
   const generating = selected !== null && (previewQuery.isFetching || (!!previewUrl && loadedSrc !== previewUrl));
 
@@ -142,9 +153,9 @@ function Editor({ photoId }: { photoId: string }) {
     );
   };
 
-  // Gone: never loaded, or asked again and answered not found (deleted elsewhere). Any other
-  // failed refresh (after an apply, a server restarting) keeps the photo on screen.
-  const gone = !photo || (photoQuery.isError && errorStatus(photoQuery.error) === 404);
+  // Gone: answered not found, at first or when asked again (deleted elsewhere). Any other failed
+  // refresh (after an apply, a server restarting) keeps the photo on screen.
+  const gone = photoQuery.isError && errorStatus(photoQuery.error) === 404;
 
   return photoQuery.isPending ? (
     <p className="py-12 text-center text-muted" role="status">
@@ -152,16 +163,26 @@ function Editor({ photoId }: { photoId: string }) {
     </p>
   ) : gone ? (
     <NotFound message={errorMessage(photoQuery.error, 'This photo could not be loaded.')} />
+  ) : !photo ? (
+    // A first read that failed otherwise (the network, a 5xx, a proxy's page, READ_WAIT_MS): said
+    // 'Photo not found', it told the user their photo was gone and offered no way to ask again.
+    <div className="flex justify-center py-12">
+      <LoadFailed query={photoQuery} fallback="This photo could not be loaded." target={heading} />
+    </div>
   ) : (
     <>
       <section aria-label="Photo" className="flex flex-col gap-3">
         <div className="relative overflow-hidden rounded-2xl bg-surface-2">
           <img
             src={shownSrc}
-            alt={selected ? `${photo.name} with the ${FILTERS[selected].name} filter` : photo.name}
+            alt={selected && previewUrl ? `${photo.name} with the ${FILTERS[selected].name} filter` : photo.name}
             width={photo.width}
             height={photo.height}
             onLoad={(e) => setLoadedSrc(e.currentTarget.getAttribute('src'))}
+            onError={(e) => {
+              const src = e.currentTarget.getAttribute('src');
+              if (src === previewUrl) setFailedSrc(src);
+            }}
             className="block max-h-[55vh] w-full object-contain"
             data-testid="editor-image"
           />
@@ -178,7 +199,7 @@ function Editor({ photoId }: { photoId: string }) {
             )}
           </div>
         </div>
-        {previewQuery.isError && selected && (
+        {selected && (previewQuery.isError || (previewFailed && !previewQuery.isFetching)) && (
           <p role="alert" className="text-sm text-danger">
             {errorMessage(previewQuery.error, 'The preview could not be generated.')}
           </p>

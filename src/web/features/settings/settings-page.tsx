@@ -184,8 +184,10 @@ export default function SettingsPage() {
       </Section>
 
       {/* The plan's link only from an answer: while it loads, or when it could not be read (a
-          limit, a restart), a paying subscriber was offered 'Upgrade Plan', as if on the Free plan. */}
-      <div ref={planActions} tabIndex={-1} className="flex flex-col">
+          limit, a restart), a paying subscriber was offered 'Upgrade Plan', as if on the Free plan.
+          The slot keeps the link's height throughout: empty while loading, it added a gap, and
+          Sign Out moved down as the answer came. */}
+      <div ref={planActions} tabIndex={-1} className="flex min-h-11 flex-col justify-center">
         {subscriptionQuery.data ? (
           subscribed ? (
             <Link href="/billing" className={`${linkButton} bg-primary text-primary-fg`}>
@@ -196,10 +198,10 @@ export default function SettingsPage() {
               Upgrade Plan
             </Link>
           )
+        ) : subscriptionQuery.isError ? (
+          <LoadFailed query={subscriptionQuery} fallback="Could not load your plan." target={planActions} inline />
         ) : (
-          subscriptionQuery.isError && (
-            <LoadFailed query={subscriptionQuery} fallback="Could not load your plan." target={planActions} />
-          )
+          <div aria-hidden className="min-h-11 animate-pulse rounded-xl bg-surface-2" />
         )}
       </div>
       <Button variant="outline" onClick={() => logout.mutate()} pending={logout.isPending}>
