@@ -9,14 +9,16 @@ type Refreshed = Pick<QueryObserverResult, 'error' | 'errorUpdateCount' | 'isErr
 /**
  * Try again for a refresh that was refused while an earlier answer is still shown. Once it is
  * answered, focus moves to `target` (what it brought), not to the page's start: the pressed
- * button goes with the refusal.
+ * button goes with the refusal. Only from there: a user who went on to a photo, a field or a
+ * dialog meanwhile was pulled back to `target` when the answer came.
  */
 export function useRetryRefresh(query: Refreshed, target: RefObject<HTMLElement | null>) {
   const retried = useRef(false);
   useEffect(() => {
     if (!retried.current || query.isFetching) return;
     retried.current = false;
-    if (!query.isError) target.current?.focus();
+    const at = document.activeElement;
+    if (!query.isError && (at === null || at === document.body)) target.current?.focus();
   }, [query.isFetching, query.isError, target]);
   return () => {
     retried.current = true;

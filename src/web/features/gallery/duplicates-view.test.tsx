@@ -86,4 +86,35 @@ describe('the Possible duplicates album', () => {
     expect(screen.queryByRole('alert')).toBeNull();
     await waitFor(() => expect(screen.getByRole('heading', { name: 'Possible duplicates' })).toHaveFocus());
   });
+
+  it('a refresh asked again leaves focus where the user took it meanwhile', async () => {
+    let refused = false;
+    let answerNow: () => void = () => {};
+    const group = [photo('p1', 'Beach'), photo('p2', 'Beach copy')];
+    const album = () => new Response(JSON.stringify({ name: 'Possible duplicates', groups: [group], photoCount: 2 }));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() =>
+        refused
+          ? Promise.resolve(new Response(JSON.stringify({ message: TOO_MANY }), { status: 429 }))
+          : new Promise<Response>((resolve) => (answerNow = () => resolve(album()))),
+      ),
+    );
+    const qc = renderAlbum();
+    await waitFor(() => answerNow());
+    expect(await screen.findByRole('button', { name: 'Open Beach copy' }, { timeout: 10_000 })).toBeInTheDocument();
+    refused = true;
+    await act(() => qc.invalidateQueries({ queryKey: duplicatesQueryOptions().queryKey }));
+    await screen.findByRole('alert');
+    refused = false;
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    // While the answer is on its way, the user goes on (by keyboard) to the first photo.
+    const beach = screen.getByRole('button', { name: 'Open Beach' });
+    act(() => beach.focus());
+    act(() => answerNow());
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    expect(beach).toHaveFocus();
+    expect(screen.getByRole('heading', { name: 'Possible duplicates' })).not.toHaveFocus();
+  });
 });

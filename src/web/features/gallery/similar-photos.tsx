@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Images } from 'lucide-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { SimilarPhotos as SimilarPhotosAnswer } from '@contract/find';
-import { errorMessage, slowRead } from '../../lib/api';
+import { LoadFailed } from '../../components/ui/refresh-failed';
+import { slowRead } from '../../lib/api';
 import { cn } from '../../lib/cn';
 import { PhotoImage } from './photo-image';
 import type { Photo } from '@contract/photos';
@@ -21,9 +22,13 @@ export function SimilarPhotos({ photoId, onShow }: { photoId: string; onShow: (p
     meta: slowRead,
   });
   const items = query.data?.items ?? [];
+  // Where focus goes once a Try again is answered: the toggle stays on screen throughout, and the
+  // photos it brought are the next stop after it.
+  const toggle = useRef<HTMLButtonElement>(null);
   return (
     <div className="px-4 pt-2">
       <button
+        ref={toggle}
         type="button"
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
@@ -40,9 +45,15 @@ export function SimilarPhotos({ photoId, onShow }: { photoId: string; onShow: (p
           {query.isPending ? (
             <p className="text-sm text-white/70">Looking for similar photos...</p>
           ) : query.isError ? (
-            <p role="alert" className="text-sm text-white/70">
-              {errorMessage(query.error, 'Could not look for similar photos.')}
-            </p>
+            // With Try again: closing the row and opening it again was the only way to ask again. The
+            // viewer is black in every theme: its reason in the dark themes' red (the light themes'
+            // reads at 3:1 on black).
+            <LoadFailed
+              query={query}
+              fallback="Could not look for similar photos."
+              target={toggle}
+              className="[--danger:#f87171]"
+            />
           ) : items.length === 0 ? (
             <p className="text-sm text-white/70">No similar photos</p>
           ) : (
