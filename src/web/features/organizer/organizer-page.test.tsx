@@ -240,6 +240,16 @@ describe('OrganizerPage', () => {
     await flush();
     expect(screen.getByRole('alert')).toHaveTextContent(TOO_MANY);
     expect(screen.queryByText('No albums yet')).toBeNull();
+    // Try again asks once more; its answer replaces the refusal, and focus goes where it is shown.
+    fetchMock.mockImplementation(answer);
+    const tryAgain = screen.getByRole('button', { name: 'Try again' });
+    tryAgain.focus();
+    fireEvent.click(tryAgain);
+    await flush();
+    expect(screen.queryByRole('alert')).toBeNull();
+    const empty = screen.getByText('No albums yet');
+    expect(document.activeElement).not.toBe(document.body);
+    expect(document.activeElement).toContainElement(empty);
   });
 
   it('shows Analysis Failed when the request fails', async () => {

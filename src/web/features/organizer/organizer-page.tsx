@@ -1,12 +1,12 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { Link } from 'wouter';
 import { FAVORITES_ALBUM_ID, isBlankAlbumName } from '@contract/albums-values';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { PageHeader } from '../../components/ui/page-header';
-import { LoadFailed, RefreshFailed, useRetryRefresh } from '../../components/ui/refresh-failed';
+import { LoadFailed, RefreshFailed, useReadRetry, useRetryRefresh } from '../../components/ui/refresh-failed';
 import { Spinner } from '../../components/ui/spinner';
 import { errorMessage, errorStatus } from '../../lib/api';
 import { toast } from '../../lib/toast';
@@ -344,19 +344,27 @@ function PhotosTab({
 }
 
 function AlbumsTab() {
+  // Kept on screen whatever the first read did, so a first read's Try again has somewhere to put
+  // focus once the albums it brought replace it (its button goes with the refusal).
+  const tab = useRef<HTMLDivElement>(null);
+  return (
+    <div ref={tab} tabIndex={-1} className="rounded-xl focus-visible:outline-2 focus-visible:outline-primary">
+      <AlbumsTabContent tab={tab} />
+    </div>
+  );
+}
+
+function AlbumsTabContent({ tab }: { tab: RefObject<HTMLDivElement | null> }) {
   const albums = useAlbums();
   const duplicates = useDuplicatesAlbum();
   // Try again, once answered, puts focus on the list it brought.
   const shown = useRef<HTMLElement | null>(null);
   const retry = useRetryRefresh(albums, shown);
+  const firstRead = useReadRetry(albums);
   if (albums.isLoading) return <Spinner />;
   // Without any answer yet, "No albums yet" would be untrue; a later failure keeps the last list.
   if (albums.isError && !albums.data)
-    return (
-      <p role="alert" className="py-8 text-center text-sm text-muted">
-        {errorMessage(albums.error, 'Could not load your albums.')}
-      </p>
-    );
+    return <LoadFailed query={firstRead} fallback="Could not load your albums." target={tab} className="py-8" />;
   const list = albums.data ?? [];
   // A refresh refused (the per-user limit on the list, the network) keeps the last list, which
   // may lack an album just made ('Album Created', then not there): it says so, and offers again.
