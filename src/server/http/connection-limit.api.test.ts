@@ -3,6 +3,7 @@ import net from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { loadConfig } from '../config';
+import { connectionKey } from './connection-limit';
 import { createTestDatabase, testConfig, type TestDatabase } from '../test/harness';
 
 /**
@@ -21,18 +22,21 @@ afterEach(async () => {
   app = database = cleanup = undefined;
 });
 
-async function listening(overrides: Parameters<typeof testConfig>[0]) {
+async function listening(
+  overrides: Parameters<typeof testConfig>[0],
+  { host = '127.0.0.1', limitLoopback = true }: { host?: string; limitLoopback?: boolean } = {},
+) {
   database = await createTestDatabase();
   const config = testConfig(overrides);
   cleanup = config.cleanup;
-  app = await buildApp(config, { database, limitLoopbackConnections: true });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  app = await buildApp(config, { database, limitLoopbackConnections: limitLoopback });
+  await app.listen({ port: 0, host });
   return (app.server.address() as net.AddressInfo).port;
 }
 
 /** A kept-alive connection that asked for /healthz: 'answered' once its answer came, 'closed' if closed first. */
-function ask(port: number): { socket: net.Socket; outcome: Promise<'answered' | 'closed'> } {
-  const socket = net.connect(port, '127.0.0.1');
+function ask(port: number, host = '127.0.0.1'): { socket: net.Socket; outcome: Promise<'answered' | 'closed'> } {
+  const socket = net.connect(port, host);
   sockets.push(socket);
   socket.on('error', () => undefined);
   const outcome = new Promise<'answered' | 'closed'>((resolve) => {
@@ -69,4 +73,24 @@ it('MAX_CONNECTIONS_PER_ADDRESS: 64 by default, 0 for none, refused when not a c
   expect(loadConfig({}).maxConnectionsPerAddress).toBe(64);
   expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '0' }).maxConnectionsPerAddress).toBe(0);
   expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
+});
+
+it('peers on this machine are not limited, over IPv6 (::1) as over IPv4', async () => {
+  // Listening on every address: IPv4 peers arrive as ::ffff:127.0.0.1, IPv6 ones as ::1 (counted
+  // by their /64, '::', they were limited as one client: a local proxy over IPv6 got 3 here).
+  const port = await listening({ maxConnectionsPerAddress: 3 }, { host: '::', limitLoopback: false });
+  const all = [...Array.from({ length: 5 }, () => ask(port, '::1')), ...Array.from({ length: 5 }, () => ask(port))];
+  for (const c of all) expect(await c.outcome).toBe('answered');
+});
+
+it('counted by address: IPv4-mapped IPv6 as its IPv4 address, IPv6 by its /64, loopback only when asked', () => {
+  expect(connectionKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+  expect(connectionKey('203.0.113.7')).toBe('203.0.113.7');
+  expect(connectionKey('2001:db8:1:2::a')).toBe(connectionKey('2001:db8:1:2:ffff::b'));
+  expect(connectionKey('2001:db8:1:2::a')).not.toBe(connectionKey('2001:db8:1:3::a'));
+  for (const local of ['::1', '127.0.0.1', '127.8.9.10', '::ffff:127.0.0.1']) {
+    expect(connectionKey(local)).toBeUndefined();
+    expect(connectionKey(local, true)).toBeDefined();
+  }
+  expect(connectionKey('')).toBeUndefined();
 });

@@ -18,9 +18,22 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-function isLoopbackPeer(address: string): boolean {
+function isLoopback(address: string): boolean {
   const family = isIP(address);
   return family !== 0 && LOOPBACK.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * What a peer's connections are counted under: its address (an IPv4-mapped IPv6 one as IPv4, an
+ * IPv6 one by its /64), or undefined for a peer on this machine unless `limitLoopback`. Loopback is
+ * checked on the address itself as well as on the counted one: `::1`'s /64 is `::`, which is no
+ * loopback address, so a local proxy over IPv6 was limited as one client.
+ */
+export function connectionKey(peer: string, limitLoopback = false): string | undefined {
+  if (!peer) return undefined;
+  const address = normalizeIP(peer);
+  if (!limitLoopback && (isLoopback(peer) || isLoopback(address))) return undefined;
+  return address;
 }
 
 /**
@@ -39,9 +52,8 @@ export function registerConnectionLimit(
   if (config.trustProxy !== false || max <= 0) return;
   const open = new Map<string, number>();
   app.server.on('connection', (socket: import('node:net').Socket) => {
-    const peer = socket.remoteAddress ?? '';
-    if (!peer || (!opts.limitLoopback && isLoopbackPeer(normalizeIP(peer)))) return;
-    const address = normalizeIP(peer);
+    const address = connectionKey(socket.remoteAddress ?? '', opts.limitLoopback);
+    if (address === undefined) return;
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {
       socket.destroy();
