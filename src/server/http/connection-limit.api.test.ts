@@ -75,14 +75,8 @@ it('MAX_CONNECTIONS_PER_ADDRESS: 64 by default, 0 for none, refused when not a c
   expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
 });
 
-it('peers on this machine are not limited, over IPv6 (::1) as over IPv4', async () => {
-  // Listening on every address: IPv4 peers arrive as ::ffff:127.0.0.1, IPv6 ones as ::1 (counted
-  // by their /64, '::', they were limited as one client: a local proxy over IPv6 got 3 here).
-  const port = await listening({ maxConnectionsPerAddress: 3 }, { host: '::', limitLoopback: false });
-  const all = [...Array.from({ length: 5 }, () => ask(port, '::1')), ...Array.from({ length: 5 }, () => ask(port))];
-  for (const c of all) expect(await c.outcome).toBe('answered');
-});
-
+// Keys rather than a listener on '::': a machine without IPv6 (many containers) could not run that.
+// ::1 counted by its /64 ('::') was no loopback address, so a local proxy over IPv6 was one client.
 it('counted by address: IPv4-mapped IPv6 as its IPv4 address, IPv6 by its /64, loopback only when asked', () => {
   expect(connectionKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
   expect(connectionKey('203.0.113.7')).toBe('203.0.113.7');
