@@ -1,11 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../app';
-import type { Database } from '../db/client';
+import { openDatabase, type Database } from '../db/client';
+import { hashToken } from '../lib/tokens';
 import { testClock, testConfig, testDbKind } from './harness';
+import { migrationsFolder, readJournal } from './migrations-folder';
 
 /**
  * Where a database with nothing in it lives, for tests of what a start does to a database (its
@@ -55,4 +58,36 @@ export async function appOn(database: Database, cleanups: Array<() => Promise<vo
   });
   await app.ready();
   return app;
+}
+
+/**
+ * A database as the release before `tag` left it: its migrations run, then one signed-in account
+ * with a photo per name (rows only, no files), inserted as that release's schema had them.
+ * Answers the account's session cookie, for the app a test then starts on it (`appOn`).
+ */
+export async function accountBefore(
+  tag: string,
+  where: { databaseUrl?: string; pgliteDir: string },
+  names: readonly string[],
+): Promise<string> {
+  const user = randomUUID();
+  const token = randomBytes(32).toString('base64url');
+  const folder = migrationsFolder(readJournal().entries.findIndex((e) => e.tag === tag));
+  const old = await openDatabase({ ...where, migrationsFolder: folder.dir }).finally(() => folder.cleanup());
+  try {
+    await old.db.execute(sql`
+      insert into users (id, email, password_hash, first_name, last_name)
+        values (${user}, 'ada@example.com', 'scrypt$x', 'Ada', 'Lovelace')`);
+    await old.db.execute(sql`
+      insert into sessions (id, user_id, expires_at) values (${hashToken(token)}, ${user}, now() + interval '20 days')`);
+    for (const [i, name] of names.entries()) {
+      const key = `${i}`.repeat(64);
+      await old.db.execute(sql`
+        insert into photos (user_id, name, mime, size, width, height, original_key, preview_key, thumbnail_key)
+          values (${user}, ${name}, 'image/jpeg', 10, 4, 3, ${key}, ${key}, ${key})`);
+    }
+  } finally {
+    await old.close();
+  }
+  return `eyevu_session=${token}`;
 }
