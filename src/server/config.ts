@@ -161,12 +161,14 @@ export function resolveDemoMode(
 }
 
 /** What main.ts logs at start about settings that are risky or leave a feature unusable. */
-export function startupWarnings(config: Pick<Config, 'demoMode' | 'smtpUrl' | 'host'>): string[] {
-  if (config.demoMode && !config.smtpUrl && !isLoopbackHost(config.host)) {
+export function startupWarnings(config: Pick<Config, 'demoMode' | 'demoModeOnPurpose' | 'smtpUrl' | 'host'>): string[] {
+  // DEMO_MODE=true answers every request with the token, through a proxy too (TRUST_PROXY does not
+  // turn it off), so on loopback as well the warning is this one.
+  if (config.demoMode && !config.smtpUrl && (config.demoModeOnPurpose || !isLoopbackHost(config.host))) {
     return [
-      `DEMO_MODE=true while listening on ${config.host}: ANYONE who can reach this server can reset ANY ` +
-        "account's password (forgot-password answers with the reset token). Use it only on a trusted " +
-        'network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
+      `DEMO_MODE=true while listening on ${config.host}: ANYONE who can reach this server, through a ` +
+        "proxy too, can reset ANY account's password (forgot-password answers with the reset token). Use " +
+        'it only on a trusted network; set SMTP_URL, or unset DEMO_MODE, before exposing the server.',
     ];
   }
   if (config.demoMode && !config.smtpUrl) {

@@ -104,10 +104,18 @@ describe('reset tokens', () => {
     expect(cfg({ HOST: '127.0.0.1', DEMO_MODE: 'false' }).demoMode).toBe(false);
     const onPurpose = cfg({ HOST: '0.0.0.0', DEMO_MODE: 'true' });
     expect(onPurpose.demoMode).toBe(true);
-    expect(startupWarnings(onPurpose).join(' ')).toMatch(/ANYONE who can reach this server can reset ANY account/);
+    expect(startupWarnings(onPurpose).join(' ')).toMatch(
+      /ANYONE who can reach this server, through a proxy too, can reset ANY account/,
+    );
     // A loopback demo still tells the operator what a header-less proxy in front of it would do.
-    for (const local of [cfg({ HOST: '127.0.0.1', DEMO_MODE: 'true' }), cfg({ HOST: '127.0.0.1' })]) {
-      expect(startupWarnings(local).join(' ')).toMatch(/Before a reverse proxy forwards to this server, set SMTP_URL/);
+    expect(startupWarnings(cfg({ HOST: '127.0.0.1' })).join(' ')).toMatch(
+      /Before a reverse proxy forwards to this server, set SMTP_URL, TRUST_PROXY or DEMO_MODE=false/,
+    );
+    // Asked for, it answers proxied requests too, whatever TRUST_PROXY says: the loud warning.
+    for (const env of [{}, { TRUST_PROXY: '1' }] as Array<Record<string, string>>) {
+      const loud = startupWarnings(cfg({ HOST: '127.0.0.1', DEMO_MODE: 'true', ...env })).join(' ');
+      expect(loud).toMatch(/ANYONE who can reach this server, through a proxy too, can reset ANY account/);
+      expect(loud).not.toMatch(/TRUST_PROXY/);
     }
     expect(startupWarnings(cfg({ HOST: '127.0.0.1', SMTP_URL: 'smtp://127.0.0.1:2525' }))).toEqual([]);
   });

@@ -9,6 +9,7 @@ const io = () => {
     exit: (code: number) => void calls.push(`exit ${code}`),
     raise: (signal: NodeJS.Signals) => void calls.push(`raise ${signal}`),
     warn: () => undefined,
+    pid: 4242,
   };
 };
 
@@ -29,4 +30,24 @@ it('ends the process with exit 0, or by its signal while a thread is still insid
   const after = io();
   endProcess('SIGINT', after);
   expect(after.calls).toEqual(['exit 0']);
+});
+
+it("as a container's PID 1 (which ignores its own signal) it waits for such a thread, then exits 0", async () => {
+  const thread = new Worker('setInterval(() => {}, 1000)', { eval: true });
+  leaveRunning(thread);
+  const init = { ...io(), pid: 1 };
+  let exited!: () => void;
+  const done = new Promise<void>((resolve) => (exited = resolve));
+  init.exit = (code: number) => {
+    init.calls.push(`exit ${code}`);
+    exited();
+  };
+  endProcess('SIGTERM', init);
+  // Neither raised (ignored there) nor exited (that would terminate the thread inside its run).
+  expect(init.calls).toEqual([]);
+  await new Promise((r) => setImmediate(r));
+  expect(init.calls).toEqual([]);
+  await thread.terminate();
+  await done;
+  expect(init.calls).toEqual(['exit 0']);
 });

@@ -41,12 +41,16 @@ export function threadsLeftRunning(): number {
  * Ends the process once its close is done. With a thread still inside native code, the signal that
  * asked for the stop is raised again with its handlers gone: the process ends by that signal's
  * default action at once (exit status 128 + signal, as with no handler at all), its threads with
- * it, where `process.exit` would have aborted it. The database is closed by then.
+ * it, where `process.exit` would have aborted it. The database is closed by then. As a container's
+ * PID 1 (no `--init`) the kernel ignores a signal whose action is the default, so the process
+ * would run on until its loop emptied, and then terminate the thread as `process.exit` does: there
+ * it waits for those threads to end instead (the supervisor's SIGKILL bounds the wait).
  */
 export interface ProcessEnd {
   exit: (code: number) => void;
   raise: (signal: NodeJS.Signals) => void;
   warn: (msg: string) => void;
+  pid: number;
 }
 
 export const defaultEnd: ProcessEnd = {
@@ -56,11 +60,22 @@ export const defaultEnd: ProcessEnd = {
     process.kill(process.pid, signal);
   },
   warn: (msg) => console.warn(msg),
+  pid: process.pid,
 };
 
 export function endProcess(signal: NodeJS.Signals, io: ProcessEnd = defaultEnd): void {
   const busy = threadsLeftRunning();
   if (busy === 0) return io.exit(0);
+  if (io.pid === 1) {
+    io.warn(`${busy} thread(s) still inside native code after the close: waiting for them to end`);
+    // The threads were unref'd: this keeps the process alive until they have ended.
+    const keep = setInterval(() => undefined, 60_000);
+    void Promise.all([...leftRunning].map((w) => new Promise((ended) => w.once('exit', ended)))).then(() => {
+      clearInterval(keep);
+      io.exit(0);
+    });
+    return;
+  }
   io.warn(`${busy} thread(s) still inside native code after the close: ending the process by ${signal}`);
   io.raise(signal);
 }
